@@ -1,0 +1,141 @@
+import * as v from "valibot";
+
+/** Thrown for a bad environment; its message is the one line the process prints before exiting. */
+export class ConfigError extends Error {
+  override name = "ConfigError";
+}
+
+// --- typed helpers: every env value is a string or absent -------------------------------------
+const optStr = () => v.optional(v.pipe(v.string(), v.trim(), v.minLength(1, "must not be empty")));
+const bool = (dflt: boolean) =>
+  v.pipe(
+    v.optional(v.picklist(["true", "false", "1", "0", "on", "off"], "must be true or false"), dflt ? "true" : "false"),
+    v.transform((s) => s === "true" || s === "1" || s === "on"),
+  );
+const int = (dflt: number, min: number, max: number) =>
+  v.pipe(
+    v.optional(v.pipe(v.string(), v.regex(/^\d+$/, "must be a whole number")), String(dflt)),
+    v.transform(Number),
+    v.number(),
+    v.minValue(min, `must be at least ${min}`),
+    v.maxValue(max, `must be at most ${max}`),
+  );
+const num = (dflt: number, min: number) =>
+  v.pipe(
+    v.optional(v.pipe(v.string(), v.regex(/^\d+(\.\d+)?$/, "must be a number")), String(dflt)),
+    v.transform(Number),
+    v.number(),
+    v.minValue(min, `must be at least ${min}`),
+  );
+const url = (protocols: string[]) =>
+  v.optional(
+    v.pipe(
+      v.string(),
+      v.url("must be a URL"),
+      v.check((s) => protocols.includes(new URL(s).protocol), `must use ${protocols.join(" or ")}`),
+    ),
+  );
+const kmsKey = v.optional(
+  v.pipe(
+    v.string(),
+    v.check((s) => Buffer.from(s, "base64").length === 32, "must be 32 bytes, base64-encoded"),
+    v.transform((s) => Buffer.from(s, "base64")),
+  ),
+);
+const cidrList = v.pipe(
+  v.optional(v.string(), ""),
+  v.transform((s) =>
+    s
+      .split(",")
+      .map((x) => x.trim())
+      .filter(Boolean),
+  ),
+);
+
+/**
+ * The whole environment of every service, in one commented schema. Defaults follow DESIGN.md §2.
+ * Nothing else in the code base reads process.env.
+ */
+const EnvSchema = v.object({
+  /** HTTP port; the default depends on the service (see loadConfig). */
+  PORT: v.optional(v.pipe(v.string(), v.regex(/^\d+$/, "must be a port number"))),
+  /** Base URL callers use; the x402 `resource` is built from it. */
+  GW_PUBLIC_URL: url(["http:", "https:"]),
+  /** Postgres URL; unset → embedded in-memory store (PGlite). */
+  DATABASE_URL: url(["postgres:", "postgresql:"]),
+  /** Redis URL for BullMQ and rate limits; unset → in-process queue and limiter. */
+  REDIS_URL: url(["redis:", "rediss:"]),
+  /** JWKS endpoint of the token issuer. */
+  GW_JWKS_URL: url(["http:", "https:"]),
+  GW_JWT_ISSUER: optStr(),
+  GW_JWT_AUDIENCE: optStr(),
+  GW_JWT_TENANT_CLAIM: v.optional(v.pipe(v.string(), v.minLength(1)), "tenant_id"),
+  /** Dev-only HS256 secret; used only when GW_JWKS_URL is unset. */
+  GW_DEV_JWT_SECRET: v.optional(v.pipe(v.string(), v.minLength(32, "must be at least 32 characters"))),
+  /** base64 32-byte key-encryption key for credentials; unset → ephemeral key. */
+  GW_KMS_KEY: kmsKey,
+  GW_VERIFIER_BINARY: optStr(),
+  GW_RECEIPT_SIGNING_KEY: optStr(),
+  GW_RECEIPT_ACTOR: optStr(),
+  GW_SETTLE_THEN_FORWARD: bool(true),
+  GW_SSRF_ALLOW_CIDRS: cidrList,
+  GW_ALLOW_HTTP_UPSTREAMS: bool(false),
+  GW_RATE_LIMIT_RPS: num(10, 0.001),
+  GW_RATE_LIMIT_BURST: int(20, 1, 1_000_000),
+  /** `off` unmounts the credential routes (404) and reports it in capabilities. */
+  GW_CREDENTIALS: v.optional(v.picklist(["on", "off"], "must be on or off"), "on"),
+  GW_CONNECT_TIMEOUT_MS: int(10_000, 1, 600_000),
+  GW_TRANSACT_TIMEOUT_MS: int(60_000, 1, 3_600_000),
+  GW_STREAM_FIRST_BYTE_TIMEOUT_MS: int(60_000, 1, 3_600_000),
+  GW_STREAM_IDLE_TIMEOUT_MS: int(300_000, 1, 3_600_000),
+  /** Retries of transient upstream failures (connection errors, 502/503/504). */
+  GW_UPSTREAM_RETRIES: int(2, 0, 10),
+  GW_RETRY_BASE_MS: int(100, 1, 60_000),
+  /** How long a transactional result (status, headers, body) is kept for polling. */
+  GW_RESULT_TTL_SECONDS: int(86_400, 1, 30 * 86_400),
+  GW_WORKER_CONCURRENCY: int(64, 1, 10_000),
+  /** How long an agent row may be served from the proxy's cache. */
+  GW_AGENT_CACHE_MS: int(1_000, 0, 60_000),
+  GW_SHUTDOWN_TIMEOUT_MS: int(25_000, 0, 600_000),
+  GW_LOG_LEVEL: v.optional(v.picklist(["trace", "debug", "info", "warn", "error", "fatal", "silent"]), "info"),
+  GW_VERSION: v.optional(v.string(), "0.1.0"),
+  GW_COMMIT: v.optional(v.string(), "dev"),
+  OTEL_EXPORTER_OTLP_ENDPOINT: url(["http:", "https:"]),
+  OTEL_SERVICE_NAME: optStr(),
+});
+
+type Env = v.InferOutput<typeof EnvSchema>;
+
+export type Config = Readonly<
+  Omit<Env, "PORT"> & {
+    port: number;
+    publicUrl: string;
+    /** "memory" when the embedded PGlite store is used. */
+    store: "memory" | "postgres";
+  }
+>;
+
+/** Parse and validate the environment once; throws ConfigError naming the first bad variable. */
+export function loadConfig(env: Record<string, string | undefined>, opts: { defaultPort: number }): Config {
+  const source: Record<string, string> = {};
+  for (const key of Object.keys(EnvSchema.entries)) {
+    const value = env[key];
+    if (value !== undefined && value !== "") source[key] = value;
+  }
+  const result = v.safeParse(EnvSchema, source, { abortPipeEarly: true });
+  if (!result.success) {
+    const issue = result.issues[0];
+    const key = issue.path?.[0]?.key;
+    throw new ConfigError(`invalid configuration: ${String(key ?? "environment")} ${issue.message}`);
+  }
+  const parsed = result.output;
+  const port = parsed.PORT === undefined ? opts.defaultPort : Number(parsed.PORT);
+  if (port < 0 || port > 65535) throw new ConfigError("invalid configuration: PORT must be a port number");
+  const { PORT: _port, ...rest } = parsed;
+  return Object.freeze({
+    ...rest,
+    port,
+    publicUrl: (parsed.GW_PUBLIC_URL ?? `http://localhost:${port}`).replace(/\/+$/, ""),
+    store: parsed.DATABASE_URL ? "postgres" : "memory",
+  });
+}

@@ -1,0 +1,46 @@
+/**
+ * Domain errors. Packages throw these; the HTTP layer maps each kind to one status and the
+ * spec's `{"error": "..."}` body (see @gw/http). Messages are caller-safe: never put internal
+ * state, SQL, secrets or upstream bytes in them.
+ */
+export type ErrorKind =
+  | "invalid" // 400
+  | "unauthenticated" // 401, no body
+  | "payment_required" // 402
+  | "forbidden" // 403
+  | "not_found" // 404
+  | "method_not_allowed" // 405
+  | "conflict" // 409
+  | "too_large" // 413
+  | "unprocessable" // 422
+  | "rate_limited" // 429
+  | "bad_gateway" // 502
+  | "unavailable" // 503
+  | "gateway_timeout"; // 504
+
+export class DomainError extends Error {
+  readonly kind: ErrorKind;
+  /** Extra response headers (Retry-After, Allow, ...). */
+  readonly headers: Readonly<Record<string, string>>;
+  /** A full JSON body that replaces `{"error"}` (the x402 challenge). */
+  readonly body: unknown;
+
+  constructor(kind: ErrorKind, message: string, opts: { headers?: Record<string, string>; body?: unknown } = {}) {
+    super(message);
+    this.name = "DomainError";
+    this.kind = kind;
+    this.headers = opts.headers ?? {};
+    this.body = opts.body;
+  }
+}
+
+export const invalid = (message: string) => new DomainError("invalid", message);
+export const notFound = (what: string) => new DomainError("not_found", `${what} not found`);
+export const conflict = (message: string) => new DomainError("conflict", message);
+export const unprocessable = (message: string) => new DomainError("unprocessable", message);
+export const tooLarge = (message: string) => new DomainError("too_large", message);
+export const unavailable = (message: string) => new DomainError("unavailable", message);
+
+export function isDomainError(e: unknown): e is DomainError {
+  return e instanceof DomainError;
+}

@@ -1,0 +1,3 @@
+export * from "./errors.ts";
+export * from "./ids.ts";
+export * from "./limits.ts";

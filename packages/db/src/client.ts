@@ -1,0 +1,77 @@
+import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
+import * as schema from "./schema/index.ts";
+
+export type Schema = typeof schema;
+/** One type for both drivers: postgres-js in deployments, PGlite for the embedded store. */
+export type Db = PgDatabase<PgQueryResultHKT, Schema>;
+
+export type Exec = (sql: string) => Promise<Array<Record<string, unknown>>>;
+
+export type Store = {
+  db: Db;
+  kind: "postgres" | "memory";
+  /**
+   * Runs `fn` on one dedicated connection with a raw multi-statement SQL executor (the migrator
+   * needs a session for its transaction and advisory lock; the pool cannot promise one).
+   */
+  session: <T>(fn: (exec: Exec) => Promise<T>) => Promise<T>;
+  ping: () => Promise<void>;
+  close: () => Promise<void>;
+};
+
+/**
+ * Opens the store: postgres-js when `url` is given, else an in-memory PGlite (the dev-only
+ * embedded store whose contents are lost on restart). Both run the same migrations and SQL.
+ */
+export async function openStore(url: string | undefined, opts: { maxConnections?: number } = {}): Promise<Store> {
+  if (url) {
+    const { default: postgres } = await import("postgres");
+    const { drizzle } = await import("drizzle-orm/postgres-js");
+    const client = postgres(url, {
+      max: opts.maxConnections ?? 10,
+      onnotice: () => {},
+      // Keep timestamps as strings in the driver; drizzle's mapping turns them into Dates.
+      connection: { application_name: "agent-gateway", TimeZone: "UTC" },
+    });
+    const db = drizzle(client, { schema }) as unknown as Db;
+    return {
+      db,
+      kind: "postgres",
+      session: async (fn) => {
+        const conn = await client.reserve();
+        try {
+          return await fn(async (text) => {
+            const result = await conn.unsafe(text).simple();
+            // A multi-statement query answers one result per statement; keep the last.
+            const last = Array.isArray(result[0]) ? result.at(-1) : result;
+            return (last ?? []) as unknown as Array<Record<string, unknown>>;
+          });
+        } finally {
+          conn.release();
+        }
+      },
+      ping: async () => {
+        await client`select 1`;
+      },
+      close: () => client.end({ timeout: 5 }),
+    };
+  }
+  const { PGlite } = await import("@electric-sql/pglite");
+  const { drizzle } = await import("drizzle-orm/pglite");
+  const client = new PGlite();
+  await client.waitReady;
+  const db = drizzle(client, { schema }) as unknown as Db;
+  return {
+    db,
+    kind: "memory",
+    session: (fn) =>
+      fn(async (text) => {
+        const results = await client.exec(text);
+        return (results.at(-1)?.rows ?? []) as Array<Record<string, unknown>>;
+      }),
+    ping: async () => {
+      await client.query("select 1");
+    },
+    close: () => client.close(),
+  };
+}

@@ -1,0 +1,7 @@
+export * from "./client.ts";
+export * from "./migrate.ts";
+export * from "./repos/agents.ts";
+export * from "./schema/index.ts";
+export { schema };
+
+import * as schema from "./schema/index.ts";

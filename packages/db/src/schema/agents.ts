@@ -1,0 +1,46 @@
+import { sql } from "drizzle-orm";
+import { boolean, index, jsonb, pgTable, text } from "drizzle-orm/pg-core";
+import { timestamps, tstz } from "./columns.ts";
+
+export type AgentPrice = {
+  amount: string;
+  asset: "USDC";
+  network: "base" | "base-sepolia";
+  pay_to: string;
+  tools?: Record<string, string>;
+};
+export type AgentRateLimit = { rps: number; burst: number };
+
+export const agents = pgTable(
+  "agents",
+  {
+    id: text("id").primaryKey(),
+    tenantId: text("tenant_id").notNull(),
+    name: text("name").notNull(),
+    description: text("description"),
+    upstreamUrl: text("upstream_url"),
+    protocol: text("protocol", { enum: ["http", "mcp"] }).notNull().default("http"),
+    mcpTransport: text("mcp_transport"),
+    mcpProtocolVersion: text("mcp_protocol_version"),
+    credentialRef: text("credential_ref"),
+    price: jsonb("price").$type<AgentPrice>(),
+    status: text("status", { enum: ["active", "inactive"] })
+      .notNull()
+      .default("active"),
+    suspended: boolean("suspended").notNull().default(false),
+    rateLimit: jsonb("rate_limit").$type<AgentRateLimit>(),
+    captureBodies: boolean("capture_bodies").notNull().default(false),
+    /** null → follow the deployment (true when an emitter is attached). */
+    emitReceipts: boolean("emit_receipts"),
+    createdBy: text("created_by").notNull(),
+    ...timestamps,
+    /** Soft delete: the row stays so invocation history keeps its agent. */
+    deletedAt: tstz("deleted_at"),
+  },
+  (t) => [
+    index("agents_tenant_created_idx").on(t.tenantId, t.createdAt, t.id).where(sql`${t.deletedAt} is null`),
+    index("agents_tenant_credential_idx").on(t.tenantId, t.credentialRef),
+  ],
+);
+
+export type AgentRow = typeof agents.$inferSelect;

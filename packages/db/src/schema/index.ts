@@ -1,0 +1,3 @@
+export * from "./agents.ts";
+export * from "./credentials.ts";
+export * from "./invocations.ts";

@@ -1,0 +1,3 @@
+export * from "./logger.ts";
+export * from "./sdk.ts";
+export * from "./tracing.ts";
