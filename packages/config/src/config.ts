@@ -9,7 +9,10 @@ export class ConfigError extends Error {
 const optStr = () => v.optional(v.pipe(v.string(), v.trim(), v.minLength(1, "must not be empty")));
 const bool = (dflt: boolean) =>
   v.pipe(
-    v.optional(v.picklist(["true", "false", "1", "0", "on", "off"], "must be true or false"), dflt ? "true" : "false"),
+    v.optional(
+      v.picklist(["true", "false", "1", "0", "on", "off"], "must be true or false"),
+      dflt ? "true" : "false",
+    ),
     v.transform((s) => s === "true" || s === "1" || s === "on"),
   );
 const int = (dflt: number, min: number, max: number) =>
@@ -97,7 +100,10 @@ const EnvSchema = v.object({
   /** How long an agent row may be served from the proxy's cache. */
   GW_AGENT_CACHE_MS: int(1_000, 0, 60_000),
   GW_SHUTDOWN_TIMEOUT_MS: int(25_000, 0, 600_000),
-  GW_LOG_LEVEL: v.optional(v.picklist(["trace", "debug", "info", "warn", "error", "fatal", "silent"]), "info"),
+  GW_LOG_LEVEL: v.optional(
+    v.picklist(["trace", "debug", "info", "warn", "error", "fatal", "silent"]),
+    "info",
+  ),
   GW_VERSION: v.optional(v.string(), "0.1.0"),
   GW_COMMIT: v.optional(v.string(), "dev"),
   OTEL_EXPORTER_OTLP_ENDPOINT: url(["http:", "https:"]),

@@ -25,7 +25,11 @@ export class DomainError extends Error {
   /** A full JSON body that replaces `{"error"}` (the x402 challenge). */
   readonly body: unknown;
 
-  constructor(kind: ErrorKind, message: string, opts: { headers?: Record<string, string>; body?: unknown } = {}) {
+  constructor(
+    kind: ErrorKind,
+    message: string,
+    opts: { headers?: Record<string, string>; body?: unknown } = {},
+  ) {
     super(message);
     this.name = "DomainError";
     this.kind = kind;

@@ -11,5 +11,9 @@ const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 
 /** True when `id` has the given prefix and a well-formed UUID; lets routes answer 404 without a query. */
 export function isId(prefix: IdPrefix, id: string): boolean {
-  return id.length === prefix.length + 37 && id.startsWith(`${prefix}_`) && UUID_RE.test(id.slice(prefix.length + 1));
+  return (
+    id.length === prefix.length + 37 &&
+    id.startsWith(`${prefix}_`) &&
+    UUID_RE.test(id.slice(prefix.length + 1))
+  );
 }

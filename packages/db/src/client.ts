@@ -23,7 +23,10 @@ export type Store = {
  * Opens the store: postgres-js when `url` is given, else an in-memory PGlite (the dev-only
  * embedded store whose contents are lost on restart). Both run the same migrations and SQL.
  */
-export async function openStore(url: string | undefined, opts: { maxConnections?: number } = {}): Promise<Store> {
+export async function openStore(
+  url: string | undefined,
+  opts: { maxConnections?: number } = {},
+): Promise<Store> {
   if (url) {
     const { default: postgres } = await import("postgres");
     const { drizzle } = await import("drizzle-orm/postgres-js");

@@ -22,31 +22,31 @@ export async function migrate(store: Store, dir = MIGRATIONS_DIR): Promise<{ app
       .map(async (e) => ({ tag: e.tag, sql: await readFile(`${dir}${e.tag}.sql`, "utf8") })),
   );
   return store.session(async (exec) => {
-  const applied: string[] = [];
-  const statements = [
-    "begin",
-    `select pg_advisory_xact_lock(${LOCK_KEY})`,
-    "create table if not exists gw_migrations (tag text primary key, hash text not null, applied_at timestamptz not null default now())",
-  ];
-  await exec(statements.join(";\n"));
-  try {
-    const done = new Set((await exec("select tag from gw_migrations")).map((r) => String(r.tag)));
-    for (const file of files) {
-      if (done.has(file.tag)) continue;
-      const hash = createHash("sha256").update(file.sql).digest("hex");
-      const body = file.sql
-        .split("--> statement-breakpoint")
-        .map((s) => s.trim())
-        .filter(Boolean)
-        .join(";\n");
-      await exec(`${body};\ninsert into gw_migrations (tag, hash) values ('${file.tag}', '${hash}')`);
-      applied.push(file.tag);
+    const applied: string[] = [];
+    const statements = [
+      "begin",
+      `select pg_advisory_xact_lock(${LOCK_KEY})`,
+      "create table if not exists gw_migrations (tag text primary key, hash text not null, applied_at timestamptz not null default now())",
+    ];
+    await exec(statements.join(";\n"));
+    try {
+      const done = new Set((await exec("select tag from gw_migrations")).map((r) => String(r.tag)));
+      for (const file of files) {
+        if (done.has(file.tag)) continue;
+        const hash = createHash("sha256").update(file.sql).digest("hex");
+        const body = file.sql
+          .split("--> statement-breakpoint")
+          .map((s) => s.trim())
+          .filter(Boolean)
+          .join(";\n");
+        await exec(`${body};\ninsert into gw_migrations (tag, hash) values ('${file.tag}', '${hash}')`);
+        applied.push(file.tag);
+      }
+      await exec("commit");
+    } catch (e) {
+      await exec("rollback").catch(() => {});
+      throw e;
     }
-    await exec("commit");
-  } catch (e) {
-    await exec("rollback").catch(() => {});
-    throw e;
-  }
-  return { applied };
+    return { applied };
   });
 }

@@ -1,6 +1,6 @@
 import { type DestinationStream, type Logger, pino } from "pino";
 
-export type { Logger } from "pino";
+export type { DestinationStream, Logger } from "pino";
 
 /**
  * Paths that may carry secrets. Belt and braces: code never logs secrets on purpose, and these

@@ -106,7 +106,9 @@ describe("write-time SSRF validation", () => {
 
   it("gives a caller-safe message naming the field", () => {
     expect(() => validateUpstreamUrl("http://10.0.0.1", strict)).toThrow("upstream_url host is not allowed");
-    expect(() => validateUpstreamUrl("x", { ...strict, field: "facilitator_url" })).toThrow(/^facilitator_url/);
+    expect(() => validateUpstreamUrl("x", { ...strict, field: "facilitator_url" })).toThrow(
+      /^facilitator_url/,
+    );
   });
 
   it("rejects malformed CIDRs in the allow list", () => {

@@ -35,7 +35,13 @@ export const agentRepo = {
       q.protocol ? eq(agents.protocol, q.protocol) : undefined,
     );
     const [rows, totals] = await Promise.all([
-      db.select().from(agents).where(where).orderBy(desc(agents.createdAt), desc(agents.id)).limit(q.limit).offset(q.offset),
+      db
+        .select()
+        .from(agents)
+        .where(where)
+        .orderBy(desc(agents.createdAt), desc(agents.id))
+        .limit(q.limit)
+        .offset(q.offset),
       db.select({ n: count() }).from(agents).where(where),
     ]);
     return { rows, total: totals[0]?.n ?? 0 };
@@ -64,7 +70,9 @@ export const agentRepo = {
     const [r] = await db
       .select({ n: count() })
       .from(agents)
-      .where(and(eq(agents.tenantId, tenantId), eq(agents.credentialRef, credentialId), isNull(agents.deletedAt)));
+      .where(
+        and(eq(agents.tenantId, tenantId), eq(agents.credentialRef, credentialId), isNull(agents.deletedAt)),
+      );
     return r?.n ?? 0;
   },
 };

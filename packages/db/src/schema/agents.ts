@@ -7,7 +7,7 @@ export type AgentPrice = {
   asset: "USDC";
   network: "base" | "base-sepolia";
   pay_to: string;
-  tools?: Record<string, string>;
+  tools?: Record<string, string> | undefined;
 };
 export type AgentRateLimit = { rps: number; burst: number };
 
@@ -19,7 +19,9 @@ export const agents = pgTable(
     name: text("name").notNull(),
     description: text("description"),
     upstreamUrl: text("upstream_url"),
-    protocol: text("protocol", { enum: ["http", "mcp"] }).notNull().default("http"),
+    protocol: text("protocol", { enum: ["http", "mcp"] })
+      .notNull()
+      .default("http"),
     mcpTransport: text("mcp_transport"),
     mcpProtocolVersion: text("mcp_protocol_version"),
     credentialRef: text("credential_ref"),

@@ -1,0 +1,150 @@
+import { invalid, isId, newId, notFound } from "@gw/core";
+import { type AgentPatch, type AgentRow, agentRepo, credentials, type Db } from "@gw/db";
+import { type SsrfPolicy, validateUpstreamUrl } from "@gw/upstream";
+import { and, eq } from "drizzle-orm";
+import type { CreateAgentInput, PatchAgentInput } from "./schema.ts";
+
+export type AgentsCtx = {
+  db: Db;
+  tenantId: string;
+  userId: string;
+  ssrf: { policy: SsrfPolicy; allowHttp: boolean };
+};
+
+type WireState = {
+  protocol: "http" | "mcp";
+  mcp_transport: string | null;
+  mcp_protocol_version: string | null;
+  upstream_url: string | null;
+  credential_ref: string | null;
+};
+
+/** Cross-field rules on the agent as it will be stored. Returns the normalized columns. */
+async function checkState(ctx: AgentsCtx, s: WireState, changed: Set<string>) {
+  let transport = s.mcp_transport;
+  if (s.protocol === "mcp") {
+    // Only one transport exists; an MCP agent that names none gets it.
+    transport ??= "streamable_http";
+    if (transport === "stdio") throw invalid("mcp_transport stdio is not supported: use streamable_http");
+    if (transport !== "streamable_http") throw invalid("mcp_transport must be streamable_http");
+  } else {
+    if (transport !== null) throw invalid("mcp_transport is only valid for protocol mcp");
+    if (s.mcp_protocol_version !== null) throw invalid("mcp_protocol_version is only valid for protocol mcp");
+  }
+  let upstream = s.upstream_url;
+  if (upstream !== null && changed.has("upstream_url")) {
+    upstream = validateUpstreamUrl(upstream, ctx.ssrf);
+  }
+  if (s.credential_ref !== null && changed.has("credential_ref")) {
+    const [cred] = await ctx.db
+      .select({ id: credentials.id })
+      .from(credentials)
+      .where(and(eq(credentials.tenantId, ctx.tenantId), eq(credentials.id, s.credential_ref)))
+      .limit(1);
+    if (!cred) throw invalid("credential_ref does not name a credential of this tenant");
+  }
+  return { mcpTransport: transport, upstreamUrl: upstream };
+}
+
+export async function createAgent({
+  ctx,
+  input,
+}: {
+  ctx: AgentsCtx;
+  input: CreateAgentInput;
+}): Promise<AgentRow> {
+  const protocol = input.protocol ?? "http";
+  const state: WireState = {
+    protocol,
+    mcp_transport: input.mcp_transport ?? null,
+    mcp_protocol_version: input.mcp_protocol_version ?? null,
+    upstream_url: input.upstream_url ?? null,
+    credential_ref: input.credential_ref ?? null,
+  };
+  const { mcpTransport, upstreamUrl } = await checkState(
+    ctx,
+    state,
+    new Set(["upstream_url", "credential_ref"]),
+  );
+  return agentRepo.insert(ctx.db, ctx.tenantId, {
+    id: newId("agt"),
+    name: input.name,
+    description: input.description ?? null,
+    upstreamUrl,
+    protocol,
+    mcpTransport,
+    mcpProtocolVersion: state.mcp_protocol_version,
+    credentialRef: state.credential_ref,
+    price: input.price ?? null,
+    status: input.status ?? "active",
+    suspended: input.suspended ?? false,
+    rateLimit: input.rate_limit ?? null,
+    captureBodies: input.capture_bodies ?? false,
+    emitReceipts: input.emit_receipts ?? null,
+    createdBy: ctx.userId,
+  });
+}
+
+export async function getAgent({ ctx, id }: { ctx: AgentsCtx; id: string }): Promise<AgentRow> {
+  const row = isId("agt", id) ? await agentRepo.get(ctx.db, ctx.tenantId, id) : undefined;
+  if (!row) throw notFound("agent");
+  return row;
+}
+
+export async function updateAgent({
+  ctx,
+  id,
+  input,
+}: {
+  ctx: AgentsCtx;
+  id: string;
+  input: PatchAgentInput;
+}): Promise<AgentRow> {
+  const current = await getAgent({ ctx, id });
+  const pick = <T>(key: keyof PatchAgentInput, cur: T): T =>
+    (key in input ? ((input[key] ?? null) as T) : cur) as T;
+  const protocol = input.protocol ?? current.protocol;
+  // Switching an MCP agent to http drops its MCP-only fields unless the patch sets them.
+  const leavingMcp = protocol === "http" && current.protocol === "mcp";
+  const state: WireState = {
+    protocol,
+    mcp_transport: pick("mcp_transport", leavingMcp ? null : current.mcpTransport),
+    mcp_protocol_version: pick("mcp_protocol_version", leavingMcp ? null : current.mcpProtocolVersion),
+    upstream_url: pick("upstream_url", current.upstreamUrl),
+    credential_ref: pick("credential_ref", current.credentialRef),
+  };
+  const { mcpTransport, upstreamUrl } = await checkState(ctx, state, new Set(Object.keys(input)));
+  const patch: AgentPatch = {
+    protocol,
+    mcpTransport,
+    mcpProtocolVersion: state.mcp_protocol_version,
+    upstreamUrl,
+    credentialRef: state.credential_ref,
+  };
+  if (input.name !== undefined) patch.name = input.name;
+  if ("description" in input) patch.description = input.description ?? null;
+  if ("price" in input) patch.price = input.price ?? null;
+  if (input.status !== undefined) patch.status = input.status;
+  if (input.suspended !== undefined) patch.suspended = input.suspended;
+  if ("rate_limit" in input) patch.rateLimit = input.rate_limit ?? null;
+  if (input.capture_bodies !== undefined) patch.captureBodies = input.capture_bodies;
+  if ("emit_receipts" in input) patch.emitReceipts = input.emit_receipts ?? null;
+  const row = await agentRepo.update(ctx.db, ctx.tenantId, id, patch);
+  if (!row) throw notFound("agent");
+  return row;
+}
+
+export async function deleteAgent({ ctx, id }: { ctx: AgentsCtx; id: string }): Promise<void> {
+  const done = isId("agt", id) && (await agentRepo.softDelete(ctx.db, ctx.tenantId, id));
+  if (!done) throw notFound("agent");
+}
+
+export async function listAgents({
+  ctx,
+  query,
+}: {
+  ctx: AgentsCtx;
+  query: { protocol?: "http" | "mcp" | undefined; limit: number; offset: number };
+}) {
+  return agentRepo.list(ctx.db, ctx.tenantId, query);
+}

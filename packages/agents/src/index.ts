@@ -1,0 +1,3 @@
+export * from "./agents.ts";
+export * from "./schema.ts";
+export * from "./serialize.ts";

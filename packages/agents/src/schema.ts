@@ -1,0 +1,69 @@
+import * as v from "valibot";
+
+const MAX_UINT256 = (1n << 256n) - 1n;
+
+/** Smallest-unit decimal amount within 256 bits. */
+export const Amount = v.pipe(
+  v.string("must be a decimal string"),
+  v.regex(/^[0-9]{1,78}$/, "must be a decimal string of digits"),
+  v.check((s) => BigInt(s) <= MAX_UINT256, "must fit in 256 bits"),
+);
+
+export const Price = v.strictObject(
+  {
+    amount: Amount,
+    asset: v.literal("USDC", 'must be "USDC"'),
+    network: v.picklist(["base", "base-sepolia"], 'must be "base" or "base-sepolia"'),
+    pay_to: v.pipe(v.string(), v.regex(/^0x[0-9a-fA-F]{40}$/, "must be a 0x-prefixed 20-byte hex address")),
+    tools: v.optional(v.record(v.pipe(v.string(), v.minLength(1), v.maxLength(256)), Amount)),
+  },
+  "unknown field in price",
+);
+
+export const RateLimit = v.strictObject({
+  rps: v.pipe(v.number("must be a number"), v.minValue(0.001, "must be positive"), v.maxValue(1_000_000)),
+  burst: v.pipe(
+    v.number("must be a number"),
+    v.integer("must be an integer"),
+    v.minValue(1),
+    v.maxValue(1_000_000),
+  ),
+});
+
+const Name = v.pipe(
+  v.string("must be a string"),
+  v.trim(),
+  v.minLength(1, "must not be empty"),
+  v.maxLength(200),
+);
+const Description = v.pipe(v.string("must be a string"), v.maxLength(4000));
+const Url = v.pipe(v.string("must be a string"), v.maxLength(2048));
+const Protocol = v.picklist(["http", "mcp"], 'must be "http" or "mcp"');
+const Transport = v.string("must be a string");
+const ProtocolVersion = v.pipe(
+  v.string(),
+  v.regex(/^[\w.-]{1,32}$/, "must be a protocol version like 2025-06-18"),
+);
+const Ref = v.pipe(v.string("must be a string"), v.minLength(1), v.maxLength(64));
+
+/** Every writable field. Create: name required. Patch: everything optional, null clears. */
+const fields = {
+  description: v.nullish(Description),
+  upstream_url: v.nullish(Url),
+  protocol: v.optional(Protocol),
+  mcp_transport: v.nullish(Transport),
+  mcp_protocol_version: v.nullish(ProtocolVersion),
+  credential_ref: v.nullish(Ref),
+  price: v.nullish(Price),
+  status: v.optional(v.picklist(["active", "inactive"], 'must be "active" or "inactive"')),
+  suspended: v.optional(v.boolean("must be a boolean")),
+  rate_limit: v.nullish(RateLimit),
+  capture_bodies: v.optional(v.boolean("must be a boolean")),
+  emit_receipts: v.nullish(v.boolean("must be a boolean")),
+};
+
+export const CreateAgent = v.strictObject({ name: Name, ...fields });
+export const PatchAgent = v.strictObject({ name: v.optional(Name), ...fields });
+
+export type CreateAgentInput = v.InferOutput<typeof CreateAgent>;
+export type PatchAgentInput = v.InferOutput<typeof PatchAgent>;

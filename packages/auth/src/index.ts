@@ -1,0 +1,2 @@
+export * from "./dev-token.ts";
+export * from "./verify.ts";

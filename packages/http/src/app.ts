@@ -1,0 +1,55 @@
+import { randomUUID } from "node:crypto";
+import { bearerToken, type Principal, type TokenVerifier } from "@gw/auth";
+import type { Logger } from "@gw/telemetry";
+import type { HttpBindings } from "@hono/node-server";
+import { Hono, type MiddlewareHandler } from "hono";
+import { errorResponse } from "./errors.ts";
+
+export type AppEnv = {
+  Bindings: HttpBindings;
+  Variables: { principal: Principal; requestId: string; log: Logger };
+};
+
+const REQUEST_ID_RE = /^[\w.-]{1,128}$/;
+
+/**
+ * The base every service app starts from: request id, structured access log, the one error
+ * mapping, and JSON 404/405 answers. Routes are added by the service's own createApp.
+ */
+export function createBaseApp(opts: { logger: Logger; accessLog?: boolean }): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  app.use(async (c, next) => {
+    const given = c.req.header("x-request-id");
+    const requestId = given && REQUEST_ID_RE.test(given) ? given : randomUUID();
+    c.set("requestId", requestId);
+    c.set("log", opts.logger.child({ request_id: requestId }));
+    const start = performance.now();
+    await next();
+    c.header("X-Request-Id", requestId);
+    if (opts.accessLog !== false) {
+      c.var.log.info(
+        {
+          method: c.req.method,
+          path: c.req.path,
+          status: c.res.status,
+          ms: Math.round((performance.now() - start) * 10) / 10,
+        },
+        "request",
+      );
+    }
+  });
+  app.onError((err, c) => errorResponse(c, err));
+  app.notFound((c) => c.json({ error: "not found" }, 404));
+  return app;
+}
+
+/** Bearer authentication: 401 with an empty body for anything short of a valid token. */
+export function requireAuth(verify: TokenVerifier): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const token = bearerToken(c.req.header("authorization"));
+    const principal = token ? await verify(token) : null;
+    if (!principal) return c.body(null, 401);
+    c.set("principal", principal);
+    await next();
+  };
+}

@@ -1,0 +1,66 @@
+import { DomainError, invalid, LIMITS, tooLarge } from "@gw/core";
+import type { Context } from "hono";
+import * as v from "valibot";
+
+/** Reads the request body counting bytes as they arrive; Content-Length alone is never trusted. */
+export async function readBodyCapped(req: Request, maxBytes: number): Promise<Uint8Array> {
+  const declared = Number(req.headers.get("content-length") ?? Number.NaN);
+  if (Number.isFinite(declared) && declared > maxBytes) throw tooLarge("request body is too large");
+  if (!req.body) return new Uint8Array(0);
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = req.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) {
+      await reader.cancel().catch(() => {});
+      throw tooLarge("request body is too large");
+    }
+    chunks.push(value);
+  }
+  return chunks.length === 1 ? (chunks[0] as Uint8Array) : Buffer.concat(chunks, size);
+}
+
+/** Turns the first valibot issue into a caller-actionable message. */
+export function issueMessage(issues: readonly v.BaseIssue<unknown>[]): string {
+  const issue = issues[0];
+  if (!issue) return "invalid request";
+  const path = issue.path?.map((p) => String(p.key)).join(".") ?? "";
+  if (issue.type === "strict_object" && issue.path) {
+    return `unknown field "${path}"`;
+  }
+  const expected = issue.message;
+  return path ? `${path}: ${expected}` : expected;
+}
+
+/** Validates with valibot and throws `invalid` with a message naming the field. */
+export function validate<const S extends v.GenericSchema>(schema: S, input: unknown): v.InferOutput<S> {
+  const result = v.safeParse(schema, input, { abortEarly: true });
+  if (!result.success) throw invalid(issueMessage(result.issues));
+  return result.output;
+}
+
+/**
+ * Reads a JSON body: size cap (413), JSON syntax (400), schema with unknown-field rejection (400).
+ */
+export async function readJson<const S extends v.GenericSchema>(
+  // biome-ignore lint/suspicious/noExplicitAny: any Hono env may use the reader.
+  c: Context<any>,
+  schema: S,
+  maxBytes: number = LIMITS.jsonBodyMaxBytes,
+): Promise<v.InferOutput<S>> {
+  const type = c.req.header("content-type") ?? "";
+  if (type && !/^application\/(.+\+)?json\b/i.test(type)) {
+    throw new DomainError("invalid", "content-type must be application/json");
+  }
+  const bytes = await readBodyCapped(c.req.raw, maxBytes);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8"));
+  } catch {
+    throw invalid("request body must be valid JSON");
+  }
+  return validate(schema, parsed);
+}

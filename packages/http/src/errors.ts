@@ -1,0 +1,53 @@
+import { DomainError, type ErrorKind } from "@gw/core";
+import type { Context } from "hono";
+import { HTTPException } from "hono/http-exception";
+
+const STATUS: Record<ErrorKind, number> = {
+  invalid: 400,
+  unauthenticated: 401,
+  payment_required: 402,
+  forbidden: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  conflict: 409,
+  too_large: 413,
+  unprocessable: 422,
+  rate_limited: 429,
+  bad_gateway: 502,
+  unavailable: 503,
+  gateway_timeout: 504,
+};
+
+export function statusOf(kind: ErrorKind): number {
+  return STATUS[kind];
+}
+
+/**
+ * The one place errors become responses. Domain errors map to their status and `{"error"}` (or
+ * their own body, for the x402 challenge); 401 has no body; anything unexpected is logged with the
+ * request id and answered 500 with no body, so no internal state can leak.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: any Hono env may use the mapper.
+export function errorResponse(c: Context<any>, err: unknown): Response {
+  if (err instanceof DomainError) {
+    const status = STATUS[err.kind];
+    const headers = { ...err.headers };
+    if (status === 401) return new Response(null, { status, headers });
+    return Response.json(err.body ?? { error: err.message }, { status, headers });
+  }
+  if (err instanceof HTTPException && err.status < 500) {
+    if (err.status === 401) return new Response(null, { status: 401 });
+    return Response.json({ error: err.message || "bad request" }, { status: err.status });
+  }
+  const log = c.get("log");
+  log?.error(
+    {
+      err: {
+        name: err instanceof Error ? err.name : "unknown",
+        stack: err instanceof Error ? err.stack : undefined,
+      },
+    },
+    "unhandled error",
+  );
+  return new Response(null, { status: 500 });
+}

@@ -1,0 +1,5 @@
+export * from "./app.ts";
+export * from "./body.ts";
+export * from "./errors.ts";
+export * from "./query.ts";
+export * from "./serve.ts";

@@ -1,0 +1,67 @@
+import { createTokenVerifier, type TokenVerifier } from "@gw/auth";
+import type { Config } from "@gw/config";
+import { migrate, openStore, type Store } from "@gw/db";
+import { createLogger, type DestinationStream, type Logger } from "@gw/telemetry";
+import { type SsrfPolicy, ssrfPolicy } from "@gw/upstream";
+
+import { Redis } from "ioredis";
+
+/** What every service is built from: configuration plus the live connections it implies. */
+export type Runtime = {
+  config: Config;
+  logger: Logger;
+  store: Store;
+  verifyToken: TokenVerifier;
+  ssrf: { policy: SsrfPolicy; allowHttp: boolean };
+  /** Present when REDIS_URL is set. */
+  redis: Redis | undefined;
+  /** Makes a fresh Redis connection (BullMQ workers need their own); undefined without Redis. */
+  newRedis: (() => Redis) | undefined;
+  close: () => Promise<void>;
+};
+
+export async function createRuntime(
+  config: Config,
+  opts: { service: string; logStream?: DestinationStream; migrate?: boolean },
+): Promise<Runtime> {
+  const logger = createLogger({
+    level: config.GW_LOG_LEVEL,
+    service: opts.service,
+    ...(opts.logStream ? { stream: opts.logStream } : {}),
+  });
+  const store = await openStore(config.DATABASE_URL);
+  const closers: Array<() => Promise<unknown>> = [() => store.close()];
+  try {
+    if (opts.migrate !== false) {
+      const { applied } = await migrate(store);
+      if (applied.length) logger.info({ applied }, "migrations applied");
+    }
+    const newRedis = config.REDIS_URL
+      ? () =>
+          new Redis(config.REDIS_URL as string, { maxRetriesPerRequest: null, enableAutoPipelining: true })
+      : undefined;
+    const redis = newRedis?.();
+    if (redis) closers.push(() => redis.quit());
+    return {
+      config,
+      logger,
+      store,
+      verifyToken: createTokenVerifier({
+        jwksUrl: config.GW_JWKS_URL,
+        issuer: config.GW_JWT_ISSUER,
+        audience: config.GW_JWT_AUDIENCE,
+        tenantClaim: config.GW_JWT_TENANT_CLAIM,
+        devSecret: config.GW_DEV_JWT_SECRET,
+      }),
+      ssrf: { policy: ssrfPolicy(config.GW_SSRF_ALLOW_CIDRS), allowHttp: config.GW_ALLOW_HTTP_UPSTREAMS },
+      redis,
+      newRedis,
+      close: async () => {
+        for (const close of closers.reverse()) await close().catch(() => {});
+      },
+    };
+  } catch (e) {
+    await store.close().catch(() => {});
+    throw e;
+  }
+}

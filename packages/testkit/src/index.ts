@@ -1,0 +1,3 @@
+export * from "./client.ts";
+export * from "./deploy.ts";
+export * from "./env.ts";

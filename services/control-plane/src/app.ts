@@ -1,0 +1,22 @@
+import { type AppEnv, createBaseApp, requireAuth } from "@gw/http";
+import type { Runtime } from "@gw/runtime";
+import type { Hono } from "hono";
+import { registerAgents } from "./routes/agents/index.ts";
+import { registerCapabilities, surfacesOf } from "./routes/capabilities.ts";
+import { registerMe } from "./routes/me.ts";
+import { registerOps } from "./routes/ops.ts";
+
+export type ControlPlaneDeps = Runtime;
+
+/** The control plane: catalog writes and every read that is not on the proxy path. */
+export function createControlPlaneApp(deps: ControlPlaneDeps): Hono<AppEnv> {
+  const app = createBaseApp({ logger: deps.logger });
+  registerOps(app, deps);
+  const v1 = createBaseApp({ logger: deps.logger, accessLog: false });
+  v1.use(requireAuth(deps.verifyToken));
+  registerMe(v1);
+  registerCapabilities(v1, deps, surfacesOf(deps));
+  registerAgents(v1, deps);
+  app.route("/v1", v1);
+  return app;
+}

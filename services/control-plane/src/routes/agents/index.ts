@@ -1,0 +1,16 @@
+import type { AppEnv } from "@gw/http";
+import type { Hono } from "hono";
+import { registerCreateAgent } from "./create.ts";
+import type { AgentRouteDeps } from "./ctx.ts";
+import { registerDeleteAgent } from "./delete.ts";
+import { registerGetAgent } from "./get.ts";
+import { registerListAgents } from "./list.ts";
+import { registerUpdateAgent } from "./update.ts";
+
+export function registerAgents(app: Hono<AppEnv>, deps: AgentRouteDeps) {
+  registerCreateAgent(app, deps);
+  registerListAgents(app, deps);
+  registerGetAgent(app, deps);
+  registerUpdateAgent(app, deps);
+  registerDeleteAgent(app, deps);
+}

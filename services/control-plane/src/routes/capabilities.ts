@@ -1,0 +1,62 @@
+import { LIMITS } from "@gw/core";
+import type { AppEnv } from "@gw/http";
+import type { Runtime } from "@gw/runtime";
+import type { Hono } from "hono";
+
+export type Surfaces = {
+  credentials: boolean;
+  proxy: boolean;
+  invocations: boolean;
+  analytics: boolean;
+  agent_events: boolean;
+  settlement: boolean;
+  policy: boolean;
+  receipts: boolean;
+};
+
+/**
+ * Which route families this deployment mounts. A false value is the reason the family's routes
+ * answer 404. Families not built yet report false rather than pretending.
+ */
+export function surfacesOf(_deps: Pick<Runtime, "config">): Surfaces {
+  return {
+    credentials: false,
+    proxy: true,
+    invocations: false,
+    analytics: false,
+    agent_events: false,
+    settlement: false,
+    policy: false,
+    receipts: false,
+  };
+}
+
+export function registerCapabilities(
+  app: Hono<AppEnv>,
+  deps: Pick<Runtime, "config" | "store">,
+  surfaces: Surfaces,
+) {
+  // Built once: everything here is fixed for the life of the process.
+  const body = {
+    surfaces,
+    verified_action_required: deps.config.GW_VERIFIER_BINARY !== undefined,
+    limits: {
+      transact_max_body_bytes: LIMITS.transactMaxBodyBytes,
+      captured_body_max_bytes: LIMITS.capturedBodyMaxBytes,
+      model_header_max_bytes: LIMITS.modelHeaderMaxBytes,
+      bundle_max_bytes: LIMITS.bundleMaxBytes,
+      invocations_max_limit: LIMITS.invocationsMaxLimit,
+      policy_decisions_max_limit: LIMITS.policyDecisionsMaxLimit,
+      analytics_max_range_days: LIMITS.analyticsMaxRangeDays,
+      agent_event_max_range_days: LIMITS.agentEventMaxRangeDays,
+    },
+    posture: {
+      store: deps.store.kind,
+      kms_key_configured: deps.config.GW_KMS_KEY !== undefined,
+      receipts_enabled: false,
+      receipt_actor: "",
+      settlement_orchestration: deps.config.GW_SETTLE_THEN_FORWARD,
+    },
+  };
+  app.get("/capabilities", (c) => c.json(body));
+}
