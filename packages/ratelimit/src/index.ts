@@ -1,0 +1,5 @@
+export type { BucketKey, Limit, TakeResult } from "./bucket.ts";
+export { retryAfterSeconds } from "./bucket.ts";
+export { createRateLimiter, type RateLimiter, rateLimitedError } from "./limiter.ts";
+export { createMemoryBuckets, type MemoryBuckets } from "./memory.ts";
+export { bucketKey } from "./redis.ts";
