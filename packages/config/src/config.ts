@@ -83,6 +83,8 @@ const EnvSchema = v.object({
   GW_SETTLE_THEN_FORWARD: bool(true),
   GW_SSRF_ALLOW_CIDRS: cidrList,
   GW_ALLOW_HTTP_UPSTREAMS: bool(false),
+  /** PEM bundle trusted for upstream TLS in addition to the system store (private CAs). */
+  GW_UPSTREAM_CA_FILE: optStr(),
   GW_RATE_LIMIT_RPS: num(10, 0.001),
   GW_RATE_LIMIT_BURST: int(20, 1, 1_000_000),
   /** `off` unmounts the credential routes (404) and reports it in capabilities. */
@@ -97,6 +99,13 @@ const EnvSchema = v.object({
   /** How long a transactional result (status, headers, body) is kept for polling. */
   GW_RESULT_TTL_SECONDS: int(86_400, 1, 30 * 86_400),
   GW_WORKER_CONCURRENCY: int(64, 1, 10_000),
+  /** How long a worker's lock on a job lasts; a dead worker's job is redelivered after about this long. */
+  GW_JOB_LOCK_MS: int(30_000, 500, 600_000),
+  /** BullMQ queue of transactional jobs (tests give each deployment its own). */
+  GW_QUEUE_NAME: v.optional(
+    v.pipe(v.string(), v.regex(/^[\w-]{1,64}$/, "must be letters, digits, - or _")),
+    "gw-transact",
+  ),
   /** How long an agent row may be served from the proxy's cache. */
   GW_AGENT_CACHE_MS: int(1_000, 0, 60_000),
   GW_SHUTDOWN_TIMEOUT_MS: int(25_000, 0, 600_000),

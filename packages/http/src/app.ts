@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { bearerToken, type Principal, type TokenVerifier } from "@gw/auth";
 import type { Logger } from "@gw/telemetry";
 import type { HttpBindings } from "@hono/node-server";
+import { RESPONSE_ALREADY_SENT } from "@hono/node-server/utils/response";
 import { Hono, type MiddlewareHandler } from "hono";
 import { errorResponse } from "./errors.ts";
 
@@ -25,6 +26,8 @@ export function createBaseApp(opts: { logger: Logger; accessLog?: boolean }): Ho
     c.set("log", opts.logger.child({ request_id: requestId }));
     const start = performance.now();
     await next();
+    // A handler that wrote the response itself (streaming) logs its own outcome.
+    if (c.res === RESPONSE_ALREADY_SENT) return;
     c.header("X-Request-Id", requestId);
     if (opts.accessLog !== false) {
       c.var.log.info(

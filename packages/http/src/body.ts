@@ -1,3 +1,4 @@
+import type { IncomingMessage } from "node:http";
 import { DomainError, invalid, LIMITS, tooLarge } from "@gw/core";
 import type { Context } from "hono";
 import * as v from "valibot";
@@ -63,4 +64,45 @@ export async function readJson<const S extends v.GenericSchema>(
     throw invalid("request body must be valid JSON");
   }
   return validate(schema, parsed);
+}
+
+/**
+ * Reads a Node request body counting bytes as they arrive (413 past `maxBytes`). The stream is
+ * never destroyed: past the cap the rest is left to drain, so the caller still gets the 413 on an
+ * intact connection.
+ */
+export function readNodeBodyCapped(incoming: IncomingMessage, maxBytes: number): Promise<Buffer> {
+  const declared = Number(incoming.headers["content-length"] ?? Number.NaN);
+  if (Number.isFinite(declared) && declared > maxBytes)
+    return Promise.reject(tooLarge("request body is too large"));
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const cleanup = () => {
+      incoming.off("data", onData);
+      incoming.off("end", onEnd);
+      incoming.off("error", onError);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > maxBytes) {
+        cleanup();
+        incoming.resume();
+        reject(tooLarge("request body is too large"));
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = () => {
+      cleanup();
+      resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size));
+    };
+    const onError = (e: Error) => {
+      cleanup();
+      reject(e);
+    };
+    incoming.on("data", onData);
+    incoming.on("end", onEnd);
+    incoming.on("error", onError);
+  });
 }

@@ -2,13 +2,15 @@ import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Logger } from "@gw/telemetry";
 import { serve } from "@hono/node-server";
-import type { Hono } from "hono";
 
 export type Served = { server: Server; port: number; url: string; close: () => Promise<void> };
 
-/** Listens on `port` (0 → any free port). */
+/** Anything with a fetch handler: a Hono app, or the gateway's path split. */
 // biome-ignore lint/suspicious/noExplicitAny: any app env.
-export function listen(app: Hono<any>, port: number, hostname = "0.0.0.0"): Promise<Served> {
+export type Fetchable = { fetch: (req: Request, env: any) => Response | Promise<Response> };
+
+/** Listens on `port` (0 → any free port). */
+export function listen(app: Fetchable, port: number, hostname = "0.0.0.0"): Promise<Served> {
   return new Promise((resolve, reject) => {
     const server = serve({ fetch: app.fetch, port, hostname }, (info: AddressInfo) => {
       const url = `http://127.0.0.1:${info.port}`;

@@ -1,10 +1,21 @@
+import { readFileSync } from "node:fs";
+import { rootCertificates } from "node:tls";
 import { createTokenVerifier, type TokenVerifier } from "@gw/auth";
 import type { Config } from "@gw/config";
 import { migrate, openStore, type Store } from "@gw/db";
+import {
+  bullmqConsumer,
+  bullmqQueue,
+  type JobConsumer,
+  type JobQueue,
+  memoryQueue,
+  type ProcessJob,
+  type TransactJob,
+} from "@gw/queue";
 import { createLogger, type DestinationStream, type Logger } from "@gw/telemetry";
-import { type SsrfPolicy, ssrfPolicy } from "@gw/upstream";
-
+import { createUpstreamDispatcher, type SsrfPolicy, ssrfPolicy } from "@gw/upstream";
 import { Redis } from "ioredis";
+import type { Agent } from "undici";
 
 /** What every service is built from: configuration plus the live connections it implies. */
 export type Runtime = {
@@ -17,6 +28,13 @@ export type Runtime = {
   redis: Redis | undefined;
   /** Makes a fresh Redis connection (BullMQ workers need their own); undefined without Redis. */
   newRedis: (() => Redis) | undefined;
+  /** The one dispatcher every upstream call goes through (SSRF guard, pools, time-outs). */
+  dispatcher: Agent;
+  /** Transactional jobs: BullMQ on Redis, or in-process without it. */
+  jobs: {
+    queue: JobQueue;
+    consume: (process: ProcessJob, onLost: (job: TransactJob) => Promise<void>) => JobConsumer;
+  };
   close: () => Promise<void>;
 };
 
@@ -42,6 +60,17 @@ export async function createRuntime(
       : undefined;
     const redis = newRedis?.();
     if (redis) closers.push(() => redis.quit());
+    const policy = ssrfPolicy(config.GW_SSRF_ALLOW_CIDRS);
+    const dispatcher = createUpstreamDispatcher({
+      policy,
+      connectTimeoutMs: config.GW_CONNECT_TIMEOUT_MS,
+      ...(config.GW_UPSTREAM_CA_FILE
+        ? { ca: [...rootCertificates, readFileSync(config.GW_UPSTREAM_CA_FILE, "utf8")] }
+        : {}),
+    });
+    closers.push(() => dispatcher.close());
+    const jobs = createJobs(config, logger, redis, newRedis);
+    closers.push(() => jobs.queue.close());
     return {
       config,
       logger,
@@ -53,9 +82,11 @@ export async function createRuntime(
         tenantClaim: config.GW_JWT_TENANT_CLAIM,
         devSecret: config.GW_DEV_JWT_SECRET,
       }),
-      ssrf: { policy: ssrfPolicy(config.GW_SSRF_ALLOW_CIDRS), allowHttp: config.GW_ALLOW_HTTP_UPSTREAMS },
+      ssrf: { policy, allowHttp: config.GW_ALLOW_HTTP_UPSTREAMS },
       redis,
       newRedis,
+      dispatcher,
+      jobs,
       close: async () => {
         for (const close of closers.reverse()) await close().catch(() => {});
       },
@@ -64,4 +95,38 @@ export async function createRuntime(
     await store.close().catch(() => {});
     throw e;
   }
+}
+
+function createJobs(
+  config: Config,
+  logger: Logger,
+  redis: Redis | undefined,
+  newRedis: (() => Redis) | undefined,
+) {
+  if (redis && newRedis) {
+    const name = config.GW_QUEUE_NAME;
+    return {
+      queue: bullmqQueue({ name, connection: redis }),
+      consume: (process: ProcessJob, onLost: (job: TransactJob) => Promise<void>): JobConsumer => {
+        const connection = newRedis();
+        const consumer = bullmqConsumer({
+          name,
+          connection,
+          concurrency: config.GW_WORKER_CONCURRENCY,
+          lockMs: config.GW_JOB_LOCK_MS,
+          logger,
+          process,
+          onLost,
+        });
+        return {
+          close: async () => {
+            await consumer.close();
+            await connection.quit().catch(() => {});
+          },
+        };
+      },
+    };
+  }
+  const mem = memoryQueue({ concurrency: config.GW_WORKER_CONCURRENCY, logger });
+  return { queue: mem.queue, consume: (process: ProcessJob) => mem.consume(process) };
 }

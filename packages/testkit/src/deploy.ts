@@ -1,7 +1,6 @@
 import { loadConfig } from "@gw/config";
-import { listen, type Served } from "@gw/http";
+import { type Fetchable, listen, type Served } from "@gw/http";
 import { createRuntime, type Runtime } from "@gw/runtime";
-import type { Hono } from "hono";
 import { LogCapture, testEnv } from "./env.ts";
 
 export type TestApp = { url: string; rt: Runtime; logs: LogCapture; close: () => Promise<void> };
@@ -11,8 +10,9 @@ export type TestApp = { url: string; rt: Runtime; logs: LogCapture; close: () =>
  * on a free port. `build` is the service's own createApp.
  */
 export async function serveApp(
-  // biome-ignore lint/suspicious/noExplicitAny: any app env.
-  build: (rt: Runtime) => Hono<any> | Promise<Hono<any>>,
+  build: (
+    rt: Runtime,
+  ) => (Fetchable & { stop?: () => Promise<void> }) | Promise<Fetchable & { stop?: () => Promise<void> }>,
   env: Record<string, string | undefined> = {},
   service = "test",
 ): Promise<TestApp> {
@@ -20,8 +20,10 @@ export async function serveApp(
   const config = loadConfig(testEnv(env), { defaultPort: 0 });
   const rt = await createRuntime(config, { service, logStream: logs });
   let served: Served;
+  let built: Fetchable & { stop?: () => Promise<void> };
   try {
-    served = await listen(await build(rt), 0, "127.0.0.1");
+    built = await build(rt);
+    served = await listen(built, 0, "127.0.0.1");
   } catch (e) {
     await rt.close();
     throw e;
@@ -32,6 +34,7 @@ export async function serveApp(
     logs,
     close: async () => {
       await served.close();
+      await built.stop?.();
       await rt.close();
     },
   };

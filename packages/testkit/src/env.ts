@@ -24,6 +24,8 @@ export function testEnv(
     GW_SSRF_ALLOW_CIDRS: "127.0.0.0/8",
     GW_LOG_LEVEL: "info",
     GW_RETRY_BASE_MS: "10",
+    // Each deployment its own BullMQ queue, so parallel suites never take each other's jobs.
+    GW_QUEUE_NAME: `test-${randomUUID()}`,
     ...overrides,
   };
 }

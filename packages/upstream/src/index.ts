@@ -1,2 +1,5 @@
+export * from "./call.ts";
+export * from "./classify.ts";
 export * from "./dispatcher.ts";
+export * from "./headers.ts";
 export * from "./ssrf.ts";

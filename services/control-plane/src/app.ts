@@ -3,6 +3,7 @@ import type { Runtime } from "@gw/runtime";
 import type { Hono } from "hono";
 import { registerAgents } from "./routes/agents/index.ts";
 import { registerCapabilities, surfacesOf } from "./routes/capabilities.ts";
+import { registerInvocations } from "./routes/invocations/index.ts";
 import { registerMe } from "./routes/me.ts";
 import { registerOps } from "./routes/ops.ts";
 
@@ -17,6 +18,7 @@ export function createControlPlaneApp(deps: ControlPlaneDeps): Hono<AppEnv> {
   registerMe(v1);
   registerCapabilities(v1, deps, surfacesOf(deps));
   registerAgents(v1, deps);
+  registerInvocations(v1, deps);
   app.route("/v1", v1);
   return app;
 }

@@ -1,14 +1,35 @@
 import { createControlPlaneApp } from "@gw/control-plane";
+import { createProxyApp } from "@gw/proxy";
 import type { Runtime } from "@gw/runtime";
-import { Hono } from "hono";
+import { startWorker } from "@gw/worker";
+import type { HttpBindings } from "@hono/node-server";
+
+export type Gateway = {
+  fetch: (req: Request, env: HttpBindings) => Response | Promise<Response>;
+  /** Drains the in-process worker and in-flight stream bookkeeping. */
+  stop: () => Promise<void>;
+};
 
 /**
- * The all-in-one app: the same path split an ingress does in the split deployment
- * (/v1/proxy/* → data plane, everything else → control plane), on one port.
+ * The all-in-one gateway: the path split an ingress does in the split deployment
+ * (/v1/proxy/* → data plane, everything else → control plane) on one port, plus the worker
+ * in-process (BullMQ when REDIS_URL is set, else the in-process queue).
  */
-export function createGatewayApp(rt: Runtime): Hono {
+export function createGateway(rt: Runtime): Gateway {
   const controlPlane = createControlPlaneApp(rt);
-  const app = new Hono();
-  app.mount("/", controlPlane.fetch);
-  return app;
+  const proxy = createProxyApp(rt);
+  const worker = startWorker(rt);
+  return {
+    fetch: (req, env) => {
+      // The raw URL is cheaper to test than a parsed one; path starts after the authority.
+      const url = (env.incoming as { url?: string }).url ?? "";
+      return url.startsWith("/v1/proxy/") || url === "/v1/proxy"
+        ? proxy.app.fetch(req, env)
+        : controlPlane.fetch(req, env);
+    },
+    stop: async () => {
+      await worker.stop();
+      await proxy.inflight.drain();
+    },
+  };
 }

@@ -2,7 +2,7 @@ import { type Config, ConfigError, loadConfig } from "@gw/config";
 import { listen, onShutdown } from "@gw/http";
 import { createRuntime } from "@gw/runtime";
 import { startTelemetry } from "@gw/telemetry";
-import { createGatewayApp } from "./app.ts";
+import { createGateway } from "./app.ts";
 import { devBanner, ensureDevAuth } from "./dev.ts";
 
 const env = { ...process.env };
@@ -26,7 +26,8 @@ if (!config.GW_KMS_KEY) {
 }
 if (config.store === "memory")
   rt.logger.warn("DATABASE_URL is not set: using the embedded in-memory store (dev only)");
-const served = await listen(createGatewayApp(rt), config.port);
+const gateway = createGateway(rt);
+const served = await listen(gateway, config.port);
 rt.logger.info(
   { port: served.port, store: rt.store.kind, dev_secret_generated: generated },
   "gateway listening",
@@ -35,6 +36,7 @@ const banner = await devBanner(config);
 if (banner) process.stderr.write(`${banner}\n`);
 onShutdown(rt.logger, config.GW_SHUTDOWN_TIMEOUT_MS, async () => {
   await served.close();
+  await gateway.stop();
   await rt.close();
   await stopTelemetry();
 });

@@ -22,7 +22,7 @@ export function surfacesOf(_deps: Pick<Runtime, "config">): Surfaces {
   return {
     credentials: false,
     proxy: true,
-    invocations: false,
+    invocations: true,
     analytics: false,
     agent_events: false,
     settlement: false,

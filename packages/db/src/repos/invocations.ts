@@ -1,0 +1,140 @@
+import { and, count, desc, eq, gte, inArray, lt, lte, type SQL } from "drizzle-orm";
+import type { Db } from "../client.ts";
+import {
+  type InvocationMode,
+  type InvocationRow,
+  type InvocationStatus,
+  invocationResults,
+  invocations,
+} from "../schema/index.ts";
+
+export type NewInvocation = Omit<typeof invocations.$inferInsert, "tenantId">;
+export type InvocationUpdate = Partial<
+  Omit<typeof invocations.$inferInsert, "id" | "tenantId" | "agentId" | "mode">
+>;
+export type InvocationResult = { status: number; contentType: string | null; body: Buffer; expiresAt: Date };
+
+export type InvocationFilter = {
+  status?: InvocationStatus | undefined;
+  mode?: InvocationMode | undefined;
+  settlement?: string | undefined;
+  policy?: "allow" | "warn" | undefined;
+  agentId?: string | undefined;
+  since?: Date | undefined;
+  until?: Date | undefined;
+  limit: number;
+  offset: number;
+};
+
+/** Invocation queries. Every function takes the tenant id: there is no unscoped read or write. */
+export const invocationRepo = {
+  async insert(db: Db, tenantId: string, row: NewInvocation): Promise<void> {
+    await db.insert(invocations).values({ ...row, tenantId });
+  },
+
+  async get(db: Db, tenantId: string, id: string): Promise<InvocationRow | undefined> {
+    const [row] = await db
+      .select()
+      .from(invocations)
+      .where(and(eq(invocations.tenantId, tenantId), eq(invocations.id, id)))
+      .limit(1);
+    return row;
+  },
+
+  /** pending → running; undefined when the row was not pending (a redelivered job). */
+  async claim(db: Db, tenantId: string, id: string): Promise<InvocationRow | undefined> {
+    const [row] = await db
+      .update(invocations)
+      .set({ status: "running", startedAt: new Date(), attempts: 1 })
+      .where(
+        and(eq(invocations.tenantId, tenantId), eq(invocations.id, id), eq(invocations.status, "pending")),
+      )
+      .returning();
+    return row;
+  },
+
+  /** Writes a terminal (or intermediate) state, and the polled result in the same transaction. */
+  async update(
+    db: Db,
+    tenantId: string,
+    id: string,
+    set: InvocationUpdate,
+    result?: InvocationResult | undefined,
+  ): Promise<void> {
+    const where = and(eq(invocations.tenantId, tenantId), eq(invocations.id, id));
+    if (!result) {
+      await db.update(invocations).set(set).where(where);
+      return;
+    }
+    await db.transaction(async (tx) => {
+      await tx.update(invocations).set(set).where(where);
+      await tx
+        .insert(invocationResults)
+        .values({ invocationId: id, tenantId, ...result })
+        .onConflictDoNothing();
+    });
+  },
+
+  async list(
+    db: Db,
+    tenantId: string,
+    f: InvocationFilter,
+  ): Promise<{ rows: InvocationRow[]; total: number }> {
+    const conds: Array<SQL | undefined> = [
+      eq(invocations.tenantId, tenantId),
+      f.status ? eq(invocations.status, f.status) : undefined,
+      f.mode ? eq(invocations.mode, f.mode) : undefined,
+      f.settlement ? eq(invocations.settlementStatus, f.settlement) : undefined,
+      f.policy ? eq(invocations.policyAction, f.policy) : undefined,
+      f.agentId !== undefined ? eq(invocations.agentId, f.agentId) : undefined,
+      f.since ? gte(invocations.createdAt, f.since) : undefined,
+      f.until ? lte(invocations.createdAt, f.until) : undefined,
+    ];
+    const where = and(...conds);
+    // Bodies are never part of a list: select every column but them.
+    const { reqBody: _r, respBody: _s, ...cols } = invocations._.columns;
+    const [rows, totals] = await Promise.all([
+      db
+        .select(cols)
+        .from(invocations)
+        .where(where)
+        .orderBy(desc(invocations.createdAt), desc(invocations.id))
+        .limit(f.limit)
+        .offset(f.offset),
+      db.select({ n: count() }).from(invocations).where(where),
+    ]);
+    return { rows: rows as InvocationRow[], total: totals[0]?.n ?? 0 };
+  },
+
+  async result(db: Db, tenantId: string, id: string): Promise<InvocationResult | undefined> {
+    const [row] = await db
+      .select({
+        status: invocationResults.status,
+        contentType: invocationResults.contentType,
+        body: invocationResults.body,
+        expiresAt: invocationResults.expiresAt,
+      })
+      .from(invocationResults)
+      .where(and(eq(invocationResults.tenantId, tenantId), eq(invocationResults.invocationId, id)))
+      .limit(1);
+    return row;
+  },
+
+  /** Open invocations created before `before` (for the sweeper). Crosses tenants on purpose. */
+  async openBefore(db: Db, before: Date, limit: number) {
+    return db
+      .select({ id: invocations.id, tenantId: invocations.tenantId, status: invocations.status })
+      .from(invocations)
+      .where(and(inArray(invocations.status, ["pending", "running"]), lt(invocations.createdAt, before)))
+      .limit(limit);
+  },
+
+  /** Deletes polled results past their time. Crosses tenants on purpose: a maintenance job. */
+  async purgeResults(db: Db, now: Date): Promise<number> {
+    const rows = await db
+      .delete(invocationResults)
+      .where(lt(invocationResults.expiresAt, now))
+      .returning({ id: invocationResults.invocationId });
+    return rows.length;
+  },
+};

@@ -1,0 +1,2 @@
+export * from "./invocations.ts";
+export * from "./serialize.ts";

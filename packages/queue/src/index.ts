@@ -1,0 +1,3 @@
+export * from "./bullmq.ts";
+export * from "./jobs.ts";
+export * from "./memory.ts";

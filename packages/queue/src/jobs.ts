@@ -1,0 +1,32 @@
+/**
+ * The transactional job: everything the worker needs to make the upstream call, snapshotted when
+ * the call was accepted. One definition shared by the producer (proxy) and the consumer (worker).
+ */
+export type TransactJob = {
+  invocationId: string;
+  tenantId: string;
+  agentId: string;
+  /** The agent's upstream when the call was accepted; the dial-time guard still checks it. */
+  upstreamUrl: string;
+  credentialRef: string | null;
+  protocol: "http" | "mcp";
+  /** JSON-RPC method of an MCP call; decides whether a retry is allowed. */
+  mcpMethod: string | null;
+  captureBodies: boolean;
+  /** Caller headers, already stripped of Authorization, X-PAYMENT, x-gateway-* and hop-by-hop. */
+  headers: string[];
+  /** Request body, base64. */
+  body: string;
+};
+
+export type ProcessJob = (job: TransactJob) => Promise<void>;
+
+export interface JobQueue {
+  enqueue(job: TransactJob): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface JobConsumer {
+  /** Stops taking jobs and waits for the active ones to finish. */
+  close(): Promise<void>;
+}

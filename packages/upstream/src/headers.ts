@@ -1,0 +1,99 @@
+import type { IncomingHttpHeaders } from "node:http";
+
+/** Hop-by-hop headers (RFC 9110 §7.6.1) plus framing headers the client sets itself. */
+const HOP_BY_HOP = new Set([
+  "connection",
+  "keep-alive",
+  "proxy-authenticate",
+  "proxy-authorization",
+  "proxy-connection",
+  "te",
+  "trailer",
+  "transfer-encoding",
+  "upgrade",
+  "host",
+  "expect",
+  "http2-settings",
+]);
+
+/** Caller headers that never reach the upstream: its credentials, its payment, anything x-gateway-*. */
+function isDroppedRequestHeader(lower: string, connectionTokens: Set<string> | undefined): boolean {
+  return (
+    HOP_BY_HOP.has(lower) ||
+    lower === "authorization" ||
+    lower === "x-payment" ||
+    lower.startsWith("x-gateway-") ||
+    (connectionTokens?.has(lower) ?? false)
+  );
+}
+
+function connectionTokensOf(value: string | undefined): Set<string> | undefined {
+  if (!value) return undefined;
+  return new Set(value.split(",").map((t) => t.trim().toLowerCase()));
+}
+
+export type GatewayHeaders = {
+  invocationId: string;
+  agentId: string;
+  tenantId: string;
+  /** The injected upstream credential, if the agent has one. */
+  credential?: { header: string; value: string } | undefined;
+  /** Keep the caller's content-length (streaming); buffered bodies get theirs from undici. */
+  keepContentLength: boolean;
+};
+
+/**
+ * The caller's headers that may reach the upstream, from Node's raw list (flat
+ * [name, value, ...], duplicates preserved). MCP headers (Mcp-Session-Id, MCP-Protocol-Version,
+ * Accept, Last-Event-ID) pass untouched like any other.
+ */
+export function forwardableHeaders(
+  rawHeaders: readonly string[],
+  opts: { keepContentLength: boolean; skip?: string | undefined },
+): string[] {
+  let connection: string | undefined;
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    if ((rawHeaders[i] as string).toLowerCase() === "connection") connection = rawHeaders[i + 1];
+  }
+  const tokens = connectionTokensOf(connection);
+  const out: string[] = [];
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i] as string;
+    const lower = name.toLowerCase();
+    if (isDroppedRequestHeader(lower, tokens)) continue;
+    if (lower === "content-length" && !opts.keepContentLength) continue;
+    if (lower === opts.skip) continue;
+    out.push(name, rawHeaders[i + 1] as string);
+  }
+  return out;
+}
+
+/** The upstream request headers: forwardable caller headers plus the gateway's own. */
+export function upstreamRequestHeaders(rawHeaders: readonly string[], g: GatewayHeaders): string[] {
+  // The injected credential wins over a caller header of the same name.
+  const out = forwardableHeaders(rawHeaders, {
+    keepContentLength: g.keepContentLength,
+    skip: g.credential?.header.toLowerCase(),
+  });
+  out.push(
+    "x-gateway-invocation-id",
+    g.invocationId,
+    "x-gateway-agent-id",
+    g.agentId,
+    "x-gateway-tenant-id",
+    g.tenantId,
+  );
+  if (g.credential) out.push(g.credential.header, g.credential.value);
+  return out;
+}
+
+/** Upstream response headers to send back to the caller: everything but hop-by-hop. */
+export function downstreamResponseHeaders(headers: IncomingHttpHeaders): Record<string, string | string[]> {
+  const tokens = connectionTokensOf(typeof headers.connection === "string" ? headers.connection : undefined);
+  const out: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined || HOP_BY_HOP.has(name) || tokens?.has(name)) continue;
+    out[name] = value;
+  }
+  return out;
+}

@@ -1,0 +1,10 @@
+import type { AppEnv } from "@gw/http";
+import type { Runtime } from "@gw/runtime";
+import type { Hono } from "hono";
+import { registerGetInvocation } from "./get.ts";
+import { registerListInvocations } from "./list.ts";
+
+export function registerInvocations(app: Hono<AppEnv>, deps: Pick<Runtime, "store">) {
+  registerListInvocations(app, deps);
+  registerGetInvocation(app, deps);
+}

@@ -1,0 +1,30 @@
+import { type AppEnv, createBaseApp, requireAuth } from "@gw/http";
+import type { Runtime } from "@gw/runtime";
+import type { Hono } from "hono";
+import { createAgentCache } from "./agent-cache.ts";
+import type { ProxyDeps } from "./deps.ts";
+import { registerMethodNotAllowed } from "./routes/methods.ts";
+import { registerOps } from "./routes/ops.ts";
+import { registerPoll } from "./routes/poll.ts";
+import { registerStream } from "./routes/stream.ts";
+import { registerTransact } from "./routes/transact.ts";
+import { createTracker, type Tracker } from "./tracker.ts";
+
+export type ProxyApp = { app: Hono<AppEnv>; inflight: Tracker };
+
+/** The data plane: the two proxy modes and the poll, stateless but for short caches. */
+export function createProxyApp(rt: Runtime): ProxyApp {
+  const deps: ProxyDeps = {
+    ...rt,
+    agents: createAgentCache(rt.store.db, rt.config.GW_AGENT_CACHE_MS),
+    inflight: createTracker(),
+  };
+  const app = createBaseApp({ logger: rt.logger });
+  registerOps(app, rt);
+  app.use("/v1/proxy/*", requireAuth(rt.verifyToken));
+  registerTransact(app, deps);
+  registerStream(app, deps);
+  registerPoll(app, deps);
+  registerMethodNotAllowed(app);
+  return { app, inflight: deps.inflight };
+}

@@ -1,0 +1,3 @@
+export * from "./outcome.ts";
+export * from "./processor.ts";
+export * from "./worker.ts";
