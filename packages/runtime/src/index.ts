@@ -12,6 +12,7 @@ import {
   type ProcessJob,
   type TransactJob,
 } from "@gw/queue";
+import { createRateLimiter, type RateLimiter } from "@gw/ratelimit";
 import { createLogger, type DestinationStream, type Logger } from "@gw/telemetry";
 import { createUpstreamDispatcher, type SsrfPolicy, ssrfPolicy } from "@gw/upstream";
 import { Redis } from "ioredis";
@@ -28,6 +29,8 @@ export type Runtime = {
   redis: Redis | undefined;
   /** Makes a fresh Redis connection (BullMQ workers need their own); undefined without Redis. */
   newRedis: (() => Redis) | undefined;
+  /** Per-(tenant, agent) token buckets: shared through Redis when present, else in this process. */
+  rateLimiter: RateLimiter;
   /** The one dispatcher every upstream call goes through (SSRF guard, pools, time-outs). */
   dispatcher: Agent;
   /** Transactional jobs: BullMQ on Redis, or in-process without it. */
@@ -85,6 +88,7 @@ export async function createRuntime(
       ssrf: { policy, allowHttp: config.GW_ALLOW_HTTP_UPSTREAMS },
       redis,
       newRedis,
+      rateLimiter: createRateLimiter({ redis, logger }),
       dispatcher,
       jobs,
       close: async () => {

@@ -1,6 +1,7 @@
 import { DomainError, invalid, LIMITS, notFound } from "@gw/core";
 import type { AgentRow } from "@gw/db";
 import type { AppEnv } from "@gw/http";
+import { rateLimitedError } from "@gw/ratelimit";
 import type { Target } from "@gw/upstream";
 import type { Context } from "hono";
 import type { ProxyDeps } from "./deps.ts";
@@ -32,7 +33,13 @@ export async function admit(
   if (row.suspended) throw new DomainError("unprocessable", "agent is suspended");
   if (!target) throw new DomainError("unprocessable", "agent has no upstream_url");
 
-  // 3. seam: rate limit — per (tenant, agent) bucket; 429 with Retry-After.
+  // 3. The agent's token bucket (its rate_limit, else the deployment default): 429 with Retry-After.
+  const limit = row.rateLimit ?? {
+    rps: deps.config.GW_RATE_LIMIT_RPS,
+    burst: deps.config.GW_RATE_LIMIT_BURST,
+  };
+  const taken = await deps.rateLimiter.take({ tenantId, agentId: row.id }, limit);
+  if (!taken.allowed) throw rateLimitedError(taken.retryAfterSeconds);
 
   // 4. The model header.
   const model = c.env.incoming.headers["x-gateway-model"];
