@@ -23,7 +23,9 @@ describe("migrations", () => {
     const dbUrl = new URL(url as string);
     dbUrl.pathname = `/${name}`;
     try {
-      const replicas = await Promise.all([1, 2, 3, 4].map(() => openStore(dbUrl.toString(), { maxConnections: 2 })));
+      const replicas = await Promise.all(
+        [1, 2, 3, 4].map(() => openStore(dbUrl.toString(), { maxConnections: 2 })),
+      );
       const results = await Promise.all(replicas.map((s) => migrate(s)));
       expect(results.map((r) => r.applied.length).sort()).toEqual([0, 0, 0, 1]);
       const rows = await replicas[0]?.session((exec) => exec("select tag from gw_migrations"));
