@@ -3,6 +3,7 @@ import type { Config } from "@gw/config";
 import { migrate, openStore, type Store } from "@gw/db";
 import { createLogger, type DestinationStream, type Logger } from "@gw/telemetry";
 import { type SsrfPolicy, ssrfPolicy } from "@gw/upstream";
+import { createKeyring, type Keyring } from "@gw/vault";
 
 import { Redis } from "ioredis";
 
@@ -13,6 +14,8 @@ export type Runtime = {
   store: Store;
   verifyToken: TokenVerifier;
   ssrf: { policy: SsrfPolicy; allowHttp: boolean };
+  /** The credentials key-encryption key (GW_KMS_KEY, else ephemeral): one per process. */
+  keyring: Keyring;
   /** Present when REDIS_URL is set. */
   redis: Redis | undefined;
   /** Makes a fresh Redis connection (BullMQ workers need their own); undefined without Redis. */
@@ -42,6 +45,12 @@ export async function createRuntime(
       : undefined;
     const redis = newRedis?.();
     if (redis) closers.push(() => redis.quit());
+    const keyring = createKeyring(config.GW_KMS_KEY);
+    if (keyring.ephemeral) {
+      logger.warn(
+        "GW_KMS_KEY is not set: credentials are sealed under an ephemeral key of this process; they will not decrypt after a restart or in any other process",
+      );
+    }
     return {
       config,
       logger,
@@ -54,6 +63,7 @@ export async function createRuntime(
         devSecret: config.GW_DEV_JWT_SECRET,
       }),
       ssrf: { policy: ssrfPolicy(config.GW_SSRF_ALLOW_CIDRS), allowHttp: config.GW_ALLOW_HTTP_UPSTREAMS },
+      keyring,
       redis,
       newRedis,
       close: async () => {
