@@ -1,7 +1,6 @@
 import { invalid, isId, newId, notFound } from "@gw/core";
-import { type AgentPatch, type AgentRow, agentRepo, credentials, type Db } from "@gw/db";
+import { type AgentPatch, type AgentRow, agentRepo, credentialRepo, type Db } from "@gw/db";
 import { type SsrfPolicy, validateUpstreamUrl } from "@gw/upstream";
-import { and, eq } from "drizzle-orm";
 import type { CreateAgentInput, PatchAgentInput } from "./schema.ts";
 
 export type AgentsCtx = {
@@ -36,12 +35,9 @@ async function checkState(ctx: AgentsCtx, s: WireState, changed: Set<string>) {
     upstream = validateUpstreamUrl(upstream, ctx.ssrf);
   }
   if (s.credential_ref !== null && changed.has("credential_ref")) {
-    const [cred] = await ctx.db
-      .select({ id: credentials.id })
-      .from(credentials)
-      .where(and(eq(credentials.tenantId, ctx.tenantId), eq(credentials.id, s.credential_ref)))
-      .limit(1);
-    if (!cred) throw invalid("credential_ref does not name a credential of this tenant");
+    if (!(await credentialRepo.exists(ctx.db, ctx.tenantId, s.credential_ref))) {
+      throw invalid("credential_ref does not name a credential of this tenant");
+    }
   }
   return { mcpTransport: transport, upstreamUrl: upstream };
 }

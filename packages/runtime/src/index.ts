@@ -15,6 +15,7 @@ import {
 import { createRateLimiter, type RateLimiter } from "@gw/ratelimit";
 import { createLogger, type DestinationStream, type Logger } from "@gw/telemetry";
 import { createUpstreamDispatcher, type SsrfPolicy, ssrfPolicy } from "@gw/upstream";
+import { createKeyring, type Keyring } from "@gw/vault";
 import { Redis } from "ioredis";
 import type { Agent } from "undici";
 
@@ -25,6 +26,8 @@ export type Runtime = {
   store: Store;
   verifyToken: TokenVerifier;
   ssrf: { policy: SsrfPolicy; allowHttp: boolean };
+  /** The credentials key-encryption key (GW_KMS_KEY, else ephemeral): one per process. */
+  keyring: Keyring;
   /** Present when REDIS_URL is set. */
   redis: Redis | undefined;
   /** Makes a fresh Redis connection (BullMQ workers need their own); undefined without Redis. */
@@ -74,6 +77,12 @@ export async function createRuntime(
     closers.push(() => dispatcher.close());
     const jobs = createJobs(config, logger, redis, newRedis);
     closers.push(() => jobs.queue.close());
+    const keyring = createKeyring(config.GW_KMS_KEY);
+    if (keyring.ephemeral) {
+      logger.warn(
+        "GW_KMS_KEY is not set: credentials are sealed under an ephemeral key of this process; they will not decrypt after a restart or in any other process",
+      );
+    }
     return {
       config,
       logger,
@@ -86,6 +95,7 @@ export async function createRuntime(
         devSecret: config.GW_DEV_JWT_SECRET,
       }),
       ssrf: { policy, allowHttp: config.GW_ALLOW_HTTP_UPSTREAMS },
+      keyring,
       redis,
       newRedis,
       rateLimiter: createRateLimiter({ redis, logger }),

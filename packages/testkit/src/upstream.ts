@@ -28,7 +28,7 @@ export type Upstream = {
  * `streamBody` is set, for handlers that consume the request themselves).
  */
 export async function startUpstream(
-  handler: (req: IncomingMessage, res: ServerResponse, body: Buffer) => void | Promise<void>,
+  handler: (req: IncomingMessage, res: ServerResponse, body: Buffer) => unknown,
   opts: { tls?: boolean; streamBody?: boolean } = {},
 ): Promise<Upstream> {
   const received: Received[] = [];

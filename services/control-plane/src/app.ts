@@ -3,6 +3,7 @@ import type { Runtime } from "@gw/runtime";
 import type { Hono } from "hono";
 import { registerAgents } from "./routes/agents/index.ts";
 import { registerCapabilities, surfacesOf } from "./routes/capabilities.ts";
+import { registerCredentials } from "./routes/credentials/index.ts";
 import { registerInvocations } from "./routes/invocations/index.ts";
 import { registerMe } from "./routes/me.ts";
 import { registerOps } from "./routes/ops.ts";
@@ -16,9 +17,12 @@ export function createControlPlaneApp(deps: ControlPlaneDeps): Hono<AppEnv> {
   const v1 = createBaseApp({ logger: deps.logger, accessLog: false });
   v1.use(requireAuth(deps.verifyToken));
   registerMe(v1);
-  registerCapabilities(v1, deps, surfacesOf(deps));
+  const surfaces = surfacesOf(deps);
+  registerCapabilities(v1, deps, surfaces);
   registerAgents(v1, deps);
   registerInvocations(v1, deps);
+  // Mounted exactly when capabilities says so: the one value decides both.
+  if (surfaces.credentials) registerCredentials(v1, deps);
   app.route("/v1", v1);
   return app;
 }

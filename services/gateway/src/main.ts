@@ -19,11 +19,6 @@ const stopTelemetry = await startTelemetry({
   serviceName: config.OTEL_SERVICE_NAME ?? "gw-gateway",
 });
 const rt = await createRuntime(config, { service: "gateway" });
-if (!config.GW_KMS_KEY) {
-  rt.logger.warn(
-    "GW_KMS_KEY is not set: credentials are encrypted under an ephemeral key and will not decrypt after a restart",
-  );
-}
 if (config.store === "memory")
   rt.logger.warn("DATABASE_URL is not set: using the embedded in-memory store (dev only)");
 const gateway = createGateway(rt);

@@ -18,9 +18,9 @@ export type Surfaces = {
  * Which route families this deployment mounts. A false value is the reason the family's routes
  * answer 404. Families not built yet report false rather than pretending.
  */
-export function surfacesOf(_deps: Pick<Runtime, "config">): Surfaces {
+export function surfacesOf(deps: Pick<Runtime, "config">): Surfaces {
   return {
-    credentials: false,
+    credentials: deps.config.GW_CREDENTIALS === "on",
     proxy: true,
     invocations: true,
     analytics: false,

@@ -1,0 +1,6 @@
+export * from "./credentials.ts";
+export * from "./keyring.ts";
+export * from "./open.ts";
+export * from "./rewrap.ts";
+export * from "./schema.ts";
+export * from "./serialize.ts";

@@ -1,0 +1,93 @@
+import * as v from "valibot";
+
+/** Largest accepted secret, in bytes (it is sent as one header value). */
+export const SECRET_MAX_BYTES = 8 * 1024;
+export const DEFAULT_API_KEY_HEADER = "X-Api-Key";
+
+// Every message here is custom: valibot's defaults echo the received value, and a value here may
+// be a secret.
+const Secret = v.pipe(
+  v.string("must be a string"),
+  v.minLength(1, "must not be empty"),
+  v.check(
+    (s) => Buffer.byteLength(s, "utf8") <= SECRET_MAX_BYTES,
+    `must be at most ${SECRET_MAX_BYTES} bytes`,
+  ),
+  // It becomes a header value: printable ASCII, and no edge spaces (they would be trimmed in transit).
+  v.regex(
+    /^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/,
+    "must be printable ASCII without leading or trailing spaces",
+  ),
+);
+
+const Name = v.pipe(
+  v.string("must be a string"),
+  v.trim(),
+  v.minLength(1, "must not be empty"),
+  v.maxLength(200, "must be at most 200 characters"),
+);
+
+const Kind = v.picklist(["bearer", "api_key"], 'must be "bearer" or "api_key"');
+
+/**
+ * Headers a credential may not be injected as: hop-by-hop and framing headers the HTTP client owns,
+ * headers the proxy passes through untouched by contract (DESIGN.md §3 Proxy), and the gateway's
+ * own. `X-Gateway-*` is refused as a prefix below.
+ */
+const RESERVED_HEADERS = new Set([
+  "host",
+  "connection",
+  "keep-alive",
+  "proxy-authenticate",
+  "proxy-authorization",
+  "proxy-connection",
+  "te",
+  "trailer",
+  "transfer-encoding",
+  "upgrade",
+  "content-length",
+  "content-type",
+  "content-encoding",
+  "expect",
+  "accept",
+  "last-event-id",
+  "mcp-session-id",
+  "mcp-protocol-version",
+  "x-payment",
+]);
+
+/** RFC 9110 token, bounded. */
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]{1,100}$/;
+
+export function isAllowedHeaderName(name: string): boolean {
+  const lower = name.toLowerCase();
+  return TOKEN.test(name) && !RESERVED_HEADERS.has(lower) && !lower.startsWith("x-gateway-");
+}
+
+const HeaderName = v.pipe(
+  v.string("must be a string"),
+  v.regex(TOKEN, "must be an HTTP header name (token characters, at most 100)"),
+  v.check(isAllowedHeaderName, "is a reserved header name"),
+);
+
+export const CreateCredential = v.strictObject({
+  name: Name,
+  kind: Kind,
+  secret: Secret,
+  header_name: v.nullish(HeaderName),
+});
+
+/**
+ * PUT replaces the secret: `secret` is required and every PUT is a rotation (`version` + 1). `name`,
+ * `kind` and `header_name` may change in the same call; absent means unchanged, a null
+ * `header_name` goes back to the default.
+ */
+export const PutCredential = v.strictObject({
+  secret: Secret,
+  name: v.optional(Name),
+  kind: v.optional(Kind),
+  header_name: v.nullish(HeaderName),
+});
+
+export type CreateCredentialInput = v.InferOutput<typeof CreateCredential>;
+export type PutCredentialInput = v.InferOutput<typeof PutCredential>;
