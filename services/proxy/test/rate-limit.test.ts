@@ -6,17 +6,23 @@ import {
   type Res,
   serveApp,
   startUpstream,
+  TEST_DATABASE_URL,
   TEST_REDIS_URL,
   type TestApp,
   token,
   type Upstream,
 } from "@gw/testkit";
+import type { HttpBindings } from "@hono/node-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createProxyApp } from "../src/app.ts";
 
-// Two proxy replicas and a control plane on one Postgres and (when set) one Redis: the split
-// deployment. The default bucket is small so that agents without rate_limit are easy to exhaust.
+// With DATABASE_URL: two proxy replicas and a control plane on one Postgres and (when set) one
+// Redis, the split deployment. Without it each process would get its own embedded store, so one
+// process serves both planes (as the all-in-one gateway does). The default bucket is small so that
+// agents without rate_limit are easy to exhaust.
 const PROXY_ENV = { GW_RATE_LIMIT_RPS: "0.001", GW_RATE_LIMIT_BURST: "3" };
+const SPLIT = Boolean(TEST_DATABASE_URL);
+
 const startProxy = () =>
   serveApp(
     (rt) => {
@@ -25,6 +31,22 @@ const startProxy = () =>
     },
     PROXY_ENV,
     "proxy",
+  );
+const startAllInOne = () =>
+  serveApp(
+    (rt) => {
+      const controlPlane = createControlPlaneApp(rt);
+      const proxy = createProxyApp(rt);
+      return {
+        fetch: (req: Request, env: HttpBindings) =>
+          new URL(req.url).pathname.startsWith("/v1/proxy/")
+            ? proxy.app.fetch(req, env)
+            : controlPlane.fetch(req, env),
+        stop: () => proxy.inflight.drain(),
+      };
+    },
+    PROXY_ENV,
+    "gateway",
   );
 
 let controlPlane: TestApp;
@@ -37,14 +59,20 @@ beforeAll(async () => {
     res.writeHead(200, { "content-type": "text/plain" });
     res.end("ok");
   });
-  [controlPlane, proxyA, proxyB] = await Promise.all([
-    serveApp(createControlPlaneApp, {}, "control-plane"),
-    startProxy(),
-    startProxy(),
-  ]);
+  if (SPLIT) {
+    [controlPlane, proxyA, proxyB] = await Promise.all([
+      serveApp(createControlPlaneApp, {}, "control-plane"),
+      startProxy(),
+      startProxy(),
+    ]);
+  } else {
+    controlPlane = await startAllInOne();
+    proxyA = controlPlane;
+    proxyB = controlPlane;
+  }
 });
 afterAll(async () => {
-  await Promise.all([controlPlane?.close(), proxyA?.close(), proxyB?.close()]);
+  await Promise.all([...new Set([controlPlane, proxyA, proxyB])].map((app) => app?.close()));
   await upstream?.close();
 });
 
@@ -115,7 +143,7 @@ describe("proxy rate limit", () => {
   });
 });
 
-describe.skipIf(!TEST_REDIS_URL)("proxy rate limit across replicas (Redis)", () => {
+describe.skipIf(!SPLIT || !TEST_REDIS_URL)("proxy rate limit across replicas (Redis)", () => {
   it("two replicas together admit no more than the bucket allows", async () => {
     const limit = { rps: 5, burst: 5 };
     const { call, invocations } = await setup(limit);
@@ -157,8 +185,8 @@ describe.skipIf(!TEST_REDIS_URL)("proxy rate limit across replicas (Redis)", () 
   });
 });
 
-if (!TEST_REDIS_URL) {
+if (!SPLIT || !TEST_REDIS_URL) {
   describe("proxy rate limit across replicas (Redis)", () => {
-    it.skip("skipped: REDIS_URL is not set, replicas cannot share buckets (.ci/run always sets it)", () => {});
+    it.skip("skipped: replicas need DATABASE_URL and REDIS_URL to share agents and buckets (.ci/run sets both)", () => {});
   });
 }
