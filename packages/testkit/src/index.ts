@@ -1,3 +1,4 @@
 export * from "./client.ts";
 export * from "./deploy.ts";
 export * from "./env.ts";
+export * from "./mcp-upstream.ts";
