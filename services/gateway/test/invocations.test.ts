@@ -57,9 +57,28 @@ describe("GET /v1/invocations", () => {
     const item = res.json.data[0];
     expect(Object.keys(item).sort()).toEqual(
       [
-        "id", "agent_id", "mode", "status", "error_class", "model", "mcp_method", "mcp_tool", "payment_network",
-        "payment_asset", "payment_amount", "payment_payer", "payment_nonce", "policy_action", "receipt_artifact_id",
-        "policy_matched_rule", "upstream_status", "latency_ms", "ttft_ms", "req_size", "resp_size", "created_at",
+        "id",
+        "agent_id",
+        "mode",
+        "status",
+        "error_class",
+        "model",
+        "mcp_method",
+        "mcp_tool",
+        "payment_network",
+        "payment_asset",
+        "payment_amount",
+        "payment_payer",
+        "payment_nonce",
+        "policy_action",
+        "receipt_artifact_id",
+        "policy_matched_rule",
+        "upstream_status",
+        "latency_ms",
+        "ttft_ms",
+        "req_size",
+        "resp_size",
+        "created_at",
         "completed_at",
       ].sort(),
     );
@@ -76,7 +95,9 @@ describe("GET /v1/invocations", () => {
     expect(await listIds("?agent_id=not-an-agent")).toEqual([]);
     expect(await listIds(`?since=${encodeURIComponent(between)}`)).toEqual([ids.streamOk, ids.streamFail]);
     expect(await listIds(`?until=${encodeURIComponent(between)}`)).toEqual([ids.txOk]);
-    expect(await listIds(`?since=${encodeURIComponent(before)}&until=${encodeURIComponent(before)}`)).toEqual([]);
+    expect(await listIds(`?since=${encodeURIComponent(before)}&until=${encodeURIComponent(before)}`)).toEqual(
+      [],
+    );
     // Rows without a decision or a settlement match neither filter value.
     expect(await listIds("?policy=allow")).toEqual([]);
     expect(await listIds("?settlement=settled")).toEqual([]);
@@ -99,7 +120,10 @@ describe("GET /v1/invocations", () => {
     ["since=yesterday", /since/],
     ["until=2026-13-01T00:00:00Z", /until/],
     ["since=2026-01-01", /since/],
-    [`since=${encodeURIComponent("2026-02-01T00:00:00Z")}&until=${encodeURIComponent("2026-01-01T00:00:00Z")}`, /since/],
+    [
+      `since=${encodeURIComponent("2026-02-01T00:00:00Z")}&until=${encodeURIComponent("2026-01-01T00:00:00Z")}`,
+      /since/,
+    ],
     ["limit=ten", /limit/],
     ["offset=-5", /offset/],
   ])("400 for %s", async (query, message) => {

@@ -63,7 +63,9 @@ describe("transactional proxy", () => {
     });
     expect(done.json.response.status).toBe(200);
     expect(done.json.response.headers).toEqual({ "content-type": "application/json" });
-    expect(JSON.parse(Buffer.from(done.json.response.body_b64, "base64").toString())).toEqual({ echoed: '{"q":"hi"}' });
+    expect(JSON.parse(Buffer.from(done.json.response.body_b64, "base64").toString())).toEqual({
+      echoed: '{"q":"hi"}',
+    });
     expect(done.json.completed_at).not.toBeNull();
 
     const seen = u.received[0];
@@ -210,7 +212,11 @@ describe("admission errors (both modes)", () => {
       }
     }
     expect(u.received).toHaveLength(0);
-    expect((await call("GET", "/v1/invocations?status=pending")).json.data.filter((i: { agent_id: string }) => [inactive, suspended, noUrl].includes(i.agent_id))).toEqual([]);
+    expect(
+      (await call("GET", "/v1/invocations?status=pending")).json.data.filter((i: { agent_id: string }) =>
+        [inactive, suspended, noUrl].includes(i.agent_id),
+      ),
+    ).toEqual([]);
   });
 
   it("refuses a model header over 256 bytes with 400, accepts exactly 256", async () => {
