@@ -4,9 +4,10 @@ import type { ProcessJob, TransactJob } from "@gw/queue";
 import type { Runtime } from "@gw/runtime";
 import { upstreamDuration } from "@gw/telemetry";
 import { callUpstream, targetOf, upstreamRequestHeaders } from "@gw/upstream";
+import { CredentialError, type InjectedHeader, openCredential } from "@gw/vault";
 import { capped, outcomeOf } from "./outcome.ts";
 
-export type WorkerDeps = Pick<Runtime, "store" | "logger" | "config" | "dispatcher">;
+export type WorkerDeps = Pick<Runtime, "store" | "logger" | "config" | "dispatcher" | "keyring">;
 
 // seam: mcp — the MCP methods a retry may repeat; tools/call never.
 const RETRY_SAFE_MCP = new Set(["initialize", "tools/list", "resources/list", "prompts/list"]);
@@ -49,12 +50,35 @@ export function createProcessor(deps: WorkerDeps): ProcessJob {
     const started = performance.now();
     const body = Buffer.from(job.body, "base64");
 
-    // seam: credentials — resolve the agent's credential into a header here (credential_error).
+    // The credential is opened just in time and lives only as long as this call.
+    let credential: InjectedHeader | undefined;
+    if (job.credentialRef) {
+      try {
+        credential = await openCredential({
+          db,
+          keyring: deps.keyring,
+          tenantId: job.tenantId,
+          credentialId: job.credentialRef,
+        });
+      } catch (e) {
+        if (!(e instanceof CredentialError)) throw e;
+        log.warn({ reason: e.reason }, "credential could not be opened");
+        await finish(job, {
+          status: "failed",
+          errorClass: "credential_error",
+          latencyMs: Math.round(performance.now() - started),
+          reqSize: body.length,
+          completedAt: new Date(),
+        });
+        return;
+      }
+    }
     const headers = upstreamRequestHeaders(job.headers, {
       invocationId: job.invocationId,
       agentId: job.agentId,
       tenantId: job.tenantId,
       keepContentLength: false,
+      credential,
     });
 
     const result = await callUpstream({

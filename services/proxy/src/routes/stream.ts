@@ -12,6 +12,7 @@ import {
   isRetryableStatus,
   upstreamRequestHeaders,
 } from "@gw/upstream";
+import { CredentialError, type InjectedHeader, openCredential } from "@gw/vault";
 import { RESPONSE_ALREADY_SENT } from "@hono/node-server/utils/response";
 import type { Hono } from "hono";
 import type { Dispatcher } from "undici";
@@ -140,12 +141,29 @@ async function runStream(
       }
     })();
   };
-  // seam: credentials — the agent's credential joins the headers here.
+  // The credential is opened just in time and lives only as long as this call.
+  let credential: InjectedHeader | undefined;
+  if (adm.agent.credentialRef) {
+    try {
+      credential = await openCredential({
+        db: deps.store.db,
+        keyring: deps.keyring,
+        tenantId: adm.tenantId,
+        credentialId: adm.agent.credentialRef,
+      });
+    } catch (e) {
+      if (!(e instanceof CredentialError)) throw e;
+      log.warn({ invocation_id: invocationId, reason: e.reason }, "credential could not be opened");
+      failBeforeResponse(e);
+      return;
+    }
+  }
   const headers = upstreamRequestHeaders(incoming.rawHeaders, {
     invocationId,
     agentId: adm.agent.id,
     tenantId: adm.tenantId,
     keepContentLength: true,
+    credential,
   });
   const retrySafe =
     adm.agent.protocol === "http" || (adm.mcpMethod !== null && RETRY_SAFE_MCP.has(adm.mcpMethod));
@@ -234,7 +252,7 @@ async function runStream(
   });
 
   function failBeforeResponse(e: unknown) {
-    const failure = classifyFailure(e);
+    const failure = e instanceof CredentialError ? "credential" : classifyFailure(e);
     if (ac.signal.aborted || outgoing.destroyed) {
       finish({ status: "failed", errorClass: "cancelled", upstreamStatus: null }, null, 0);
       return;
@@ -244,9 +262,11 @@ async function runStream(
         ? [504, "upstream timed out", "timeout"]
         : failure === "ssrf_blocked"
           ? [502, "upstream address is not allowed", "ssrf_blocked"]
-          : failure === "internal"
-            ? [502, "upstream call failed", "internal"]
-            : [502, "upstream unreachable", "upstream_5xx"];
+          : failure === "credential"
+            ? [502, "the agent's upstream credential could not be used", "credential_error"]
+            : failure === "internal"
+              ? [502, "upstream call failed", "internal"]
+              : [502, "upstream unreachable", "upstream_5xx"];
     const payload = JSON.stringify({ error: message });
     outgoing.writeHead(status, {
       "content-type": "application/json",

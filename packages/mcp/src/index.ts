@@ -1,0 +1,3 @@
+export * from "./collect.ts";
+export * from "./parse.ts";
+export * from "./sse.ts";

@@ -1,0 +1,122 @@
+import { invalid } from "@gw/core";
+
+/** Recorded method and tool names are capped like the model header: they land in invocation rows. */
+export const MCP_NAME_MAX_BYTES = 256;
+
+export type JsonRpcId = string | number;
+
+/**
+ * One JSON-RPC 2.0 message posted to an MCP server over Streamable HTTP, as far as the gateway
+ * cares: what to record (`method`, `tool`) and what to match (`id`). Nothing else is kept.
+ *
+ * - `request`: has a method and an id; the server answers it (JSON or an SSE stream).
+ * - `notification`: has a method and no id; the server answers 202 with no body.
+ * - `response`: a client's answer to a server-initiated request (sampling, elicitation,
+ *   roots/list). It has no method, so `method` and `tool` are null; the server answers 202.
+ */
+export type McpMessage =
+  | { kind: "request"; method: string; tool: string | null; id: JsonRpcId; isNotification: false }
+  | { kind: "notification"; method: string; tool: null; id: null; isNotification: true }
+  | { kind: "response"; method: null; tool: null; id: JsonRpcId | null; isNotification: false };
+
+const decoder = new TextDecoder("utf-8", { fatal: true });
+
+/**
+ * Parses the body of a call to an MCP agent. It must be exactly one JSON-RPC 2.0 message object:
+ * batches (removed from MCP in 2025-06-18), non-JSON, invalid UTF-8 and wrong member types are
+ * refused with `invalid` (400) and a caller-safe message that never echoes the body. A
+ * `tools/call` must name its tool in `params.name`. The bytes are not rewritten: the caller
+ * forwards the body it read, verbatim.
+ */
+export function parseMcpRequest(body: Uint8Array): McpMessage {
+  let value: unknown;
+  try {
+    value = JSON.parse(decoder.decode(body));
+  } catch {
+    throw invalid("MCP request body must be a JSON-RPC 2.0 message in valid JSON");
+  }
+  if (Array.isArray(value)) {
+    throw invalid("JSON-RPC batches are not supported: send one JSON-RPC 2.0 message per request");
+  }
+  if (!isRecord(value)) throw invalid("MCP request body must be a JSON-RPC 2.0 message object");
+  if (value.jsonrpc !== "2.0") throw invalid('jsonrpc must be "2.0"');
+  if ("method" in value) return requestOf(value);
+  if ("result" in value || "error" in value) return responseOf(value);
+  throw invalid("MCP request body must be a JSON-RPC 2.0 request, notification or response");
+}
+
+function requestOf(msg: Record<string, unknown>): McpMessage {
+  const { method, params } = msg;
+  if (typeof method !== "string" || method === "") throw invalid("method must be a non-empty string");
+  if (byteLength(method) > MCP_NAME_MAX_BYTES) {
+    throw invalid(`method must be at most ${MCP_NAME_MAX_BYTES} bytes`);
+  }
+  if ("result" in msg || "error" in msg) {
+    throw invalid("a JSON-RPC request must not carry result or error");
+  }
+  if (params !== undefined && !isRecord(params) && !Array.isArray(params)) {
+    throw invalid("params must be an object or an array");
+  }
+  const tool = method === "tools/call" ? toolOf(params) : null;
+  if (!("id" in msg)) {
+    if (tool !== null) throw invalid("tools/call must be a request with an id, not a notification");
+    return { kind: "notification", method, tool: null, id: null, isNotification: true };
+  }
+  // MCP narrows JSON-RPC here: a request id is a string or a number, never null.
+  const { id } = msg;
+  if (typeof id !== "string" && typeof id !== "number") throw invalid("id must be a string or a number");
+  return { kind: "request", method, tool, id, isNotification: false };
+}
+
+function toolOf(params: unknown): string {
+  const name = isRecord(params) ? params.name : undefined;
+  if (typeof name !== "string" || name === "") {
+    throw invalid("tools/call requires params.name, a non-empty string");
+  }
+  if (byteLength(name) > MCP_NAME_MAX_BYTES) {
+    throw invalid(`params.name must be at most ${MCP_NAME_MAX_BYTES} bytes`);
+  }
+  return name;
+}
+
+function responseOf(msg: Record<string, unknown>): McpMessage {
+  if ("result" in msg && "error" in msg) {
+    throw invalid("a JSON-RPC response carries either result or error, not both");
+  }
+  if ("error" in msg) {
+    const { error } = msg;
+    if (!isRecord(error) || !Number.isInteger(error.code) || typeof error.message !== "string") {
+      throw invalid("error must be an object with an integer code and a string message");
+    }
+  }
+  // A response to a request the receiver could not parse has id null (JSON-RPC 2.0 §5).
+  const { id } = msg;
+  if (id !== null && typeof id !== "string" && typeof id !== "number") {
+    throw invalid("id must be a string, a number or null");
+  }
+  return { kind: "response", method: null, tool: null, id, isNotification: false };
+}
+
+const RETRYABLE: ReadonlySet<string> = new Set([
+  "initialize",
+  "tools/list",
+  "resources/list",
+  "prompts/list",
+]);
+
+/**
+ * Whether a transient upstream failure of this MCP method may be retried (DESIGN.md, Proxy): only
+ * the read-only discovery calls and initialize. `tools/call` has side effects and is never
+ * retried; neither is anything else, including responses and notifications.
+ */
+export function isRetryableMcpMethod(method: string | null): boolean {
+  return method !== null && RETRYABLE.has(method);
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+function byteLength(s: string): number {
+  return Buffer.byteLength(s, "utf8");
+}

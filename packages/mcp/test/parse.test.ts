@@ -1,0 +1,218 @@
+import { DomainError } from "@gw/core";
+import { describe, expect, it } from "vitest";
+import { isRetryableMcpMethod, MCP_NAME_MAX_BYTES, parseMcpRequest } from "../src/parse.ts";
+
+const bytes = (v: unknown) => new TextEncoder().encode(typeof v === "string" ? v : JSON.stringify(v));
+
+/** The error a caller would see: kind (→ HTTP status) and message. */
+function refusal(body: unknown): { kind: string; message: string } {
+  try {
+    parseMcpRequest(body instanceof Uint8Array ? body : bytes(body));
+  } catch (e) {
+    if (e instanceof DomainError) return { kind: e.kind, message: e.message };
+    throw e;
+  }
+  throw new Error("expected the body to be refused");
+}
+
+describe("parseMcpRequest: accepted messages", () => {
+  it("reads the method and id of a request", () => {
+    const msg = parseMcpRequest(
+      bytes({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18" } }),
+    );
+    expect(msg).toEqual({ kind: "request", method: "initialize", tool: null, id: 1, isNotification: false });
+  });
+
+  it("keeps a string id as a string", () => {
+    const msg = parseMcpRequest(bytes({ jsonrpc: "2.0", id: "abc-1", method: "tools/list" }));
+    expect(msg).toMatchObject({ kind: "request", method: "tools/list", id: "abc-1" });
+  });
+
+  it("records the tool of a tools/call", () => {
+    const msg = parseMcpRequest(
+      bytes({
+        jsonrpc: "2.0",
+        id: 7,
+        method: "tools/call",
+        params: { name: "echo", arguments: { text: "hi" } },
+      }),
+    );
+    expect(msg).toEqual({
+      kind: "request",
+      method: "tools/call",
+      tool: "echo",
+      id: 7,
+      isNotification: false,
+    });
+  });
+
+  it("accepts a tool name of exactly the limit, counted in bytes", () => {
+    const name = "é".repeat(MCP_NAME_MAX_BYTES / 2); // two bytes each
+    const msg = parseMcpRequest(bytes({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name } }));
+    expect(msg.tool).toBe(name);
+  });
+
+  it("reads a notification as a method without an id", () => {
+    const msg = parseMcpRequest(bytes({ jsonrpc: "2.0", method: "notifications/initialized" }));
+    expect(msg).toEqual({
+      kind: "notification",
+      method: "notifications/initialized",
+      tool: null,
+      id: null,
+      isNotification: true,
+    });
+  });
+
+  it("accepts array params, which JSON-RPC allows", () => {
+    expect(
+      parseMcpRequest(bytes({ jsonrpc: "2.0", id: 2, method: "custom/op", params: [1, 2] })).method,
+    ).toBe("custom/op");
+  });
+
+  it("accepts a client's response to a server request, with no method to record", () => {
+    const result = parseMcpRequest(bytes({ jsonrpc: "2.0", id: 0, result: { action: "accept" } }));
+    expect(result).toEqual({ kind: "response", method: null, tool: null, id: 0, isNotification: false });
+    const error = parseMcpRequest(
+      bytes({ jsonrpc: "2.0", id: "s-1", error: { code: -32601, message: "not supported" } }),
+    );
+    expect(error).toMatchObject({ kind: "response", method: null, id: "s-1" });
+  });
+
+  it("tolerates whitespace and a UTF-8 byte order mark around the JSON", () => {
+    const body = new Uint8Array([
+      0xef,
+      0xbb,
+      0xbf,
+      ...bytes('\n  {"jsonrpc":"2.0","id":3,"method":"ping"}  \r\n'),
+    ]);
+    expect(parseMcpRequest(body)).toMatchObject({ method: "ping", id: 3 });
+  });
+});
+
+describe("parseMcpRequest: refused bodies (400)", () => {
+  const cases: Array<[string, unknown, RegExp]> = [
+    ["an empty body", "", /valid JSON/],
+    ["garbage", "not json at all", /valid JSON/],
+    ["truncated JSON", '{"jsonrpc":"2.0","id":1,', /valid JSON/],
+    ["a batch", [{ jsonrpc: "2.0", id: 1, method: "tools/list" }], /batches are not supported/],
+    ["an empty batch", [], /batches are not supported/],
+    ["a JSON string", JSON.stringify("hello"), /message object/],
+    ["null", null, /message object/],
+    ["a number", 42, /message object/],
+    ["a missing jsonrpc", { id: 1, method: "tools/list" }, /jsonrpc must be "2.0"/],
+    ["jsonrpc 1.0", { jsonrpc: "1.0", id: 1, method: "tools/list" }, /jsonrpc must be "2.0"/],
+    ["jsonrpc as a number", { jsonrpc: 2.0, id: 1, method: "tools/list" }, /jsonrpc must be "2.0"/],
+    ["a numeric method", { jsonrpc: "2.0", id: 1, method: 5 }, /method must be a non-empty string/],
+    ["an empty method", { jsonrpc: "2.0", id: 1, method: "" }, /method must be a non-empty string/],
+    ["a null id", { jsonrpc: "2.0", id: null, method: "tools/list" }, /id must be a string or a number/],
+    [
+      "an object id",
+      { jsonrpc: "2.0", id: { a: 1 }, method: "tools/list" },
+      /id must be a string or a number/,
+    ],
+    ["string params", { jsonrpc: "2.0", id: 1, method: "tools/list", params: "x" }, /params must be/],
+    ["null params", { jsonrpc: "2.0", id: 1, method: "tools/list", params: null }, /params must be/],
+    ["tools/call without params", { jsonrpc: "2.0", id: 1, method: "tools/call" }, /requires params\.name/],
+    [
+      "tools/call without a name",
+      { jsonrpc: "2.0", id: 1, method: "tools/call", params: { arguments: {} } },
+      /requires params\.name/,
+    ],
+    [
+      "tools/call with a numeric name",
+      { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: 12 } },
+      /requires params\.name/,
+    ],
+    [
+      "tools/call with an empty name",
+      { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "" } },
+      /requires params\.name/,
+    ],
+    [
+      "tools/call with array params",
+      { jsonrpc: "2.0", id: 1, method: "tools/call", params: ["echo"] },
+      /requires params\.name/,
+    ],
+    [
+      "tools/call as a notification",
+      { jsonrpc: "2.0", method: "tools/call", params: { name: "echo" } },
+      /not a notification/,
+    ],
+    [
+      "a request that also carries a result",
+      { jsonrpc: "2.0", id: 1, method: "ping", result: {} },
+      /must not carry result or error/,
+    ],
+    [
+      "an object with neither method nor result",
+      { jsonrpc: "2.0", id: 1 },
+      /request, notification or response/,
+    ],
+    ["a response with result and error", { jsonrpc: "2.0", id: 1, result: {}, error: {} }, /not both/],
+    ["a response with a malformed error", { jsonrpc: "2.0", id: 1, error: "boom" }, /integer code/],
+    ["a response with a boolean id", { jsonrpc: "2.0", id: true, result: {} }, /id must be/],
+  ];
+
+  for (const [name, body, message] of cases) {
+    it(`refuses ${name}`, () => {
+      const r = refusal(body);
+      expect(r.kind).toBe("invalid");
+      expect(r.message).toMatch(message);
+    });
+  }
+
+  it("refuses invalid UTF-8", () => {
+    const body = new Uint8Array([...bytes('{"jsonrpc":"2.0","id":1,"method":"'), 0xff, 0xfe, ...bytes('"}')]);
+    expect(refusal(body)).toMatchObject({ kind: "invalid", message: expect.stringMatching(/valid JSON/) });
+  });
+
+  it("refuses a tool name one byte over the limit, without echoing it", () => {
+    const name = `${"a".repeat(MCP_NAME_MAX_BYTES - 1)}é`; // 257 bytes, 256 characters
+    const r = refusal({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name } });
+    expect(r).toEqual({ kind: "invalid", message: "params.name must be at most 256 bytes" });
+  });
+
+  it("refuses a huge tool name", () => {
+    const r = refusal({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "x".repeat(100_000) } });
+    expect(r.message).toBe("params.name must be at most 256 bytes");
+  });
+
+  it("refuses a method over the limit", () => {
+    const r = refusal({ jsonrpc: "2.0", id: 1, method: "m".repeat(MCP_NAME_MAX_BYTES + 1) });
+    expect(r.message).toBe("method must be at most 256 bytes");
+  });
+
+  it("never echoes the body in its message", () => {
+    const secret = "sk-live-do-not-echo";
+    for (const body of [
+      secret,
+      { jsonrpc: secret, id: 1, method: "x" },
+      [{ secret }],
+      { jsonrpc: "2.0", id: 1 },
+    ]) {
+      expect(refusal(body).message).not.toContain(secret);
+    }
+  });
+});
+
+describe("isRetryableMcpMethod", () => {
+  it("allows the discovery calls and initialize", () => {
+    for (const m of ["initialize", "tools/list", "resources/list", "prompts/list"]) {
+      expect(isRetryableMcpMethod(m)).toBe(true);
+    }
+  });
+
+  it("never retries tools/call, other methods, notifications or responses", () => {
+    for (const m of [
+      "tools/call",
+      "resources/read",
+      "prompts/get",
+      "ping",
+      "notifications/initialized",
+      "TOOLS/LIST",
+    ]) {
+      expect(isRetryableMcpMethod(m)).toBe(false);
+    }
+    expect(isRetryableMcpMethod(null)).toBe(false);
+  });
+});
