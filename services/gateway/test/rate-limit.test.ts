@@ -1,4 +1,5 @@
 import { createControlPlaneApp } from "@gw/control-plane";
+import { createProxyApp } from "@gw/proxy";
 import {
   client,
   eventually,
@@ -12,13 +13,12 @@ import {
   token,
   type Upstream,
 } from "@gw/testkit";
-import type { HttpBindings } from "@hono/node-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createProxyApp } from "../src/app.ts";
+import { createGateway } from "../src/app.ts";
 
 // With DATABASE_URL: two proxy replicas and a control plane on one Postgres and (when set) one
-// Redis, the split deployment. Without it each process would get its own embedded store, so one
-// process serves both planes (as the all-in-one gateway does). The default bucket is small so that
+// Redis, the split deployment. Without it each process would get its own embedded store, so the
+// all-in-one gateway serves both planes. The default bucket is small so that
 // agents without rate_limit are easy to exhaust.
 const PROXY_ENV = { GW_RATE_LIMIT_RPS: "0.001", GW_RATE_LIMIT_BURST: "3" };
 const SPLIT = Boolean(TEST_DATABASE_URL);
@@ -32,22 +32,7 @@ const startProxy = () =>
     PROXY_ENV,
     "proxy",
   );
-const startAllInOne = () =>
-  serveApp(
-    (rt) => {
-      const controlPlane = createControlPlaneApp(rt);
-      const proxy = createProxyApp(rt);
-      return {
-        fetch: (req: Request, env: HttpBindings) =>
-          new URL(req.url).pathname.startsWith("/v1/proxy/")
-            ? proxy.app.fetch(req, env)
-            : controlPlane.fetch(req, env),
-        stop: () => proxy.inflight.drain(),
-      };
-    },
-    PROXY_ENV,
-    "gateway",
-  );
+const startAllInOne = () => serveApp(createGateway, PROXY_ENV, "gateway");
 
 let controlPlane: TestApp;
 let proxyA: TestApp;
