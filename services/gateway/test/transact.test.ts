@@ -256,7 +256,10 @@ describe("admission errors (both modes)", () => {
       ["POST", `/v1/proxy/${agent}/stream`],
       ["GET", `/v1/proxy/${agent}/invocations/inv_x`],
     ]) {
-      const res = await fetch(`${gw.url}${path}`, { method, body: method === "POST" ? "x" : null });
+      const res = await fetch(`${gw.url}${path}`, {
+        method: method as string,
+        body: method === "POST" ? "x" : null,
+      });
       expect(res.status).toBe(401);
       expect(await res.text()).toBe("");
     }
