@@ -144,3 +144,14 @@ function createJobs(
   const mem = memoryQueue({ concurrency: config.GW_WORKER_CONCURRENCY, logger });
   return { queue: mem.queue, consume: (process: ProcessJob) => mem.consume(process) };
 }
+
+/** Pings what the process depends on: the store, and Redis when used. */
+export function healthOf(rt: Pick<Runtime, "store" | "redis" | "config">) {
+  return {
+    ping: () => Promise.all([rt.store.ping(), rt.redis?.ping()]),
+    version: rt.config.GW_VERSION,
+    commit: rt.config.GW_COMMIT,
+  };
+}
+
+export { boot } from "./boot.ts";

@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from "node:http";
 
 /** Hop-by-hop headers (RFC 9110 §7.6.1) plus framing headers the client sets itself. */
-const HOP_BY_HOP = new Set([
+export const HOP_BY_HOP: ReadonlySet<string> = new Set([
   "connection",
   "keep-alive",
   "proxy-authenticate",

@@ -1,3 +1,4 @@
+import { HOP_BY_HOP } from "@gw/upstream";
 import * as v from "valibot";
 
 /** Largest accepted secret, in bytes (it is sent as one header value). */
@@ -35,20 +36,10 @@ const Kind = v.picklist(["bearer", "api_key"], 'must be "bearer" or "api_key"');
  * own. `X-Gateway-*` is refused as a prefix below.
  */
 const RESERVED_HEADERS = new Set([
-  "host",
-  "connection",
-  "keep-alive",
-  "proxy-authenticate",
-  "proxy-authorization",
-  "proxy-connection",
-  "te",
-  "trailer",
-  "transfer-encoding",
-  "upgrade",
+  ...HOP_BY_HOP,
   "content-length",
   "content-type",
   "content-encoding",
-  "expect",
   "accept",
   "last-event-id",
   "mcp-session-id",

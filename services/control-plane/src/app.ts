@@ -1,19 +1,18 @@
-import { type AppEnv, createBaseApp, requireAuth } from "@gw/http";
-import type { Runtime } from "@gw/runtime";
+import { type AppEnv, createBaseApp, registerHealth, requireAuth } from "@gw/http";
+import { healthOf, type Runtime } from "@gw/runtime";
 import type { Hono } from "hono";
 import { registerAgents } from "./routes/agents/index.ts";
 import { registerCapabilities, surfacesOf } from "./routes/capabilities.ts";
 import { registerCredentials } from "./routes/credentials/index.ts";
 import { registerInvocations } from "./routes/invocations/index.ts";
 import { registerMe } from "./routes/me.ts";
-import { registerOps } from "./routes/ops.ts";
 
 export type ControlPlaneDeps = Runtime;
 
 /** The control plane: catalog writes and every read that is not on the proxy path. */
 export function createControlPlaneApp(deps: ControlPlaneDeps): Hono<AppEnv> {
   const app = createBaseApp({ logger: deps.logger });
-  registerOps(app, deps);
+  registerHealth(app, healthOf(deps));
   const v1 = createBaseApp({ logger: deps.logger, accessLog: false });
   v1.use(requireAuth(deps.verifyToken));
   registerMe(v1);

@@ -1,10 +1,9 @@
-import { type AppEnv, createBaseApp, requireAuth } from "@gw/http";
-import type { Runtime } from "@gw/runtime";
+import { type AppEnv, createBaseApp, registerHealth, requireAuth } from "@gw/http";
+import { healthOf, type Runtime } from "@gw/runtime";
 import type { Hono } from "hono";
 import { createAgentCache } from "./agent-cache.ts";
 import type { ProxyDeps } from "./deps.ts";
 import { registerMethodNotAllowed } from "./routes/methods.ts";
-import { registerOps } from "./routes/ops.ts";
 import { registerPoll } from "./routes/poll.ts";
 import { registerStream } from "./routes/stream.ts";
 import { registerTransact } from "./routes/transact.ts";
@@ -20,7 +19,7 @@ export function createProxyApp(rt: Runtime): ProxyApp {
     inflight: createTracker(),
   };
   const app = createBaseApp({ logger: rt.logger });
-  registerOps(app, rt);
+  registerHealth(app, healthOf(rt));
   app.use("/v1/proxy/*", requireAuth(rt.verifyToken));
   registerTransact(app, deps);
   registerStream(app, deps);

@@ -1,0 +1,45 @@
+import { type Config, ConfigError, loadConfig } from "@gw/config";
+import { type Fetchable, listen, onShutdown, type Served } from "@gw/http";
+import { startTelemetry } from "@gw/telemetry";
+import { createRuntime, type Runtime } from "./index.ts";
+
+/**
+ * The start-up every service shares: configuration parsed once (a bad value prints one line and
+ * exits 1), telemetry, the runtime, then `serve` listens and wires graceful shutdown: stop
+ * accepting, let in-flight requests finish, run the service's own `stop`, close the runtime.
+ */
+export async function boot(opts: {
+  service: string;
+  defaultPort: number;
+  env?: Record<string, string | undefined>;
+  /** Extra start-up checks; throw ConfigError to refuse to start. */
+  check?: (config: Config) => void;
+}): Promise<{ rt: Runtime; serve: (app: Fetchable, stop?: () => Promise<void>) => Promise<Served> }> {
+  let config: Config;
+  try {
+    config = loadConfig(opts.env ?? process.env, { defaultPort: opts.defaultPort });
+    opts.check?.(config);
+  } catch (e) {
+    console.error(e instanceof ConfigError ? e.message : String(e));
+    process.exit(1);
+  }
+  const stopTelemetry = await startTelemetry({
+    endpoint: config.OTEL_EXPORTER_OTLP_ENDPOINT,
+    serviceName: config.OTEL_SERVICE_NAME ?? `gw-${opts.service}`,
+  });
+  const rt = await createRuntime(config, { service: opts.service });
+  return {
+    rt,
+    serve: async (app, stop) => {
+      const served = await listen(app, config.port);
+      rt.logger.info({ port: served.port, store: rt.store.kind }, `${opts.service} listening`);
+      onShutdown(rt.logger, config.GW_SHUTDOWN_TIMEOUT_MS, async () => {
+        await served.close();
+        await stop?.();
+        await rt.close();
+        await stopTelemetry();
+      });
+      return served;
+    },
+  };
+}
