@@ -1,4 +1,4 @@
-import { and, count, desc, eq, gte, inArray, lt, lte, type SQL } from "drizzle-orm";
+import { and, count, desc, eq, getTableColumns, gte, inArray, lt, lte, type SQL } from "drizzle-orm";
 import type { Db } from "../client.ts";
 import {
   type InvocationMode,
@@ -91,8 +91,9 @@ export const invocationRepo = {
       f.until ? lte(invocations.createdAt, f.until) : undefined,
     ];
     const where = and(...conds);
-    // Bodies are never part of a list: select every column but them.
-    const { reqBody: _r, respBody: _s, ...cols } = invocations._.columns;
+    // Bodies are never part of a list: select every column but them. (`table._` exists in the
+    // types only; at run time it is undefined.)
+    const { reqBody: _r, respBody: _s, ...cols } = getTableColumns(invocations);
     const [rows, totals] = await Promise.all([
       db
         .select(cols)
