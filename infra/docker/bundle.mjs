@@ -5,21 +5,43 @@
 // (`esbuild --packages=external` would leave @gw/* external too, and plain Node cannot load them.)
 // Inlining also moves `import.meta.url` of packages/db/src/migrate.ts to dist/main.js, so the
 // migrator looks for `../migrations/` next to dist/: the Dockerfile copies them there.
+//
+// `--local` (the services' `pnpm build`) makes `node services/<name>/dist/main.js` run from a
+// checkout (the benchmark does): third-party imports point at the files in node_modules, and the
+// migrations are copied to `<service>/migrations` (git- and docker-ignored; the image gets its
+// migrations from the Dockerfile).
+import { cpSync, rmSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 
-const dir = process.argv[2];
+const args = process.argv.slice(2);
+const local = args.includes("--local");
+const dir = args.find((a) => !a.startsWith("--"));
 if (!dir) {
-  console.error("usage: node infra/docker/bundle.mjs services/<name>");
+  console.error("usage: node infra/docker/bundle.mjs services/<name> [--local]");
   process.exit(2);
 }
 
-/** Bare imports other than the workspace's own stay external (node: builtins included). */
+/**
+ * Bare imports other than the workspace's own stay external (node: builtins included). With
+ * `--local` they are pinned to the file esbuild resolves from the importing package: pnpm's strict
+ * layout would not let dist/main.js find the dependencies of the inlined @gw/* packages.
+ */
 const thirdPartyExternal = {
   name: "third-party-external",
   setup(b) {
-    b.onResolve({ filter: /^[^./]/ }, (args) =>
-      args.path.startsWith("@gw/") ? undefined : { path: args.path, external: true },
-    );
+    b.onResolve({ filter: /^[^./]/ }, async (args) => {
+      if (args.path.startsWith("@gw/") || args.pluginData === "inner") return undefined;
+      if (!local || args.path.startsWith("node:")) return { path: args.path, external: true };
+      const r = await b.resolve(args.path, {
+        kind: args.kind,
+        resolveDir: args.resolveDir,
+        importer: args.importer,
+        pluginData: "inner",
+      });
+      if (r.errors.length > 0) return { errors: r.errors };
+      return { path: r.path, external: true };
+    });
   },
 };
 
@@ -32,5 +54,13 @@ await build({
   target: "node24",
   sourcemap: true,
   plugins: [thirdPartyExternal],
+  // Node itself ignores "module" (field and condition): pick the file Node would load.
+  ...(local ? { mainFields: ["main"], conditions: ["node"] } : {}),
   logLevel: "info",
 });
+
+if (local) {
+  const migrations = fileURLToPath(new URL("../../packages/db/migrations/", import.meta.url));
+  rmSync(`${dir}/migrations`, { recursive: true, force: true });
+  cpSync(migrations, `${dir}/migrations`, { recursive: true });
+}

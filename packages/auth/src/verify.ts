@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { createRemoteJWKSet, type JWTPayload, jwtVerify } from "jose";
 
 export type Principal = Readonly<{ tenantId: string; userId: string; scopes: readonly string[] }>;
@@ -30,7 +31,7 @@ function principalOf(payload: JWTPayload, tenantClaim: string): Principal | null
 
 /**
  * Builds the bearer-token verifier. JWKS keys are fetched and cached by jose (rotation: an unknown
- * `kid` triggers a refetch). Verified principals are remembered per token until the earlier of the
+ * `kid` triggers a refetch). Verified principals are remembered per token (keyed by its SHA-256) until the earlier of the
  * token's expiry and `cacheMs`, so the hot path pays for a signature check once per token, not
  * once per request. Any failure yields null: the caller answers 401 without saying why.
  */
@@ -58,10 +59,12 @@ export function createTokenVerifier(opts: AuthOptions): TokenVerifier {
 
   return async (token) => {
     const now = Date.now();
-    const hit = cache.get(token);
+    // Keyed by the token's hash: the process never keeps bearer tokens themselves in memory.
+    const key = createHash("sha256").update(token).digest("base64url");
+    const hit = cache.get(key);
     if (hit) {
       if (hit.until > now) return hit.principal;
-      cache.delete(token);
+      cache.delete(key);
     }
     let payload: JWTPayload;
     try {
@@ -80,7 +83,7 @@ export function createTokenVerifier(opts: AuthOptions): TokenVerifier {
       const oldest = cache.keys().next().value;
       if (oldest !== undefined) cache.delete(oldest);
     }
-    cache.set(token, { principal, until });
+    cache.set(key, { principal, until });
     return principal;
   };
 }

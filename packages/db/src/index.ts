@@ -2,6 +2,7 @@ export * from "./client.ts";
 export * from "./migrate.ts";
 export * from "./repos/agents.ts";
 export * from "./repos/credentials.ts";
+export * from "./repos/invocation-writer.ts";
 export * from "./repos/invocations.ts";
 export * from "./schema/index.ts";
 export { schema };

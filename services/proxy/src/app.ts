@@ -1,3 +1,4 @@
+import { createInvocationWriter } from "@gw/db";
 import { type AppEnv, createBaseApp, registerHealth, requireAuth } from "@gw/http";
 import { healthOf, type Runtime } from "@gw/runtime";
 import type { Hono } from "hono";
@@ -16,6 +17,7 @@ export function createProxyApp(rt: Runtime): ProxyApp {
   const deps: ProxyDeps = {
     ...rt,
     agents: createAgentCache(rt.store.db, rt.config.GW_AGENT_CACHE_MS),
+    invocations: createInvocationWriter(rt.store.db),
     inflight: createTracker(),
   };
   const app = createBaseApp({ logger: rt.logger });

@@ -1,5 +1,5 @@
 import { LIMITS } from "@gw/core";
-import { type InvocationUpdate, invocationRepo } from "@gw/db";
+import { createInvocationWriter, type InvocationUpdate, invocationRepo } from "@gw/db";
 import type { ProcessJob, TransactJob } from "@gw/queue";
 import type { Runtime } from "@gw/runtime";
 import { upstreamDuration } from "@gw/telemetry";
@@ -34,6 +34,8 @@ export function mayRepeatAfterCrash(job: Pick<TransactJob, "protocol" | "mcpMeth
 export function createProcessor(deps: WorkerDeps): ProcessJob {
   const { db } = deps.store;
   const { config } = deps;
+  // The final write of each job, group-committed with the other jobs finishing meanwhile.
+  const writer = createInvocationWriter(db);
   return async (job) => {
     const log = deps.logger.child({ invocation_id: job.invocationId });
     const claimed = await invocationRepo.claim(db, job.tenantId, job.invocationId);
@@ -121,7 +123,7 @@ export function createProcessor(deps: WorkerDeps): ProcessJob {
       update.bodyCaptured = true;
       update.reqBody = capped(body, LIMITS.capturedBodyMaxBytes);
     }
-    await invocationRepo.update(db, job.tenantId, job.invocationId, update, stored);
+    await writer.update(job.tenantId, job.invocationId, update, stored);
     log.info(
       {
         status: update.status,

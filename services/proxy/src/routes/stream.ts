@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
 import { LIMITS, newId } from "@gw/core";
-import { type ErrorClass, type InvocationUpdate, invocationRepo } from "@gw/db";
+import type { ErrorClass, InvocationUpdate } from "@gw/db";
 import { type AppEnv, readNodeBodyCapped } from "@gw/http";
 import { proxyCalls, upstreamDuration } from "@gw/telemetry";
 import {
@@ -43,7 +43,7 @@ export function registerStream(app: Hono<AppEnv>, deps: ProxyDeps) {
     // seam: policy, x402 — steps 6–7, then settlement before the upstream opens.
     const adm: Admitted = { ...admitted, mcpMethod: mcp?.method ?? null, mcpTool: mcp?.tool ?? null };
     const invocationId = newId("inv");
-    await invocationRepo.insert(deps.store.db, adm.tenantId, {
+    await deps.invocations.insert(adm.tenantId, {
       id: invocationId,
       agentId: adm.agent.id,
       mode: "streaming",
@@ -103,7 +103,7 @@ async function runStream(
       update.respBody = respCapture.bytes();
     }
     deps.inflight.track(
-      invocationRepo.update(deps.store.db, adm.tenantId, invocationId, update).catch((e: unknown) => {
+      deps.invocations.update(adm.tenantId, invocationId, update).catch((e: unknown) => {
         log.error(
           { invocation_id: invocationId, err: e instanceof Error ? e.message : "error" },
           "could not record stream outcome",

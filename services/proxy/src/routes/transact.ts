@@ -1,5 +1,4 @@
 import { LIMITS, newId, unavailable } from "@gw/core";
-import { invocationRepo } from "@gw/db";
 import { type AppEnv, readNodeBodyCapped } from "@gw/http";
 import { proxyCalls } from "@gw/telemetry";
 import { forwardableHeaders } from "@gw/upstream";
@@ -22,7 +21,7 @@ export function registerTransact(app: Hono<AppEnv>, deps: ProxyDeps) {
     // seam: verifier, policy, x402 — steps 5–7 decide here, before any invocation exists.
 
     const invocationId = newId("inv");
-    await invocationRepo.insert(deps.store.db, adm.tenantId, {
+    await deps.invocations.insert(adm.tenantId, {
       id: invocationId,
       agentId: adm.agent.id,
       mode: "transactional",
@@ -50,7 +49,7 @@ export function registerTransact(app: Hono<AppEnv>, deps: ProxyDeps) {
         { invocation_id: invocationId, err: e instanceof Error ? e.message : "error" },
         "enqueue failed",
       );
-      await invocationRepo.update(deps.store.db, adm.tenantId, invocationId, {
+      await deps.invocations.update(adm.tenantId, invocationId, {
         status: "failed",
         errorClass: "internal",
         completedAt: new Date(),

@@ -1,0 +1,127 @@
+import { type ChildProcess, execFileSync } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { connect } from "node:net";
+import { mintDevToken } from "@gw/auth";
+import { freePort, ROOT, spawnHelper, spawnService } from "./procs.ts";
+
+const SECRET = "bench-secret-that-is-at-least-32-characters-long";
+export const DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/test";
+export const DEFAULT_REDIS_URL = "redis://127.0.0.1:6379";
+
+export type Agents = { echo: string; sink: string; source: string; sse: string; transact: string };
+export type Deployment = {
+  upstream: string;
+  bare: string;
+  proxy: string;
+  controlPlane: string;
+  proxyProc: ChildProcess;
+  bareProc: ChildProcess;
+  token: string;
+  agents: Agents;
+};
+
+function reachable(url: string, defaultPort: number): Promise<boolean> {
+  const u = new URL(url);
+  return new Promise((resolve) => {
+    const s = connect({ host: u.hostname, port: Number(u.port || defaultPort) });
+    s.setTimeout(2_000, () => {
+      s.destroy();
+      resolve(false);
+    });
+    s.once("connect", () => {
+      s.end();
+      resolve(true);
+    });
+    s.once("error", () => resolve(false));
+  });
+}
+
+/** DATABASE_URL / REDIS_URL, or the local defaults (said so); null and one clear line when unreachable. */
+export async function storesOrExplain(): Promise<{ databaseUrl: string; redisUrl: string } | null> {
+  const databaseUrl = process.env.DATABASE_URL || DEFAULT_DATABASE_URL;
+  const redisUrl = process.env.REDIS_URL || DEFAULT_REDIS_URL;
+  if (!process.env.DATABASE_URL) console.log(`DATABASE_URL is not set: using ${databaseUrl}`);
+  if (!process.env.REDIS_URL) console.log(`REDIS_URL is not set: using ${redisUrl}`);
+  const [pg, redis] = await Promise.all([reachable(databaseUrl, 5432), reachable(redisUrl, 6379)]);
+  if (!pg || !redis) {
+    const what = [!pg && `Postgres (${databaseUrl})`, !redis && `Redis (${redisUrl})`].filter(Boolean);
+    console.error(
+      `bench: cannot reach ${what.join(" and ")}; set DATABASE_URL / REDIS_URL to a running instance`,
+    );
+    return null;
+  }
+  return { databaseUrl, redisUrl };
+}
+
+export function build(): void {
+  execFileSync("pnpm", ["build"], { cwd: ROOT, stdio: ["ignore", "ignore", "inherit"] });
+}
+
+/**
+ * Starts the upstream, the bare proxy and the split deployment (control-plane, proxy, worker as
+ * separate processes from their bundles), then creates the tenant's agents.
+ */
+export async function deploy(opts: {
+  databaseUrl: string;
+  redisUrl: string;
+  profileDir?: string | undefined;
+  /** Upstream paths of the agents (the same paths direct and through the bare proxy). */
+  paths: Record<keyof Agents, string>;
+}): Promise<Deployment> {
+  const up = await spawnHelper("upstream.ts");
+  const upstream = `http://127.0.0.1:${up.port}`;
+  const bareProc = await spawnHelper("bare-proxy.ts", [upstream]);
+  const [cpPort, proxyPort, workerPort] = [await freePort(), await freePort(), await freePort()];
+  const env = {
+    DATABASE_URL: opts.databaseUrl,
+    REDIS_URL: opts.redisUrl,
+    GW_DEV_JWT_SECRET: SECRET,
+    GW_ALLOW_HTTP_UPSTREAMS: "true",
+    GW_SSRF_ALLOW_CIDRS: "127.0.0.0/8",
+    GW_LOG_LEVEL: "warn",
+    GW_QUEUE_NAME: `bench-${randomUUID()}`,
+    // The limiter must not be what is measured.
+    GW_RATE_LIMIT_RPS: "1000000",
+    GW_RATE_LIMIT_BURST: "1000000",
+    GW_KMS_KEY: Buffer.alloc(32, 7).toString("base64"),
+  };
+  // The control plane migrates first, so the others start on a ready schema.
+  await spawnService("control-plane", { ...env, PORT: String(cpPort) });
+  const profile = opts.profileDir ? ["--cpu-prof", `--cpu-prof-dir=${opts.profileDir}`] : [];
+  const [proxyProc] = await Promise.all([
+    spawnService("proxy", { ...env, PORT: String(proxyPort) }, profile),
+    spawnService("worker", { ...env, PORT: String(workerPort) }),
+  ]);
+  const controlPlane = `http://127.0.0.1:${cpPort}`;
+  const token = await mintDevToken(SECRET, {
+    tenant: `bench_${randomUUID()}`,
+    sub: "bench",
+    ttlSeconds: 6 * 3600,
+  });
+  const create = async (name: string, path: string) => {
+    const res = await fetch(`${controlPlane}/v1/agents`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: JSON.stringify({ name, upstream_url: `${upstream}${path}` }),
+    });
+    if (res.status !== 201) throw new Error(`creating agent ${name}: ${res.status} ${await res.text()}`);
+    return ((await res.json()) as { id: string }).id;
+  };
+  const agents: Agents = {
+    echo: await create("bench-echo", opts.paths.echo),
+    sink: await create("bench-sink", opts.paths.sink),
+    source: await create("bench-source", opts.paths.source),
+    sse: await create("bench-sse", opts.paths.sse),
+    transact: await create("bench-transact", opts.paths.transact),
+  };
+  return {
+    upstream,
+    bare: `http://127.0.0.1:${bareProc.port}`,
+    proxy: `http://127.0.0.1:${proxyPort}`,
+    controlPlane,
+    proxyProc,
+    bareProc: bareProc.child,
+    token,
+    agents,
+  };
+}

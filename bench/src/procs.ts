@@ -1,0 +1,117 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { setTimeout as sleep } from "node:timers/promises";
+import { fileURLToPath } from "node:url";
+
+export const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+const children = new Set<ChildProcess>();
+
+/** A child process that prints `{"port": n}` when it listens (the upstream, the bare proxy). */
+export async function spawnHelper(
+  script: string,
+  args: string[] = [],
+): Promise<{ child: ChildProcess; port: number }> {
+  const child = spawn(
+    process.execPath,
+    ["--import", "tsx", fileURLToPath(new URL(script, import.meta.url)), ...args],
+    {
+      stdio: ["ignore", "pipe", "inherit"],
+      cwd: ROOT,
+    },
+  );
+  children.add(child);
+  const port = await new Promise<number>((resolve, reject) => {
+    let buf = "";
+    child.stdout?.on("data", (d: Buffer) => {
+      buf += d.toString();
+      const line = buf.split("\n")[0];
+      if (buf.includes("\n") && line) resolve((JSON.parse(line) as { port: number }).port);
+    });
+    child.once("exit", (code) => reject(new Error(`${script} exited (${code}) before listening`)));
+  });
+  return { child, port };
+}
+
+/** A built service: `node services/<name>/dist/main.js` with `env`; resolves once /healthz is 200. */
+export async function spawnService(
+  name: string,
+  env: Record<string, string>,
+  nodeArgs: string[] = [],
+): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [...nodeArgs, `services/${name}/dist/main.js`], {
+    stdio: ["ignore", "inherit", "inherit"],
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? "", ...env },
+  });
+  children.add(child);
+  let exited: number | null | undefined;
+  child.once("exit", (code) => {
+    exited = code;
+  });
+  const url = `http://127.0.0.1:${env.PORT}/healthz`;
+  for (let i = 0; i < 300; i++) {
+    if (exited !== undefined) throw new Error(`${name} exited (${exited}) during start-up`);
+    try {
+      const res = await fetch(url);
+      if (res.status === 200) return child;
+    } catch {
+      // not listening yet
+    }
+    await sleep(100);
+  }
+  throw new Error(`${name} did not become healthy`);
+}
+
+/** Stops a child with SIGTERM (graceful: the CPU profile is written on exit) and waits for it. */
+export async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const gone = new Promise<void>((r) => child.once("exit", () => r()));
+  child.kill("SIGTERM");
+  const timer = setTimeout(() => child.kill("SIGKILL"), 15_000);
+  await gone;
+  clearTimeout(timer);
+  children.delete(child);
+}
+
+export async function stopAll(): Promise<void> {
+  await Promise.all([...children].map((c) => stop(c)));
+}
+
+/** A free local port (bound, read, released). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once("error", reject);
+    s.listen(0, "127.0.0.1", () => {
+      const addr = s.address();
+      const port = typeof addr === "object" && addr ? addr.port : 0;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** Resident set size of a process now (VmRSS), bytes. */
+export function rssOf(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  const m = /VmRSS:\s+(\d+) kB/.exec(status);
+  return m ? Number(m[1]) * 1024 : 0;
+}
+
+/** Samples a process's RSS every `everyMs` until stopped; returns the peak seen. */
+export function sampleRss(pid: number, everyMs = 20): { stop: () => number } {
+  let peak = rssOf(pid);
+  const timer = setInterval(() => {
+    try {
+      peak = Math.max(peak, rssOf(pid));
+    } catch {
+      // process gone
+    }
+  }, everyMs);
+  return {
+    stop: () => {
+      clearInterval(timer);
+      return Math.max(peak, rssOf(pid));
+    },
+  };
+}
