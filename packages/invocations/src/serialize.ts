@@ -43,7 +43,11 @@ export function invocationDetailJson(row: InvocationRow, opts: { canReadBodies: 
   };
 }
 
-/** The poll answer: the list item plus, once there is an upstream answer, the response. */
+/**
+ * The poll answer: the list item plus, once there is an upstream answer, the response. `headers`
+ * holds content-type (DESIGN.md) and, as an addition, the upstream's mcp-session-id and
+ * mcp-protocol-version when it sent them (docs/mcp.md).
+ */
 export function pollJson(row: InvocationRow, result: InvocationResult | undefined) {
   const base = invocationJson(row);
   if (!result || (row.status !== "succeeded" && row.status !== "failed")) return base;
@@ -51,7 +55,10 @@ export function pollJson(row: InvocationRow, result: InvocationResult | undefine
     ...base,
     response: {
       status: result.status,
-      headers: result.contentType ? { "content-type": result.contentType } : {},
+      headers: {
+        ...(result.contentType ? { "content-type": result.contentType } : {}),
+        ...result.headers,
+      },
       body_b64: result.body.toString("base64"),
     },
   };

@@ -12,6 +12,12 @@ export type TransactJob = {
   protocol: "http" | "mcp";
   /** JSON-RPC method of an MCP call; decides whether a retry is allowed. */
   mcpMethod: string | null;
+  /**
+   * JSON-RPC id of an MCP request (null for a notification, a response or an http agent): the
+   * worker collects the response with this id when the server answers with an event stream.
+   * Optional only for jobs enqueued before it existed.
+   */
+  mcpRequestId?: string | number | null;
   captureBodies: boolean;
   /** Caller headers, already stripped of Authorization, X-PAYMENT, x-gateway-* and hop-by-hop. */
   headers: string[];

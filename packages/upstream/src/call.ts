@@ -19,35 +19,52 @@ export function targetOf(url: string): Target {
 
 export type RetryPolicy = { retries: number; baseMs: number; retryable: boolean };
 
-export type UpstreamAnswer = {
+/** The final answer of an upstream call; `body` is whatever the call's reader made of it. */
+export type UpstreamAnswerOf<T> = {
   kind: "answer";
   status: number;
   headers: IncomingHttpHeaders;
-  body: Buffer;
+  body: T;
   attempts: number;
 };
+export type UpstreamAnswer = UpstreamAnswerOf<Buffer>;
 export type UpstreamFailure = { kind: "failure"; failure: FailureClass | "too_large"; attempts: number };
 
-/**
- * One transactional upstream call with the retry policy: connection failures and 502/503/504 are
- * tried again (when the call is retryable) with jittered exponential back-off; anything else is
- * final. The response body is read whole, capped at `maxResponseBytes`.
- */
-export async function callUpstream(opts: {
+export type UpstreamCall = {
   dispatcher: Dispatcher;
   target: Target;
   headers: string[];
   body: Buffer;
   retry: RetryPolicy;
+  /** Deadline of the whole call: every attempt, the back-off between them and the body read. */
   timeoutMs: number;
-  maxResponseBytes: number;
   signal?: AbortSignal | undefined;
-}): Promise<UpstreamAnswer | UpstreamFailure> {
+};
+
+/** An answer whose body is still unread, handed to the reader of `callUpstreamStreaming`. */
+export type OpenAnswer = {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: Dispatcher.ResponseData["body"];
+};
+
+/**
+ * One transactional upstream call with the retry policy, the body read by `read`: connection
+ * failures and 502/503/504 are tried again (when the call is retryable) with jittered exponential
+ * back-off; anything else is final. A retryable status is retried before its body is read (the
+ * body is discarded); an I/O error while `read` runs counts as a connection failure of that
+ * attempt. `read` must report a body it rejects in its result, never by throwing: a thrown error
+ * is classified as a network failure.
+ */
+export async function callUpstreamStreaming<T>(
+  opts: UpstreamCall,
+  read: (answer: OpenAnswer) => Promise<T>,
+): Promise<UpstreamAnswerOf<T> | UpstreamFailure> {
   const maxAttempts = opts.retry.retryable ? opts.retry.retries + 1 : 1;
   const deadline = AbortSignal.timeout(opts.timeoutMs);
   const signal = opts.signal ? AbortSignal.any([deadline, opts.signal]) : deadline;
   for (let attempt = 1; ; attempt++) {
-    let answer: UpstreamAnswer | undefined;
+    const mayRetry = attempt < maxAttempts;
     let failure: unknown;
     try {
       const res = await opts.dispatcher.request({
@@ -60,39 +77,49 @@ export async function callUpstream(opts: {
         headersTimeout: opts.timeoutMs,
         bodyTimeout: opts.timeoutMs,
       });
-      const chunks: Buffer[] = [];
-      let size = 0;
-      for await (const chunk of res.body) {
-        size += (chunk as Buffer).length;
-        if (size > opts.maxResponseBytes) {
-          res.body.destroy();
-          return { kind: "failure", failure: "too_large", attempts: attempt };
-        }
-        chunks.push(chunk as Buffer);
+      if (mayRetry && isRetryableStatus(res.statusCode) && !signal.aborted) {
+        await res.body.dump().catch(() => {});
+      } else {
+        const open = { status: res.statusCode, headers: res.headers, body: res.body };
+        const body = await read(open);
+        return { kind: "answer", status: open.status, headers: open.headers, body, attempts: attempt };
       }
-      answer = {
-        kind: "answer",
-        status: res.statusCode,
-        headers: res.headers,
-        body: Buffer.concat(chunks, size),
-        attempts: attempt,
-      };
     } catch (e) {
       failure = e;
-    }
-    const again =
-      attempt < maxAttempts &&
-      !signal.aborted &&
-      (answer ? isRetryableStatus(answer.status) : isConnectionFailure(failure));
-    if (!again) {
-      if (answer) return answer;
-      // A deadline that fired is a timeout whatever undici reports.
-      return {
-        kind: "failure",
-        failure: deadline.aborted ? "timeout" : classifyFailure(failure),
-        attempts: attempt,
-      };
+      if (!mayRetry || signal.aborted || !isConnectionFailure(e)) {
+        // A deadline that fired is a timeout whatever undici reports.
+        return {
+          kind: "failure",
+          failure: deadline.aborted ? "timeout" : classifyFailure(failure),
+          attempts: attempt,
+        };
+      }
     }
     await sleep(backoffMs(attempt - 1, opts.retry.baseMs), undefined, { signal }).catch(() => {});
+    if (signal.aborted) {
+      return { kind: "failure", failure: deadline.aborted ? "timeout" : "cancelled", attempts: attempt };
+    }
   }
+}
+
+/** `callUpstream`'s reader: the whole body, or null once it passes `max` bytes (the read stops). */
+export async function readCapped(body: AsyncIterable<Uint8Array>, max: number): Promise<Buffer | null> {
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += chunk.byteLength;
+    if (size > max) return null; // leaving the loop destroys the stream
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks, size);
+}
+
+/** `callUpstreamStreaming` with the response body read whole, capped at `maxResponseBytes`. */
+export async function callUpstream(
+  opts: UpstreamCall & { maxResponseBytes: number },
+): Promise<UpstreamAnswer | UpstreamFailure> {
+  const r = await callUpstreamStreaming(opts, (a) => readCapped(a.body, opts.maxResponseBytes));
+  if (r.kind === "failure") return r;
+  if (r.body === null) return { kind: "failure", failure: "too_large", attempts: r.attempts };
+  return { ...r, body: r.body };
 }

@@ -1,20 +1,19 @@
 import { LIMITS } from "@gw/core";
 import { createInvocationWriter, type InvocationUpdate, invocationRepo } from "@gw/db";
+import { isRetryableMcpMethod } from "@gw/mcp";
 import type { ProcessJob, TransactJob } from "@gw/queue";
 import type { Runtime } from "@gw/runtime";
 import { upstreamDuration } from "@gw/telemetry";
-import { callUpstream, targetOf, upstreamRequestHeaders } from "@gw/upstream";
+import { callUpstreamStreaming, targetOf, upstreamRequestHeaders } from "@gw/upstream";
 import { CredentialError, type InjectedHeader, openCredential } from "@gw/vault";
+import { answerReader, keptHeaders } from "./answer.ts";
 import { capped, outcomeOf } from "./outcome.ts";
 
 export type WorkerDeps = Pick<Runtime, "store" | "logger" | "config" | "dispatcher" | "keyring">;
 
-// seam: mcp — the MCP methods a retry may repeat; tools/call never.
-const RETRY_SAFE_MCP = new Set(["initialize", "tools/list", "resources/list", "prompts/list"]);
-
 /** Whether transient failures (connection errors, 502/503/504) may be retried. */
 export function isRetrySafe(job: Pick<TransactJob, "protocol" | "mcpMethod">): boolean {
-  return job.protocol === "http" || (job.mcpMethod !== null && RETRY_SAFE_MCP.has(job.mcpMethod));
+  return job.protocol === "http" || isRetryableMcpMethod(job.mcpMethod);
 }
 
 /**
@@ -22,7 +21,7 @@ export function isRetrySafe(job: Pick<TransactJob, "protocol" | "mcpMethod">): b
  * upstream may well have done the work, so only the idempotent MCP methods qualify.
  */
 export function mayRepeatAfterCrash(job: Pick<TransactJob, "protocol" | "mcpMethod">): boolean {
-  return job.protocol === "mcp" && job.mcpMethod !== null && RETRY_SAFE_MCP.has(job.mcpMethod);
+  return job.protocol === "mcp" && isRetryableMcpMethod(job.mcpMethod);
 }
 
 /**
@@ -83,19 +82,21 @@ export function createProcessor(deps: WorkerDeps): ProcessJob {
       credential,
     });
 
-    const result = await callUpstream({
-      dispatcher: deps.dispatcher,
-      target: targetOf(job.upstreamUrl),
-      headers,
-      body,
-      retry: {
-        retries: config.GW_UPSTREAM_RETRIES,
-        baseMs: config.GW_RETRY_BASE_MS,
-        retryable: isRetrySafe(job),
+    const result = await callUpstreamStreaming(
+      {
+        dispatcher: deps.dispatcher,
+        target: targetOf(job.upstreamUrl),
+        headers,
+        body,
+        retry: {
+          retries: config.GW_UPSTREAM_RETRIES,
+          baseMs: config.GW_RETRY_BASE_MS,
+          retryable: isRetrySafe(job),
+        },
+        timeoutMs: config.GW_TRANSACT_TIMEOUT_MS,
       },
-      timeoutMs: config.GW_TRANSACT_TIMEOUT_MS,
-      maxResponseBytes: LIMITS.transactMaxBodyBytes,
-    });
+      answerReader(job),
+    );
     const latencyMs = Math.round(performance.now() - started);
     upstreamDuration.record(latencyMs, { mode: "transactional" });
 
@@ -107,17 +108,18 @@ export function createProcessor(deps: WorkerDeps): ProcessJob {
       completedAt: new Date(),
     };
     let stored: Parameters<typeof invocationRepo.update>[4];
-    if (result.kind === "answer") {
-      update.upstreamStatus = result.status;
-      update.respSize = result.body.length;
-      const contentType = result.headers["content-type"];
+    if (result.kind === "answer") update.upstreamStatus = result.status;
+    if (result.kind === "answer" && result.body.ok) {
+      const { body: respBody, contentType } = result.body;
+      update.respSize = respBody.length;
       stored = {
         status: result.status,
-        contentType: typeof contentType === "string" ? contentType : null,
-        body: result.body,
+        contentType,
+        headers: keptHeaders(result.headers),
+        body: respBody,
         expiresAt: new Date(Date.now() + config.GW_RESULT_TTL_SECONDS * 1000),
       };
-      if (job.captureBodies) update.respBody = capped(result.body, LIMITS.capturedBodyMaxBytes);
+      if (job.captureBodies) update.respBody = capped(respBody, LIMITS.capturedBodyMaxBytes);
     }
     if (job.captureBodies) {
       update.bodyCaptured = true;

@@ -12,7 +12,14 @@ export type NewInvocation = Omit<typeof invocations.$inferInsert, "tenantId">;
 export type InvocationUpdate = Partial<
   Omit<typeof invocations.$inferInsert, "id" | "tenantId" | "agentId" | "mode">
 >;
-export type InvocationResult = { status: number; contentType: string | null; body: Buffer; expiresAt: Date };
+export type InvocationResult = {
+  status: number;
+  contentType: string | null;
+  /** Further response headers kept for the poll (MCP session and protocol version). */
+  headers: Record<string, string> | null;
+  body: Buffer;
+  expiresAt: Date;
+};
 
 export type InvocationFilter = {
   status?: InvocationStatus | undefined;
@@ -139,6 +146,7 @@ export const invocationRepo = {
       .select({
         status: invocationResults.status,
         contentType: invocationResults.contentType,
+        headers: invocationResults.headers,
         body: invocationResults.body,
         expiresAt: invocationResults.expiresAt,
       })

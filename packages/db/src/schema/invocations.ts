@@ -89,6 +89,8 @@ export const invocationResults = pgTable(
     tenantId: text("tenant_id").notNull(),
     status: integer("status").notNull(),
     contentType: text("content_type"),
+    /** Upstream response headers the poll returns besides content-type (names lower-case). */
+    headers: jsonb("headers").$type<Record<string, string>>(),
     body: bytea("body").notNull(),
     expiresAt: tstz("expires_at").notNull(),
   },

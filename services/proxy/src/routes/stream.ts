@@ -3,6 +3,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { LIMITS, newId } from "@gw/core";
 import type { ErrorClass, InvocationUpdate } from "@gw/db";
 import { type AppEnv, readNodeBodyCapped } from "@gw/http";
+import { isRetryableMcpMethod, type McpMessage, parseMcpRequest } from "@gw/mcp";
 import { proxyCalls, upstreamDuration } from "@gw/telemetry";
 import {
   backoffMs,
@@ -19,10 +20,6 @@ import type { Dispatcher } from "undici";
 import { type Admitted, admit } from "../admission.ts";
 import { Capture } from "../capture.ts";
 import type { ProxyDeps } from "../deps.ts";
-import { mcpEnvelope } from "../mcp.ts";
-
-// seam: mcp — MCP methods a retry may repeat.
-const RETRY_SAFE_MCP = new Set(["initialize", "tools/list", "resources/list", "prompts/list"]);
 
 /**
  * POST /v1/proxy/{id}/stream: the upstream's status, headers and body streamed back verbatim with
@@ -34,11 +31,11 @@ export function registerStream(app: Hono<AppEnv>, deps: ProxyDeps) {
     const admitted = await admit(c, deps);
     const { incoming, outgoing } = c.env;
     let buffered: Buffer | null = null;
-    let mcp: { method: string; tool: string | null } | null = null;
+    let mcp: McpMessage | null = null;
     if (admitted.agent.protocol === "mcp") {
       // seam: verifier — with the verifier configured an MCP agent is refused here (409).
       buffered = await readNodeBodyCapped(incoming, LIMITS.transactMaxBodyBytes);
-      mcp = mcpEnvelope(buffered);
+      mcp = parseMcpRequest(buffered);
     }
     // seam: policy, x402 — steps 6–7, then settlement before the upstream opens.
     const adm: Admitted = { ...admitted, mcpMethod: mcp?.method ?? null, mcpTool: mcp?.tool ?? null };
@@ -165,8 +162,7 @@ async function runStream(
     keepContentLength: true,
     credential,
   });
-  const retrySafe =
-    adm.agent.protocol === "http" || (adm.mcpMethod !== null && RETRY_SAFE_MCP.has(adm.mcpMethod));
+  const retrySafe = adm.agent.protocol === "http" || isRetryableMcpMethod(adm.mcpMethod);
 
   let res: Dispatcher.ResponseData;
   for (let attempt = 1; ; attempt++) {

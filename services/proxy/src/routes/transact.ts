@@ -1,11 +1,11 @@
 import { LIMITS, newId, unavailable } from "@gw/core";
 import { type AppEnv, readNodeBodyCapped } from "@gw/http";
+import { parseMcpRequest } from "@gw/mcp";
 import { proxyCalls } from "@gw/telemetry";
 import { forwardableHeaders } from "@gw/upstream";
 import type { Hono } from "hono";
 import { admit } from "../admission.ts";
 import type { ProxyDeps } from "../deps.ts";
-import { mcpEnvelope } from "../mcp.ts";
 
 /**
  * POST /v1/proxy/{id}: admit, read the body (32 MiB cap), create the invocation `pending`,
@@ -16,7 +16,7 @@ export function registerTransact(app: Hono<AppEnv>, deps: ProxyDeps) {
     const adm = await admit(c, deps);
     const incoming = c.env.incoming;
     const body = await readNodeBodyCapped(incoming, LIMITS.transactMaxBodyBytes);
-    const mcp = adm.agent.protocol === "mcp" ? mcpEnvelope(body) : null;
+    const mcp = adm.agent.protocol === "mcp" ? parseMcpRequest(body) : null;
 
     // seam: verifier, policy, x402 — steps 5–7 decide here, before any invocation exists.
 
@@ -40,6 +40,7 @@ export function registerTransact(app: Hono<AppEnv>, deps: ProxyDeps) {
         credentialRef: adm.agent.credentialRef,
         protocol: adm.agent.protocol,
         mcpMethod: mcp?.method ?? null,
+        mcpRequestId: mcp?.kind === "request" ? mcp.id : null,
         captureBodies: adm.agent.captureBodies,
         headers: forwardableHeaders(incoming.rawHeaders, { keepContentLength: false }),
         body: body.toString("base64"),

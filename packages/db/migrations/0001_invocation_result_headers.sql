@@ -1,0 +1,1 @@
+ALTER TABLE "invocation_results" ADD COLUMN "headers" jsonb;

@@ -1,0 +1,399 @@
+import {
+  eventually,
+  type McpUpstream,
+  type Res,
+  startMcpUpstream,
+  startUpstream,
+  type TestApp,
+  type Upstream,
+} from "@gw/testkit";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { LoggingMessageNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { type Caller, caller, createAgent, pollDone, startGateway } from "./helpers.ts";
+
+// MCP through the gateway: the official SDK's server as the upstream, the SDK's own client on
+// the caller's side, and nothing of ours in between but the real gateway.
+
+let gw: TestApp;
+let call: Caller;
+const closers: Array<() => Promise<unknown>> = [];
+
+beforeAll(async () => {
+  gw = await startGateway();
+  call = await caller(gw);
+});
+afterEach(async () => {
+  await Promise.allSettled(closers.splice(0).map((close) => close()));
+});
+afterAll(async () => {
+  await gw?.close();
+});
+
+async function mcpUpstream(opts: Parameters<typeof startMcpUpstream>[0] = {}): Promise<McpUpstream> {
+  const u = await startMcpUpstream(opts);
+  closers.push(u.close);
+  return u;
+}
+
+async function plainUpstream(handler: Parameters<typeof startUpstream>[0]): Promise<Upstream> {
+  const u = await startUpstream(handler);
+  closers.push(u.close);
+  return u;
+}
+
+function mcpAgent(upstreamUrl: string): Promise<string> {
+  return createAgent(call, { upstream_url: upstreamUrl, protocol: "mcp", mcp_transport: "streamable_http" });
+}
+
+/** The SDK client pointed at the gateway's streaming endpoint with the caller's bearer token. */
+async function connect(agentId: string) {
+  const transport = new StreamableHTTPClientTransport(new URL(`${gw.url}/v1/proxy/${agentId}/stream`), {
+    requestInit: { headers: { Authorization: `Bearer ${call.token}` } },
+  });
+  const client = new Client({ name: "gw-mcp-test", version: "1.0.0" });
+  await client.connect(transport);
+  closers.push(() => client.close());
+  return { client, transport };
+}
+
+/** The agent's invocations, oldest first, once all of them are terminal. */
+async function invocationsOf(agentId: string, count: number) {
+  return eventually(async () => {
+    const res = await call("GET", `/v1/invocations?agent_id=${agentId}&limit=100`);
+    expect(res.status).toBe(200);
+    const rows = (res.json.data as Array<Record<string, unknown>>).slice().reverse();
+    const done = rows.every((r) => r.status === "succeeded" || r.status === "failed");
+    return rows.length === count && done ? rows : undefined;
+  });
+}
+
+const MCP_HEADERS = {
+  "content-type": "application/json",
+  accept: "application/json, text/event-stream",
+};
+
+/** A transactional call: 202, then the terminal poll. */
+async function transact(agentId: string, message: unknown, headers: Record<string, string> = {}) {
+  const accepted = await call("POST", `/v1/proxy/${agentId}`, JSON.stringify(message), {
+    ...MCP_HEADERS,
+    ...headers,
+  });
+  expect(accepted.status).toBe(202);
+  const invocationId = accepted.json.invocation_id as string;
+  expect(accepted.headers.get("x-gateway-invocation-id")).toBe(invocationId);
+  return pollDone(call, agentId, invocationId);
+}
+
+function bodyOf(poll: Res): Record<string, unknown> {
+  return JSON.parse(Buffer.from(poll.json.response.body_b64 as string, "base64").toString("utf8"));
+}
+
+/** initialize + notifications/initialized on the transactional endpoint; returns the session headers. */
+async function transactSession(agentId: string): Promise<Record<string, string>> {
+  const init = await transact(agentId, {
+    jsonrpc: "2.0",
+    id: "init-1",
+    method: "initialize",
+    params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+  });
+  expect(init.json.status).toBe("succeeded");
+  const session = init.json.response.headers["mcp-session-id"] as string;
+  expect(session).toMatch(/^[0-9a-f-]{36}$/);
+  const headers = { "mcp-session-id": session, "mcp-protocol-version": "2025-06-18" };
+  const initialized = await transact(
+    agentId,
+    { jsonrpc: "2.0", method: "notifications/initialized" },
+    headers,
+  );
+  expect(initialized.json).toMatchObject({ status: "succeeded", response: { status: 202 } });
+  return headers;
+}
+
+describe("MCP on the streaming endpoint, with the SDK client", () => {
+  it("initializes, lists and calls tools in one session; the invocations record method and tool", async () => {
+    const upstream = await mcpUpstream();
+    const agent = await mcpAgent(upstream.url);
+    const { client, transport } = await connect(agent);
+    const logged: string[] = [];
+    client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
+      logged.push(String(n.params.data));
+    });
+
+    expect(client.getServerVersion()).toMatchObject({ name: "gw-test-upstream" });
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual(["add", "echo", "log_echo"]);
+    const echoed = await client.callTool({ name: "echo", arguments: { text: "hello" } });
+    expect(echoed.content).toEqual([{ type: "text", text: "hello" }]);
+    const sum = await client.callTool({ name: "add", arguments: { a: 2, b: 40 } });
+    expect(sum.content).toEqual([{ type: "text", text: "42" }]);
+    // The notification the tool sends ahead of its result arrives through the relayed event stream.
+    const logEchoed = await client.callTool({ name: "log_echo", arguments: { text: "hi" } });
+    expect(logEchoed.content).toEqual([{ type: "text", text: "hi" }]);
+    expect(logged).toEqual(["echoing 2 characters"]);
+
+    // The session id the upstream issued came back through the gateway and went up on every call.
+    expect(transport.sessionId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(upstream.sessionIds()).toEqual([transport.sessionId]);
+    const [init, ...later] = upstream.requests;
+    expect(init?.rpcMethod).toBe("initialize");
+    expect(init?.headers["mcp-session-id"]).toBeUndefined();
+    expect(later.length).toBeGreaterThan(0);
+    for (const r of later) {
+      expect(r.headers["mcp-session-id"]).toBe(transport.sessionId);
+      expect(r.headers["mcp-protocol-version"]).toBe(transport.protocolVersion);
+      expect(r.headers.accept).toContain("text/event-stream");
+      expect(r.headers.authorization).toBeUndefined();
+      expect(r.headers["x-gateway-agent-id"]).toBe(agent);
+    }
+    // The standalone-stream probe (GET) was answered by the gateway, never forwarded.
+    expect(upstream.requests.every((r) => r.httpMethod === "POST")).toBe(true);
+
+    const rows = await invocationsOf(agent, 6);
+    expect(rows.map((r) => [r.mcp_method, r.mcp_tool])).toEqual([
+      ["initialize", null],
+      ["notifications/initialized", null],
+      ["tools/list", null],
+      ["tools/call", "echo"],
+      ["tools/call", "add"],
+      ["tools/call", "log_echo"],
+    ]);
+    for (const r of rows) expect(r).toMatchObject({ mode: "streaming", status: "succeeded" });
+    expect(rows[0]?.upstream_status).toBe(200);
+    expect(rows[1]?.upstream_status).toBe(202);
+  });
+
+  it("answers GET and DELETE with 405 and Allow: POST, and the SDK client carries on", async () => {
+    const upstream = await mcpUpstream();
+    const agent = await mcpAgent(upstream.url);
+    for (const method of ["GET", "DELETE"]) {
+      const res = await call(method, `/v1/proxy/${agent}/stream`, undefined, {
+        accept: "text/event-stream",
+      });
+      expect(res.status).toBe(405);
+      expect(res.headers.get("allow")).toBe("POST");
+      expect(typeof res.json.error).toBe("string");
+    }
+
+    // connect() probes GET for the standalone stream once initialized; the 405 does not stop it.
+    const { client, transport } = await connect(agent);
+    const session = transport.sessionId;
+    const echoed = await client.callTool({ name: "echo", arguments: { text: "still here" } });
+    expect(echoed.content).toEqual([{ type: "text", text: "still here" }]);
+    expect(upstream.posts("tools/call")[0]?.headers["mcp-session-id"]).toBe(session);
+    // DELETE is how the client ends a session; to the SDK a 405 means "not supported here".
+    await expect(transport.terminateSession()).resolves.toBeUndefined();
+    await client.close();
+    // Neither method reached the upstream: its session simply lives on until it expires it.
+    expect(upstream.requests.filter((r) => r.httpMethod !== "POST")).toEqual([]);
+    expect(upstream.sessionIds()).toEqual([session]);
+  });
+
+  it("retries a failed tools/list but never a tools/call", async () => {
+    const upstream = await mcpUpstream({ failFirst: { "tools/list": 1, "tools/call": 1 } });
+    const agent = await mcpAgent(upstream.url);
+    const { client } = await connect(agent);
+
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name)).toContain("echo");
+    expect(upstream.posts("tools/list").map((r) => r.injectedFailure)).toEqual([true, false]);
+
+    await expect(client.callTool({ name: "echo", arguments: { text: "once" } })).rejects.toMatchObject({
+      code: 503,
+    });
+    expect(upstream.posts("tools/call").map((r) => r.injectedFailure)).toEqual([true]);
+
+    // The failure was the upstream's, not the session's: the next call goes through.
+    const echoed = await client.callTool({ name: "echo", arguments: { text: "twice" } });
+    expect(echoed.content).toEqual([{ type: "text", text: "twice" }]);
+
+    const rows = await invocationsOf(agent, 5);
+    expect(rows.slice(2).map((r) => [r.mcp_method, r.status, r.error_class, r.upstream_status])).toEqual([
+      ["tools/list", "succeeded", null, 200],
+      ["tools/call", "failed", "upstream_5xx", 503],
+      ["tools/call", "succeeded", null, 200],
+    ]);
+  });
+});
+
+describe("MCP on the transactional endpoint", () => {
+  it("round-trips tools/call: the polled result is the JSON-RPC response with the MCP headers", async () => {
+    const upstream = await mcpUpstream();
+    const agent = await mcpAgent(upstream.url);
+    const session = await transactSession(agent);
+
+    const polled = await transact(
+      agent,
+      { jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "echo", arguments: { text: "hi" } } },
+      session,
+    );
+    expect(polled.json).toMatchObject({
+      status: "succeeded",
+      mode: "transactional",
+      mcp_method: "tools/call",
+      mcp_tool: "echo",
+      upstream_status: 200,
+      response: {
+        status: 200,
+        headers: { "content-type": "application/json", "mcp-session-id": session["mcp-session-id"] },
+      },
+    });
+    // The server answered with an event stream; the poller gets the one JSON-RPC response.
+    expect(bodyOf(polled)).toEqual({
+      jsonrpc: "2.0",
+      id: 7,
+      result: { content: [{ type: "text", text: "hi" }] },
+    });
+    const [sent] = upstream.posts("tools/call");
+    expect(sent?.headers["mcp-session-id"]).toBe(session["mcp-session-id"]);
+    expect(sent?.headers["mcp-protocol-version"]).toBe("2025-06-18");
+    expect(sent?.headers.accept).toBe(MCP_HEADERS.accept);
+
+    // A notification the tool sends ahead of its result is dropped from the stored answer.
+    const logged = await transact(
+      agent,
+      {
+        jsonrpc: "2.0",
+        id: "l-1",
+        method: "tools/call",
+        params: { name: "log_echo", arguments: { text: "x" } },
+      },
+      session,
+    );
+    expect(logged.json.status).toBe("succeeded");
+    expect(bodyOf(logged)).toEqual({
+      jsonrpc: "2.0",
+      id: "l-1",
+      result: { content: [{ type: "text", text: "x" }] },
+    });
+
+    const rows = await invocationsOf(agent, 4);
+    expect(rows.map((r) => [r.mode, r.mcp_method, r.mcp_tool])).toEqual([
+      ["transactional", "initialize", null],
+      ["transactional", "notifications/initialized", null],
+      ["transactional", "tools/call", "echo"],
+      ["transactional", "tools/call", "log_echo"],
+    ]);
+  });
+
+  it("stores a JSON answer as it came", async () => {
+    const upstream = await mcpUpstream({ jsonResponse: true });
+    const agent = await mcpAgent(upstream.url);
+    const session = await transactSession(agent);
+    const polled = await transact(agent, { jsonrpc: "2.0", id: 1, method: "tools/list" }, session);
+    expect(polled.json.response.headers["content-type"]).toMatch(/^application\/json/);
+    expect(polled.json.response.headers["mcp-session-id"]).toBe(session["mcp-session-id"]);
+    expect(bodyOf(polled)).toMatchObject({ jsonrpc: "2.0", id: 1, result: { tools: expect.any(Array) } });
+  });
+
+  it("retries a failed tools/list but never a tools/call", async () => {
+    const upstream = await mcpUpstream({ failFirst: { "tools/list": 2, "tools/call": 1 } });
+    const agent = await mcpAgent(upstream.url);
+    const session = await transactSession(agent);
+
+    const listed = await transact(agent, { jsonrpc: "2.0", id: 2, method: "tools/list" }, session);
+    expect(listed.json).toMatchObject({ status: "succeeded", upstream_status: 200 });
+    expect(upstream.posts("tools/list").map((r) => r.injectedFailure)).toEqual([true, true, false]);
+
+    const called = await transact(
+      agent,
+      { jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "echo", arguments: { text: "a" } } },
+      session,
+    );
+    expect(called.json).toMatchObject({
+      status: "failed",
+      error_class: "upstream_5xx",
+      upstream_status: 503,
+      response: { status: 503 },
+    });
+    expect(upstream.posts("tools/call")).toHaveLength(1);
+  });
+
+  it("stops reading an event stream once the response has arrived", async () => {
+    let closed = false;
+    const upstream = await plainUpstream((_req, res, body) => {
+      const { id } = JSON.parse(body.toString("utf8")) as { id: number };
+      res.writeHead(200, { "content-type": "text/event-stream", "mcp-session-id": "s-1" });
+      res.write(`event: message\ndata: {"jsonrpc":"2.0","method":"notifications/progress","params":{}}\n\n`);
+      res.write(`event: message\ndata: {"jsonrpc":"2.0","id":${id},"result":{"ok":true}}\n\n`);
+      // Never ended by the server: the worker must not wait for the end of the stream.
+      res.on("close", () => {
+        closed = true;
+      });
+    });
+    const agent = await mcpAgent(`${upstream.url}/mcp`);
+    const polled = await transact(agent, { jsonrpc: "2.0", id: 5, method: "tools/list" });
+    expect(polled.json).toMatchObject({
+      status: "succeeded",
+      response: { status: 200, headers: { "content-type": "application/json", "mcp-session-id": "s-1" } },
+    });
+    expect(bodyOf(polled)).toEqual({ jsonrpc: "2.0", id: 5, result: { ok: true } });
+    await eventually(() => (closed ? true : undefined));
+  });
+
+  it("fails the invocation when the event stream ends without the response", async () => {
+    const upstream = await plainUpstream((_req, res) => {
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      // A response to another id, then the end of the stream.
+      res.end(`data: {"jsonrpc":"2.0","id":999,"result":{}}\n\n`);
+    });
+    const agent = await mcpAgent(`${upstream.url}/mcp`);
+    const polled = await transact(agent, {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { name: "echo" },
+    });
+    expect(polled.json).toMatchObject({
+      status: "failed",
+      error_class: "upstream_5xx",
+      upstream_status: 200,
+    });
+    expect(polled.json.response).toBeUndefined();
+    expect(upstream.received).toHaveLength(1);
+  });
+  it("fails the invocation when the event stream passes the body cap before the response", async () => {
+    const chunk = `: ${"x".repeat(1 << 20)}\n`; // SSE comments: skipped events count towards the cap
+    const upstream = await plainUpstream(async (_req, res) => {
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      for (let i = 0; i < 40 && !res.destroyed; i++) {
+        if (!res.write(chunk)) await new Promise((r) => res.once("drain", r).once("close", r));
+      }
+      res.end();
+    });
+    const agent = await mcpAgent(`${upstream.url}/mcp`);
+    const polled = await transact(agent, { jsonrpc: "2.0", id: 1, method: "tools/list" });
+    expect(polled.json).toMatchObject({ status: "failed", error_class: "internal", upstream_status: 200 });
+    expect(polled.json.response).toBeUndefined();
+  });
+});
+
+describe("bodies that are not one JSON-RPC 2.0 message", () => {
+  const secret = "do-not-echo-me";
+  const bad: Array<[string, string]> = [
+    ["a batch", JSON.stringify([{ jsonrpc: "2.0", id: 1, method: "tools/list", params: { secret } }])],
+    ["not JSON", `{"jsonrpc":"2.0","id":1,"method":"tools/list",${secret}`],
+    ["jsonrpc 1.0", JSON.stringify({ jsonrpc: "1.0", id: 1, method: "tools/list", params: { secret } })],
+    [
+      "tools/call without a name",
+      JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { secret } }),
+    ],
+  ];
+
+  it.each(bad)("%s → 400 on both endpoints, no invocation, nothing forwarded", async (_name, body) => {
+    const upstream = await mcpUpstream();
+    const agent = await mcpAgent(upstream.url);
+    for (const path of [`/v1/proxy/${agent}`, `/v1/proxy/${agent}/stream`]) {
+      const res = await call("POST", path, body, MCP_HEADERS);
+      expect(res.status).toBe(400);
+      expect(Object.keys(res.json)).toEqual(["error"]);
+      expect(typeof res.json.error).toBe("string");
+      expect(res.text).not.toContain(secret);
+      expect(res.headers.get("x-gateway-invocation-id")).toBeNull();
+    }
+    const list = await call("GET", `/v1/invocations?agent_id=${agent}`);
+    expect(list.json.data).toEqual([]);
+    expect(upstream.requests).toEqual([]);
+  });
+});
