@@ -99,6 +99,12 @@ const EnvSchema = v.object({
   /** How long a transactional result (status, headers, body) is kept for polling. */
   GW_RESULT_TTL_SECONDS: int(86_400, 1, 30 * 86_400),
   GW_WORKER_CONCURRENCY: int(64, 1, 10_000),
+  /**
+   * false (default): streaming records and every completion update commit without waiting for the
+   * WAL flush — a Postgres crash may lose the last few hundred ms of them, never corrupt them. A
+   * transactional call's pending record is always durable before its 202. true: everything waits.
+   */
+  GW_RECORDS_SYNC_COMMIT: bool(false),
   /** How long a worker's lock on a job lasts; a dead worker's job is redelivered after about this long. */
   GW_JOB_LOCK_MS: int(30_000, 500, 600_000),
   /** BullMQ queue of transactional jobs (tests give each deployment its own). */

@@ -9,6 +9,12 @@ export type Exec = (sql: string) => Promise<Array<Record<string, unknown>>>;
 
 export type Store = {
   db: Db;
+  /**
+   * Where the data plane writes invocation records that may trade durability for latency: a pool
+   * whose commits do not wait for the WAL flush (`synchronous_commit = off`) unless
+   * `syncRecords` was asked for. The same as `db` on the embedded store.
+   */
+  recordsDb: Db;
   kind: "postgres" | "memory";
   /**
    * Runs `fn` on one dedicated connection with a raw multi-statement SQL executor (the migrator
@@ -25,7 +31,7 @@ export type Store = {
  */
 export async function openStore(
   url: string | undefined,
-  opts: { maxConnections?: number } = {},
+  opts: { maxConnections?: number; syncRecords?: boolean } = {},
 ): Promise<Store> {
   if (url) {
     const { default: postgres } = await import("postgres");
@@ -37,8 +43,22 @@ export async function openStore(
       connection: { application_name: "agent-gateway", TimeZone: "UTC" },
     });
     const db = drizzle(client, { schema }) as unknown as Db;
+    const recordsClient =
+      opts.syncRecords === false
+        ? postgres(url, {
+            max: opts.maxConnections ?? 10,
+            onnotice: () => {},
+            connection: {
+              application_name: "agent-gateway-records",
+              TimeZone: "UTC",
+              synchronous_commit: "off",
+            },
+          })
+        : undefined;
+    const recordsDb = recordsClient ? (drizzle(recordsClient, { schema }) as unknown as Db) : db;
     return {
       db,
+      recordsDb,
       kind: "postgres",
       session: async (fn) => {
         const conn = await client.reserve();
@@ -56,7 +76,9 @@ export async function openStore(
       ping: async () => {
         await client`select 1`;
       },
-      close: () => client.end({ timeout: 5 }),
+      close: async () => {
+        await Promise.all([client.end({ timeout: 5 }), recordsClient?.end({ timeout: 5 })]);
+      },
     };
   }
   const { PGlite } = await import("@electric-sql/pglite");
@@ -66,6 +88,7 @@ export async function openStore(
   const db = drizzle(client, { schema }) as unknown as Db;
   return {
     db,
+    recordsDb: db,
     kind: "memory",
     session: (fn) =>
       fn(async (text) => {

@@ -53,7 +53,7 @@ export async function createRuntime(
     service: opts.service,
     ...(opts.logStream ? { stream: opts.logStream } : {}),
   });
-  const store = await openStore(config.DATABASE_URL);
+  const store = await openStore(config.DATABASE_URL, { syncRecords: config.GW_RECORDS_SYNC_COMMIT });
   const closers: Array<() => Promise<unknown>> = [() => store.close()];
   try {
     if (opts.migrate !== false) {

@@ -21,7 +21,8 @@ export function registerTransact(app: Hono<AppEnv>, deps: ProxyDeps) {
     // seam: verifier, policy, x402 — steps 5–7 decide here, before any invocation exists.
 
     const invocationId = newId("inv");
-    await deps.invocations.insert(adm.tenantId, {
+    // The spec promises a durable record before the 202: this insert waits for the commit.
+    await deps.durableInvocations.insert(adm.tenantId, {
       id: invocationId,
       agentId: adm.agent.id,
       mode: "transactional",
