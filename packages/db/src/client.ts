@@ -7,14 +7,19 @@ export type Db = PgDatabase<PgQueryResultHKT, Schema>;
 
 export type Exec = (sql: string) => Promise<Array<Record<string, unknown>>>;
 
+/** Parameterized SQL with a constant text: postgres-js prepares it once per connection. */
+export type Query = (text: string, params: unknown[]) => Promise<unknown>;
+
 export type Store = {
   db: Db;
+  /** Raw parameterized SQL on the same pool as `db`, for hot-path statements (no query builder). */
+  query: Query;
   /**
-   * Where the data plane writes invocation records that may trade durability for latency: a pool
-   * whose commits do not wait for the WAL flush (`synchronous_commit = off`) unless
-   * `syncRecords` was asked for. The same as `db` on the embedded store.
+   * The same on the pool where the data plane writes invocation records that may trade durability
+   * for latency: its commits do not wait for the WAL flush (`synchronous_commit = off`) when
+   * `syncRecords` is false. The same pool as `query` otherwise and on the embedded store.
    */
-  recordsDb: Db;
+  recordsQuery: Query;
   kind: "postgres" | "memory";
   /**
    * Runs `fn` on one dedicated connection with a raw multi-statement SQL executor (the migrator
@@ -55,10 +60,14 @@ export async function openStore(
             },
           })
         : undefined;
-    const recordsDb = recordsClient ? (drizzle(recordsClient, { schema }) as unknown as Db) : db;
+    const query: Query = (text, params) => client.unsafe(text, params as never[], { prepare: true });
+    const recordsQuery: Query = recordsClient
+      ? (text, params) => recordsClient.unsafe(text, params as never[], { prepare: true })
+      : query;
     return {
       db,
-      recordsDb,
+      query,
+      recordsQuery,
       kind: "postgres",
       session: async (fn) => {
         const conn = await client.reserve();
@@ -86,9 +95,11 @@ export async function openStore(
   const client = new PGlite();
   await client.waitReady;
   const db = drizzle(client, { schema }) as unknown as Db;
+  const query: Query = (text, params) => client.query(text, params);
   return {
     db,
-    recordsDb: db,
+    query,
+    recordsQuery: query,
     kind: "memory",
     session: (fn) =>
       fn(async (text) => {

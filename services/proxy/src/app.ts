@@ -17,8 +17,8 @@ export function createProxyApp(rt: Runtime): ProxyApp {
   const deps: ProxyDeps = {
     ...rt,
     agents: createAgentCache(rt.store.db, rt.config.GW_AGENT_CACHE_MS),
-    invocations: createInvocationWriter(rt.store.recordsDb),
-    durableInvocations: createInvocationWriter(rt.store.db),
+    invocations: createInvocationWriter(rt.store.recordsQuery),
+    durableInvocations: createInvocationWriter(rt.store.query),
     inflight: createTracker(),
   };
   const app = createBaseApp({ logger: rt.logger });

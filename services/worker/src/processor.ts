@@ -34,7 +34,7 @@ export function createProcessor(deps: WorkerDeps): ProcessJob {
   const { db } = deps.store;
   const { config } = deps;
   // The final write of each job, group-committed with the other jobs finishing meanwhile.
-  const writer = createInvocationWriter(deps.store.recordsDb);
+  const writer = createInvocationWriter(deps.store.recordsQuery);
   return async (job) => {
     const log = deps.logger.child({ invocation_id: job.invocationId });
     const claimed = await invocationRepo.claim(db, job.tenantId, job.invocationId);

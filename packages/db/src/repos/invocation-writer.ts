@@ -1,10 +1,5 @@
-import type { Db } from "../client.ts";
-import {
-  type InvocationResult,
-  type InvocationUpdate,
-  invocationRepo,
-  type NewInvocation,
-} from "./invocations.ts";
+import type { Query } from "../client.ts";
+import type { InvocationResult, InvocationUpdate, NewInvocation } from "./invocations.ts";
 
 type Pending<T> = { item: T; resolve: () => void; reject: (e: unknown) => void };
 
@@ -68,32 +63,164 @@ export type InvocationWriter = {
   ) => Promise<void>;
 };
 
+// Every value travels as text in a text[] and is cast in SQL: one constant statement text for any
+// batch size (so it is prepared once per connection), and no driver-side array type guessing.
+const str = (v: unknown): string | null => {
+  if (v === null || v === undefined) return null;
+  if (v instanceof Date) return v.toISOString();
+  if (Buffer.isBuffer(v)) return v.toString("hex");
+  if (typeof v === "object") return JSON.stringify(v);
+  return String(v);
+};
+
+const INSERT_COLS = [
+  ["id", "text"],
+  ["tenant_id", "text"],
+  ["agent_id", "text"],
+  ["mode", "text"],
+  ["status", "text"],
+  ["model", "text"],
+  ["mcp_method", "text"],
+  ["mcp_tool", "text"],
+  ["req_size", "int8"],
+  ["started_at", "timestamptz"],
+  ["policy_action", "text"],
+  ["policy_matched_rule", "text"],
+  ["payment_network", "text"],
+  ["payment_asset", "text"],
+  ["payment_amount", "text"],
+  ["payment_payer", "text"],
+  ["payment_nonce", "text"],
+  ["settlement", "jsonb"],
+  ["settlement_status", "text"],
+] as const;
+
+const INSERT_SQL = `insert into invocations (${INSERT_COLS.map(([c]) => c).join(", ")})
+select ${INSERT_COLS.map(([c, t]) => (c === "status" ? `coalesce(v.${c}, 'pending')` : `v.${c}::${t}`)).join(", ")}
+from unnest(${INSERT_COLS.map((_, i) => `$${i + 1}::text[]`).join(", ")}) as v(${INSERT_COLS.map(([c]) => c).join(", ")})`;
+
+function insertParams(items: ReadonlyArray<{ tenantId: string; row: NewInvocation }>): (string | null)[][] {
+  const r = (x: { tenantId: string; row: NewInvocation }) => x.row;
+  const cols: Array<(x: { tenantId: string; row: NewInvocation }) => unknown> = [
+    (x) => r(x).id,
+    (x) => x.tenantId,
+    (x) => r(x).agentId,
+    (x) => r(x).mode,
+    (x) => r(x).status,
+    (x) => r(x).model,
+    (x) => r(x).mcpMethod,
+    (x) => r(x).mcpTool,
+    (x) => r(x).reqSize,
+    (x) => r(x).startedAt,
+    (x) => r(x).policyAction,
+    (x) => r(x).policyMatchedRule,
+    (x) => r(x).paymentNetwork,
+    (x) => r(x).paymentAsset,
+    (x) => r(x).paymentAmount,
+    (x) => r(x).paymentPayer,
+    (x) => r(x).paymentNonce,
+    (x) => r(x).settlement,
+    (x) => r(x).settlementStatus,
+  ];
+  return cols.map((get) => items.map((x) => str(get(x))));
+}
+
+const UPDATE_COLS = [
+  ["status", "text"],
+  ["error_class", "text"],
+  ["upstream_status", "int4"],
+  ["latency_ms", "int8"],
+  ["ttft_ms", "int8"],
+  ["req_size", "int8"],
+  ["resp_size", "int8"],
+  ["attempts", "int4"],
+  ["started_at", "timestamptz"],
+  ["completed_at", "timestamptz"],
+  ["body_captured", "boolean"],
+  ["req_body", "bytea"],
+  ["resp_body", "bytea"],
+  ["settlement", "jsonb"],
+  ["settlement_status", "text"],
+  ["receipt_artifact_id", "text"],
+] as const;
+const RESULT_COLS = [
+  ["invocation_id", "text"],
+  ["tenant_id", "text"],
+  ["status", "int4"],
+  ["content_type", "text"],
+  ["headers", "jsonb"],
+  ["body", "bytea"],
+  ["expires_at", "timestamptz"],
+] as const;
+
+const cast = (expr: string, t: string) => (t === "bytea" ? `decode(${expr}, 'hex')` : `${expr}::${t}`);
+const U = 2 + UPDATE_COLS.length; // id, tenant_id, then the columns
+
 /**
- * Invocation inserts and updates of the data plane, group-committed (see `coalesce`): a batch of
- * inserts is one multi-row INSERT; a batch of updates is one transaction whose statements are
- * pipelined on its connection. Same rows, same tenant scoping as `invocationRepo`.
+ * One statement for a whole batch of completions: the polled results are inserted by a
+ * data-modifying CTE (so a completion and its result commit together) and every invocation row is
+ * updated from the unnested arrays. A column left unset keeps its value (completions only ever
+ * move a column from null to a value).
  */
-export function createInvocationWriter(db: Db, opts: { maxInFlight?: number; maxBatch?: number } = {}) {
+const UPDATE_SQL = `with r as (
+  insert into invocation_results (${RESULT_COLS.map(([c]) => c).join(", ")})
+  select ${RESULT_COLS.map(([c, t]) => cast(`r.${c}`, t)).join(", ")}
+  from unnest(${RESULT_COLS.map((_, i) => `$${U + i + 1}::text[]`).join(", ")}) as r(${RESULT_COLS.map(([c]) => c).join(", ")})
+  on conflict do nothing
+)
+update invocations as i set ${UPDATE_COLS.map(([c, t]) => `${c} = coalesce(${cast(`v.${c}`, t)}, i.${c})`).join(", ")}
+from unnest(${Array.from({ length: U }, (_, i) => `$${i + 1}::text[]`).join(", ")}) as v(id, tenant_id, ${UPDATE_COLS.map(([c]) => c).join(", ")})
+where i.id = v.id and i.tenant_id = v.tenant_id`;
+
+function updateParams(items: readonly Update[]): (string | null)[][] {
+  const cols: Array<(u: Update) => unknown> = [
+    (u) => u.id,
+    (u) => u.tenantId,
+    (u) => u.set.status,
+    (u) => u.set.errorClass,
+    (u) => u.set.upstreamStatus,
+    (u) => u.set.latencyMs,
+    (u) => u.set.ttftMs,
+    (u) => u.set.reqSize,
+    (u) => u.set.respSize,
+    (u) => u.set.attempts,
+    (u) => u.set.startedAt,
+    (u) => u.set.completedAt,
+    (u) => u.set.bodyCaptured,
+    (u) => u.set.reqBody,
+    (u) => u.set.respBody,
+    (u) => u.set.settlement,
+    (u) => u.set.settlementStatus,
+    (u) => u.set.receiptArtifactId,
+  ];
+  const withResult = items.filter((u) => u.result);
+  const res: Array<(u: Update) => unknown> = [
+    (u) => u.id,
+    (u) => u.tenantId,
+    (u) => u.result?.status,
+    (u) => u.result?.contentType,
+    (u) => u.result?.headers,
+    (u) => u.result?.body,
+    (u) => u.result?.expiresAt,
+  ];
+  return [
+    ...cols.map((get) => items.map((u) => str(get(u)))),
+    ...res.map((get) => withResult.map((u) => str(get(u)))),
+  ];
+}
+
+/**
+ * Invocation inserts and completions of the data plane: group-committed (see `coalesce`), written
+ * as constant-text statements over unnested arrays (prepared once per connection, no query
+ * builder on the hot path). Same rows and tenant scoping as `invocationRepo`.
+ */
+export function createInvocationWriter(query: Query, opts: { maxInFlight?: number; maxBatch?: number } = {}) {
   const o = { maxInFlight: opts.maxInFlight ?? 4, maxBatch: opts.maxBatch ?? 256 };
   const insert = coalesce<{ tenantId: string; row: NewInvocation }>(async (items) => {
-    if (items.length === 1) {
-      const [one] = items as [{ tenantId: string; row: NewInvocation }];
-      await invocationRepo.insert(db, one.tenantId, one.row);
-      return;
-    }
-    await invocationRepo.insertMany(db, items);
+    await query(INSERT_SQL, insertParams(items));
   }, o);
   const update = coalesce<Update>(async (items) => {
-    if (items.length === 1) {
-      const [u] = items as [Update];
-      await invocationRepo.update(db, u.tenantId, u.id, u.set, u.result);
-      return;
-    }
-    await db.transaction(async (tx) => {
-      await Promise.all(
-        items.map((u) => invocationRepo.updateIn(tx as unknown as Db, u.tenantId, u.id, u.set, u.result)),
-      );
-    });
+    await query(UPDATE_SQL, updateParams(items));
   }, o);
   return {
     insert: (tenantId, row) => insert({ tenantId, row }),
