@@ -212,7 +212,9 @@ async function runStream(
   responseHeaders["x-gateway-invocation-id"] = invocationId;
   responseHeaders["x-request-id"] = requestId;
   outgoing.writeHead(upstreamStatus, responseHeaders);
-  outgoing.flushHeaders();
+  // A body of known length follows at once: its headers leave with its first bytes, in one write.
+  // A stream (SSE, chunked) may wait long for its first event: its headers go now.
+  if (res.headers["content-length"] === undefined) outgoing.flushHeaders();
 
   const outcome = (): Pick<InvocationUpdate, "status" | "errorClass" | "upstreamStatus"> =>
     upstreamStatus >= 500
