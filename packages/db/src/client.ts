@@ -8,7 +8,7 @@ export type Db = PgDatabase<PgQueryResultHKT, Schema>;
 export type Exec = (sql: string) => Promise<Array<Record<string, unknown>>>;
 
 /** Parameterized SQL with a constant text: postgres-js prepares it once per connection. */
-export type Query = (text: string, params: unknown[]) => Promise<unknown>;
+export type Query = (text: string, params: unknown[]) => Promise<Array<Record<string, unknown>>>;
 
 export type Store = {
   db: Db;
@@ -60,9 +60,11 @@ export async function openStore(
             },
           })
         : undefined;
-    const query: Query = (text, params) => client.unsafe(text, params as never[], { prepare: true });
+    const query: Query = async (text, params) => [
+      ...(await client.unsafe(text, params as never[], { prepare: true })),
+    ];
     const recordsQuery: Query = recordsClient
-      ? (text, params) => recordsClient.unsafe(text, params as never[], { prepare: true })
+      ? async (text, params) => [...(await recordsClient.unsafe(text, params as never[], { prepare: true }))]
       : query;
     return {
       db,
@@ -95,7 +97,8 @@ export async function openStore(
   const client = new PGlite();
   await client.waitReady;
   const db = drizzle(client, { schema }) as unknown as Db;
-  const query: Query = (text, params) => client.query(text, params);
+  const query: Query = async (text, params) =>
+    (await client.query<Record<string, unknown>>(text, params)).rows;
   return {
     db,
     query,

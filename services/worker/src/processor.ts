@@ -1,5 +1,5 @@
 import { LIMITS } from "@gw/core";
-import { createInvocationWriter, type InvocationUpdate, invocationRepo } from "@gw/db";
+import { claimInvocation, createInvocationWriter, type InvocationUpdate, invocationRepo } from "@gw/db";
 import { isRetryableMcpMethod } from "@gw/mcp";
 import type { ProcessJob, TransactJob } from "@gw/queue";
 import type { Runtime } from "@gw/runtime";
@@ -37,7 +37,7 @@ export function createProcessor(deps: WorkerDeps): ProcessJob {
   const writer = createInvocationWriter(deps.store.recordsQuery);
   return async (job) => {
     const log = deps.logger.child({ invocation_id: job.invocationId });
-    const claimed = await invocationRepo.claim(db, job.tenantId, job.invocationId);
+    const claimed = await claimInvocation(deps.store.recordsQuery, job.tenantId, job.invocationId);
     if (!claimed) {
       const row = await invocationRepo.get(db, job.tenantId, job.invocationId);
       if (row?.status !== "running") return; // unknown or already terminal: a duplicate delivery

@@ -227,3 +227,11 @@ export function createInvocationWriter(query: Query, opts: { maxInFlight?: numbe
     update: (tenantId, id, set, result) => update({ tenantId, id, set, result }),
   } satisfies InvocationWriter;
 }
+
+const CLAIM_SQL = `update invocations set status = 'running', started_at = now(), attempts = 1
+where tenant_id = $1 and id = $2 and status = 'pending' returning id`;
+
+/** pending → running for the worker; false when the row was not pending (a redelivered job). */
+export async function claimInvocation(query: Query, tenantId: string, id: string): Promise<boolean> {
+  return (await query(CLAIM_SQL, [tenantId, id])).length > 0;
+}
