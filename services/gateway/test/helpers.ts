@@ -1,4 +1,13 @@
-import { client, newTenant, type Res, serveApp, type TestApp, token } from "@gw/testkit";
+import {
+  client,
+  newTenant,
+  type Res,
+  serveApp,
+  startUpstream,
+  type TestApp,
+  token,
+  type Upstream,
+} from "@gw/testkit";
 import { createGateway } from "../src/app.ts";
 
 /** The all-in-one gateway (control plane + proxy + in-process worker) on real stores. */
@@ -48,4 +57,17 @@ export async function recordDone(call: Caller, invocationId: string): Promise<Re
     if (Date.now() > until) throw new Error(`invocation not terminal: ${res.status} ${res.text}`);
     await new Promise((r) => setTimeout(r, 25));
   }
+}
+
+/** Local upstreams for one suite: `up` starts one, `closeAll` stops every one started. */
+export function upstreamPool() {
+  const started: Upstream[] = [];
+  return {
+    up: async (...args: Parameters<typeof startUpstream>) => {
+      const u = await startUpstream(...args);
+      started.push(u);
+      return u;
+    },
+    closeAll: () => Promise.all(started.map((u) => u.close())),
+  };
 }

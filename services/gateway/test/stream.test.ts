@@ -1,19 +1,14 @@
 import { createHash, randomBytes } from "node:crypto";
 import { lookup } from "node:dns/promises";
 import { hostname } from "node:os";
-import { eventually, startUpstream, TEST_CA_FILE, type TestApp, type Upstream } from "@gw/testkit";
+import { eventually, TEST_CA_FILE, type TestApp } from "@gw/testkit";
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Caller, caller, createAgent, recordDone, startGateway } from "./helpers.ts";
+import { type Caller, caller, createAgent, recordDone, startGateway, upstreamPool } from "./helpers.ts";
 
 let gw: TestApp;
 let call: Caller;
-const upstreams: Upstream[] = [];
-const up = async (...args: Parameters<typeof startUpstream>) => {
-  const u = await startUpstream(...args);
-  upstreams.push(u);
-  return u;
-};
+const { up, closeAll } = upstreamPool();
 
 beforeAll(async () => {
   gw = await startGateway({
@@ -26,7 +21,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await gw?.close();
-  await Promise.all(upstreams.map((u) => u.close()));
+  await closeAll();
 });
 
 /** A streaming call with the raw undici client, so the test sees bytes as they arrive. */

@@ -1,16 +1,11 @@
-import { startUpstream, TEST_CA_FILE, type TestApp, type Upstream } from "@gw/testkit";
+import { TEST_CA_FILE, type TestApp, type Upstream } from "@gw/testkit";
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Caller, caller, createAgent, pollDone, startGateway } from "./helpers.ts";
+import { type Caller, caller, createAgent, pollDone, startGateway, upstreamPool } from "./helpers.ts";
 
 let gw: TestApp;
 let call: Caller;
-const upstreams: Upstream[] = [];
-const up = async (...args: Parameters<typeof startUpstream>) => {
-  const u = await startUpstream(...args);
-  upstreams.push(u);
-  return u;
-};
+const { up, closeAll } = upstreamPool();
 
 beforeAll(async () => {
   gw = await startGateway({
@@ -22,7 +17,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await gw?.close();
-  await Promise.all(upstreams.map((u) => u.close()));
+  await closeAll();
 });
 
 describe("transactional proxy", () => {

@@ -39,29 +39,12 @@ export const invocationRepo = {
     await db.insert(invocations).values({ ...row, tenantId });
   },
 
-  /** Several rows (of any tenants, each with its own) in one statement. */
-  async insertMany(db: Db, rows: ReadonlyArray<{ tenantId: string; row: NewInvocation }>): Promise<void> {
-    await db.insert(invocations).values(rows.map((r) => ({ ...r.row, tenantId: r.tenantId })));
-  },
-
   async get(db: Db, tenantId: string, id: string): Promise<InvocationRow | undefined> {
     const [row] = await db
       .select()
       .from(invocations)
       .where(and(eq(invocations.tenantId, tenantId), eq(invocations.id, id)))
       .limit(1);
-    return row;
-  },
-
-  /** pending → running; undefined when the row was not pending (a redelivered job). */
-  async claim(db: Db, tenantId: string, id: string): Promise<InvocationRow | undefined> {
-    const [row] = await db
-      .update(invocations)
-      .set({ status: "running", startedAt: new Date(), attempts: 1 })
-      .where(
-        and(eq(invocations.tenantId, tenantId), eq(invocations.id, id), eq(invocations.status, "pending")),
-      )
-      .returning();
     return row;
   },
 
@@ -85,29 +68,6 @@ export const invocationRepo = {
         .values({ invocationId: id, tenantId, ...result })
         .onConflictDoNothing();
     });
-  },
-
-  /**
-   * `update` for a caller that holds a transaction already (the batched writer): the statements
-   * are issued at once, so they pipeline on the transaction's connection.
-   */
-  async updateIn(
-    tx: Db,
-    tenantId: string,
-    id: string,
-    set: InvocationUpdate,
-    result?: InvocationResult | undefined,
-  ): Promise<void> {
-    const where = and(eq(invocations.tenantId, tenantId), eq(invocations.id, id));
-    await Promise.all([
-      tx.update(invocations).set(set).where(where),
-      result
-        ? tx
-            .insert(invocationResults)
-            .values({ invocationId: id, tenantId, ...result })
-            .onConflictDoNothing()
-        : undefined,
-    ]);
   },
 
   async list(
