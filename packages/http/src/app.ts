@@ -1,8 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { bearerToken, type Principal, type TokenVerifier } from "@gw/auth";
-import type { Logger } from "@gw/telemetry";
+import { type Logger, tracer } from "@gw/telemetry";
 import type { HttpBindings } from "@hono/node-server";
 import { RESPONSE_ALREADY_SENT } from "@hono/node-server/utils/response";
+import { context, propagation, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
 import { Hono, type MiddlewareHandler } from "hono";
 import { errorResponse } from "./errors.ts";
 
@@ -25,7 +26,30 @@ export function createBaseApp(opts: { logger: Logger; accessLog?: boolean }): Ho
     c.set("requestId", requestId);
     c.set("log", opts.logger.child({ request_id: requestId }));
     const start = performance.now();
-    await next();
+    // One server span per request, child of the caller's traceparent when it sent one; upstream
+    // calls made while handling it become its children. No headers or bodies are recorded.
+    const parent = propagation.extract(context.active(), c.env?.incoming?.headers ?? {});
+    const span = tracer.startSpan(
+      `${c.req.method}`,
+      {
+        kind: SpanKind.SERVER,
+        attributes: { "http.request.method": c.req.method, "gw.request_id": requestId },
+      },
+      parent,
+    );
+    try {
+      await context.with(trace.setSpan(parent, span), next);
+    } finally {
+      const route = c.req.matchedRoutes.findLast((r) => r.method !== "ALL")?.path;
+      if (route) {
+        span.updateName(`${c.req.method} ${route}`);
+        span.setAttribute("http.route", route);
+      }
+      const status = c.res === RESPONSE_ALREADY_SENT ? c.env.outgoing.statusCode : c.res.status;
+      span.setAttribute("http.response.status_code", status);
+      if (status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+      span.end();
+    }
     // A handler that wrote the response itself (streaming) logs its own outcome.
     if (c.res === RESPONSE_ALREADY_SENT) return;
     c.header("X-Request-Id", requestId);

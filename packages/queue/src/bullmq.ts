@@ -21,7 +21,12 @@ export function bullmqQueue(opts: { name: string; connection: Redis }): JobQueue
         removeOnFail: { age: 24 * 3600 },
       });
     },
-    close: () => queue.close(),
+    // Closing a queue whose start-up commands are still in flight on the shared connection
+    // would reject them with "Connection is closed" where nobody listens: let them finish first.
+    close: async () => {
+      await queue.waitUntilReady().catch(() => {});
+      await queue.close();
+    },
   };
 }
 
@@ -58,5 +63,10 @@ export function bullmqConsumer(opts: {
         opts.logger.error({ err: e instanceof Error ? e.message : "error" }, "could not record lost job"),
       );
   });
-  return { close: () => worker.close() };
+  return {
+    close: async () => {
+      await worker.waitUntilReady().catch(() => {});
+      await worker.close();
+    },
+  };
 }

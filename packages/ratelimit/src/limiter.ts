@@ -1,5 +1,5 @@
 import { DomainError } from "@gw/core";
-import { type Logger, meter } from "@gw/telemetry";
+import { type Logger, rateLimitFallback } from "@gw/telemetry";
 import type { Redis } from "ioredis";
 import { type BucketKey, type Limit, retryAfterSeconds, type TakeResult } from "./bucket.ts";
 import { createMemoryBuckets } from "./memory.ts";
@@ -13,9 +13,7 @@ export type RateLimiter = {
 };
 
 /** Takes decided by the local fallback while Redis did not answer. */
-const fallbackTakes = meter.createCounter("gw.ratelimit.fallback", {
-  description: "Rate-limit decisions made by the per-replica fallback because Redis did not answer",
-});
+const fallbackTakes = rateLimitFallback;
 
 /** Connection states in which ioredis would only queue the command; skip the wait. */
 const DOWN = new Set(["reconnecting", "close", "end"]);

@@ -1,3 +1,5 @@
+import { resetInstruments } from "./tracing.ts";
+
 /**
  * Starts the OpenTelemetry SDK when an OTLP endpoint is configured. Loaded lazily so that a
  * deployment without telemetry does not pay for the SDK's import.
@@ -12,13 +14,19 @@ export async function startTelemetry(opts: {
   const { OTLPMetricExporter } = await import("@opentelemetry/exporter-metrics-otlp-http");
   const { PeriodicExportingMetricReader } = await import("@opentelemetry/sdk-metrics");
   const { resourceFromAttributes } = await import("@opentelemetry/resources");
+  const { UndiciInstrumentation } = await import("@opentelemetry/instrumentation-undici");
   const sdk = new NodeSDK({
     resource: resourceFromAttributes({ "service.name": opts.serviceName }),
     traceExporter: new OTLPTraceExporter({ url: `${opts.endpoint.replace(/\/$/, "")}/v1/traces` }),
+    // Client spans for every upstream call (undici reports through diagnostics_channel, so load
+    // order does not matter). Server spans come from the base app's middleware. Neither records
+    // headers or bodies, so tokens, credentials and payments stay out of traces.
+    instrumentations: [new UndiciInstrumentation()],
     metricReader: new PeriodicExportingMetricReader({
       exporter: new OTLPMetricExporter({ url: `${opts.endpoint.replace(/\/$/, "")}/v1/metrics` }),
     }),
   });
   sdk.start();
+  resetInstruments();
   return () => sdk.shutdown();
 }

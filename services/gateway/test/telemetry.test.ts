@@ -1,0 +1,103 @@
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { fileURLToPath } from "node:url";
+import { newTenant, startUpstream, testEnv, token } from "@gw/testkit";
+import { request } from "undici";
+import { describe, expect, it } from "vitest";
+
+const REPO = fileURLToPath(new URL("../../../", import.meta.url));
+
+describe("OpenTelemetry export", () => {
+  it("exports server and upstream client spans and metrics, with no token or secret in them", async () => {
+    // A local OTLP/HTTP collector that keeps every payload it is sent.
+    const payloads: Array<{ path: string; body: string }> = [];
+    const collector = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on("data", (c) => chunks.push(c));
+      req.on("end", () => {
+        payloads.push({ path: req.url ?? "", body: Buffer.concat(chunks).toString("utf8") });
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end("{}");
+      });
+    });
+    await new Promise<void>((r) => collector.listen(0, "127.0.0.1", r));
+    const endpoint = `http://127.0.0.1:${(collector.address() as AddressInfo).port}`;
+    const upstream = await startUpstream((_req, res) => res.end("ok"));
+    const secret = `sk-live-${Math.random().toString(36).slice(2)}-do-not-export`;
+    const child = spawn(process.execPath, ["--import", "tsx", "services/gateway/src/main.ts"], {
+      cwd: REPO,
+      env: {
+        ...process.env,
+        ...(testEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_SERVICE_NAME: "gw-test" }) as Record<
+          string,
+          string
+        >),
+        PORT: "0",
+        GW_LOG_LEVEL: "info",
+      },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let out = "";
+    child.stdout.on("data", (d) => {
+      out += d.toString();
+    });
+    try {
+      const port = await new Promise<number>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`gateway did not start: ${out}`)), 30_000);
+        child.stdout.on("data", () => {
+          const m = /"port":(\d+),"store"/.exec(out);
+          if (m) {
+            clearTimeout(timer);
+            resolve(Number(m[1]));
+          }
+        });
+      });
+      const base = `http://127.0.0.1:${port}`;
+      const bearer = await token(newTenant());
+      const headers = { authorization: `Bearer ${bearer}`, "content-type": "application/json" };
+      const post = async (path: string, body: unknown) => {
+        const res = await request(`${base}${path}`, { method: "POST", headers, body: JSON.stringify(body) });
+        return (await res.body.json()) as { id: string };
+      };
+      const cred = await post("/v1/credentials", { name: "k", kind: "bearer", secret });
+      const agent = await post("/v1/agents", {
+        name: "a",
+        upstream_url: upstream.url,
+        credential_ref: cred.id,
+      });
+      const res = await request(`${base}/v1/proxy/${agent.id}/stream`, {
+        method: "POST",
+        headers,
+        body: "{}",
+      });
+      expect(res.statusCode).toBe(200);
+      await res.body.text();
+      expect(upstream.received[0]?.headers.authorization).toBe(`Bearer ${secret}`);
+
+      child.kill("SIGTERM"); // shutdown flushes the exporters
+      const [code] = await once(child, "exit");
+      expect(code).toBe(0);
+
+      const traces = payloads.filter((p) => p.path === "/v1/traces").map((p) => p.body);
+      const metrics = payloads.filter((p) => p.path === "/v1/metrics").map((p) => p.body);
+      const all = traces.join("\n");
+      expect(all).toContain("gw-test");
+      // A server span per request, named by route, and a client span for the upstream call in
+      // the same trace.
+      expect(all).toContain('"name":"POST /v1/proxy/:id/stream"');
+      expect(all).toContain('"name":"POST /v1/credentials"');
+      expect(all).toContain(`"url.full","value":{"stringValue":"${upstream.url}/"}`);
+      expect(metrics.join("\n")).toContain("gw.proxy.calls");
+      for (const body of [...traces, ...metrics]) {
+        expect(body).not.toContain(secret);
+        expect(body).not.toContain(bearer);
+      }
+    } finally {
+      child.kill("SIGKILL");
+      collector.close();
+      await upstream.close();
+    }
+  });
+});
