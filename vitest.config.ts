@@ -1,10 +1,12 @@
 import { defineConfig } from "vitest/config";
 
-// One root run over every workspace project, so `pnpm test` prints one summary. In CI a JSON
-// report is written too; .ci/run turns it into one closing line.
+// One root run over every workspace project, so `pnpm test` prints one summary. The global setup
+// decides where Postgres and Redis come from. In CI a JSON report is written too; .ci/run turns it
+// into one closing line.
 export default defineConfig({
   test: {
     projects: ["packages/*", "services/*"],
+    globalSetup: ["./test/global-setup.ts"],
     reporters: process.env.CI ? ["default", ["json", { outputFile: ".ci/vitest.json" }]] : ["default"],
   },
 });
