@@ -24,7 +24,7 @@ export function bullmqQueue(opts: { name: string; connection: Redis }): JobQueue
     // Closing a queue whose start-up commands are still in flight on the shared connection
     // would reject them with "Connection is closed" where nobody listens: let them finish first.
     close: async () => {
-      await queue.waitUntilReady().catch(() => {});
+      await settled(queue.waitUntilReady(), 1_000);
       await queue.close();
     },
   };
@@ -65,8 +65,15 @@ export function bullmqConsumer(opts: {
   });
   return {
     close: async () => {
-      await worker.waitUntilReady().catch(() => {});
+      await settled(worker.waitUntilReady(), 1_000);
       await worker.close();
     },
   };
+}
+
+/** Waits for `p` to settle, at most `ms` (a Redis that never answers must not hold shutdown). */
+async function settled(p: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([p.catch(() => {}), new Promise<void>((r) => (timer = setTimeout(r, ms)))]);
+  clearTimeout(timer);
 }

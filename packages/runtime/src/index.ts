@@ -65,7 +65,8 @@ export async function createRuntime(
           new Redis(config.REDIS_URL as string, { maxRetriesPerRequest: null, enableAutoPipelining: true })
       : undefined;
     const redis = newRedis?.();
-    if (redis) closers.push(() => redis.quit());
+    // quit() waits for Redis to answer; one that never connected is simply disconnected.
+    if (redis) closers.push(async () => (redis.status === "ready" ? redis.quit() : redis.disconnect()));
     const policy = ssrfPolicy(config.GW_SSRF_ALLOW_CIDRS);
     const dispatcher = createUpstreamDispatcher({
       policy,
@@ -135,7 +136,10 @@ function createJobs(
         return {
           close: async () => {
             await consumer.close();
-            await connection.quit().catch(() => {});
+            await (connection.status === "ready"
+              ? connection.quit()
+              : Promise.resolve(connection.disconnect())
+            ).catch(() => {});
           },
         };
       },
@@ -145,10 +149,21 @@ function createJobs(
   return { queue: mem.queue, consume: (process: ProcessJob) => mem.consume(process) };
 }
 
-/** Pings what the process depends on: the store, and Redis when used. */
+/**
+ * Pings what the process depends on: the store, and Redis when used. Bounded: a dependency that
+ * does not answer within 2 s is down (ioredis would otherwise queue the ping until it reconnects).
+ */
 export function healthOf(rt: Pick<Runtime, "store" | "redis" | "config">) {
   return {
-    ping: () => Promise.all([rt.store.ping(), rt.redis?.ping()]),
+    ping: () => {
+      let timer: NodeJS.Timeout | undefined;
+      const deadline = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error("health check timed out")), 2_000);
+      });
+      return Promise.race([Promise.all([rt.store.ping(), rt.redis?.ping()]), deadline]).finally(() =>
+        clearTimeout(timer),
+      );
+    },
     version: rt.config.GW_VERSION,
     commit: rt.config.GW_COMMIT,
   };
