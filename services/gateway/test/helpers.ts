@@ -1,3 +1,5 @@
+import { spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
 import {
   client,
   newTenant,
@@ -5,6 +7,7 @@ import {
   serveApp,
   startUpstream,
   type TestApp,
+  testEnv,
   token,
   type Upstream,
 } from "@gw/testkit";
@@ -70,4 +73,36 @@ export function upstreamPool() {
     },
     closeAll: () => Promise.all(started.map((u) => u.close())),
   };
+}
+
+/**
+ * The gateway as its own process (`pnpm start`'s entry), for tests of signals and exporters.
+ * Resolves once it logs the port it listens on; `output()` is everything it wrote to stdout.
+ */
+export async function spawnGateway(env: Record<string, string | undefined> = {}) {
+  const repo = fileURLToPath(new URL("../../../", import.meta.url));
+  const child = spawn(process.execPath, ["--import", "tsx", "services/gateway/src/main.ts"], {
+    cwd: repo,
+    env: { ...process.env, ...(testEnv(env) as Record<string, string>), PORT: "0", GW_LOG_LEVEL: "info" },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  child.stdout.on("data", (d) => {
+    out += d.toString();
+  });
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`gateway did not start: ${out}`)), 30_000);
+    child.stdout.on("data", () => {
+      const m = /"port":(\d+),"store"/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve(Number(m[1]));
+      }
+    });
+    child.once("exit", () => reject(new Error(`gateway exited before listening: ${out}`)));
+  }).catch((e: unknown) => {
+    child.kill("SIGKILL");
+    throw e;
+  });
+  return { child, url: `http://127.0.0.1:${port}`, output: () => out };
 }

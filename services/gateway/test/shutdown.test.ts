@@ -1,11 +1,8 @@
-import { spawn } from "node:child_process";
 import { once } from "node:events";
-import { fileURLToPath } from "node:url";
-import { newTenant, startUpstream, testEnv, token } from "@gw/testkit";
+import { newTenant, startUpstream, token } from "@gw/testkit";
 import { request } from "undici";
 import { describe, expect, it } from "vitest";
-
-const REPO = fileURLToPath(new URL("../../../", import.meta.url));
+import { spawnGateway } from "./helpers.ts";
 
 describe("graceful shutdown", () => {
   it("finishes an in-flight stream on SIGTERM, then exits 0", async () => {
@@ -18,27 +15,8 @@ describe("graceful shutdown", () => {
       });
       res.end("last");
     });
-    const child = spawn(process.execPath, ["--import", "tsx", "services/gateway/src/main.ts"], {
-      cwd: REPO,
-      env: { ...process.env, ...(testEnv() as Record<string, string>), PORT: "0", GW_LOG_LEVEL: "info" },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let out = "";
-    child.stdout.on("data", (d) => {
-      out += d.toString();
-    });
+    const { child, url: base, output } = await spawnGateway({});
     try {
-      const port = await new Promise<number>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`gateway did not start: ${out}`)), 30_000);
-        child.stdout.on("data", () => {
-          const m = /"port":(\d+),"store"/.exec(out);
-          if (m) {
-            clearTimeout(timer);
-            resolve(Number(m[1]));
-          }
-        });
-      });
-      const base = `http://127.0.0.1:${port}`;
       const auth = {
         authorization: `Bearer ${await token(newTenant())}`,
         "content-type": "application/json",
@@ -69,7 +47,7 @@ describe("graceful shutdown", () => {
       expect(chunks.join("")).toBe("first;last");
       const [code] = await once(child, "exit");
       expect(code).toBe(0);
-      expect(out).toContain("shutdown complete");
+      expect(output()).toContain("shutdown complete");
     } finally {
       child.kill("SIGKILL");
       await u.close();

@@ -1,13 +1,10 @@
-import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { fileURLToPath } from "node:url";
-import { newTenant, startUpstream, testEnv, token } from "@gw/testkit";
+import { newTenant, startUpstream, token } from "@gw/testkit";
 import { request } from "undici";
 import { describe, expect, it } from "vitest";
-
-const REPO = fileURLToPath(new URL("../../../", import.meta.url));
+import { spawnGateway } from "./helpers.ts";
 
 describe("OpenTelemetry export", () => {
   it("exports server and upstream client spans and metrics, with no token or secret in them", async () => {
@@ -26,35 +23,11 @@ describe("OpenTelemetry export", () => {
     const endpoint = `http://127.0.0.1:${(collector.address() as AddressInfo).port}`;
     const upstream = await startUpstream((_req, res) => res.end("ok"));
     const secret = `sk-live-${Math.random().toString(36).slice(2)}-do-not-export`;
-    const child = spawn(process.execPath, ["--import", "tsx", "services/gateway/src/main.ts"], {
-      cwd: REPO,
-      env: {
-        ...process.env,
-        ...(testEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_SERVICE_NAME: "gw-test" }) as Record<
-          string,
-          string
-        >),
-        PORT: "0",
-        GW_LOG_LEVEL: "info",
-      },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let out = "";
-    child.stdout.on("data", (d) => {
-      out += d.toString();
+    const { child, url: base } = await spawnGateway({
+      OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
+      OTEL_SERVICE_NAME: "gw-test",
     });
     try {
-      const port = await new Promise<number>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`gateway did not start: ${out}`)), 30_000);
-        child.stdout.on("data", () => {
-          const m = /"port":(\d+),"store"/.exec(out);
-          if (m) {
-            clearTimeout(timer);
-            resolve(Number(m[1]));
-          }
-        });
-      });
-      const base = `http://127.0.0.1:${port}`;
       const bearer = await token(newTenant());
       const headers = { authorization: `Bearer ${bearer}`, "content-type": "application/json" };
       const post = async (path: string, body: unknown) => {
