@@ -1,7 +1,7 @@
 import { type Config, ConfigError, loadConfig } from "@gw/config";
 import { type Fetchable, listen, onShutdown, type Served } from "@gw/http";
 import { startTelemetry } from "@gw/telemetry";
-import { createRuntime, type Runtime } from "./index.ts";
+import { createRuntime, type Runtime } from "./runtime.ts";
 
 /**
  * The start-up every service shares: configuration parsed once (a bad value prints one line and
