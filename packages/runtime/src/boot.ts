@@ -26,6 +26,7 @@ export async function boot(opts: {
   const stopTelemetry = await startTelemetry({
     endpoint: config.OTEL_EXPORTER_OTLP_ENDPOINT,
     serviceName: config.OTEL_SERVICE_NAME ?? `gw-${opts.service}`,
+    tenantLabels: config.GW_METRICS_TENANT_LABELS,
   });
   const rt = await createRuntime(config, { service: opts.service });
   return {

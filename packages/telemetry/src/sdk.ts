@@ -1,4 +1,4 @@
-import { resetInstruments } from "./tracing.ts";
+import { configureMetrics, resetInstruments } from "./metrics.ts";
 
 /**
  * Starts the OpenTelemetry SDK when an OTLP endpoint is configured. Loaded lazily so that a
@@ -7,7 +7,10 @@ import { resetInstruments } from "./tracing.ts";
 export async function startTelemetry(opts: {
   endpoint: string | undefined;
   serviceName: string;
+  /** GW_METRICS_TENANT_LABELS: add `tenant_id` to the per-call metrics. */
+  tenantLabels?: boolean;
 }): Promise<() => Promise<void>> {
+  configureMetrics({ tenantLabels: opts.tenantLabels ?? false });
   if (!opts.endpoint) return async () => {};
   const { NodeSDK } = await import("@opentelemetry/sdk-node");
   const { OTLPTraceExporter } = await import("@opentelemetry/exporter-trace-otlp-http");
