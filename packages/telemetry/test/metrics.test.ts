@@ -1,5 +1,6 @@
+import { readFileSync } from "node:fs";
 import { metrics } from "@opentelemetry/api";
-import { MeterProvider, MetricReader } from "@opentelemetry/sdk-metrics";
+import { DataPointType, MeterProvider, MetricReader } from "@opentelemetry/sdk-metrics";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as m from "../src/metrics.ts";
 
@@ -88,5 +89,52 @@ describe("metric instruments", () => {
     expect(rej?.dataPoints.map((p) => p.attributes)).toContainEqual({ reason: "rate", tenant_id: "t_one" });
     const pol = got.find((x) => x.descriptor.name === "gw.policy.decisions");
     expect(pol?.dataPoints.map((p) => p.attributes)).toContainEqual({ action: "allow", tenant_id: "t_one" });
+  });
+});
+
+/**
+ * The names the collector's Prometheus exporter gives an instrument (infra/otel/collector.yaml,
+ * defaults of otel/opentelemetry-collector-contrib 0.120): dots → underscores, a unit suffix
+ * (`{...}` annotations dropped), `_total` on counters, `_bucket/_sum/_count` on histograms.
+ */
+function prometheusNames(name: string, unit: string, type: DataPointType, monotonic: boolean): string[] {
+  const suffix = ({ ms: "_milliseconds", s: "_seconds", By: "_bytes" } as Record<string, string>)[unit] ?? "";
+  const base = name.replace(/\./g, "_") + suffix;
+  if (type === DataPointType.HISTOGRAM) return ["_bucket", "_sum", "_count"].map((x) => base + x);
+  return [type === DataPointType.SUM && monotonic ? `${base}_total` : base];
+}
+
+describe("dashboard and alerts", () => {
+  it("use only metrics the code exports, and the dashboard shows every one", async () => {
+    m.configureMetrics({ tenantLabels: false });
+    m.recordProxyCall({ mode: "streaming", outcome: "ok", errorClass: "none" });
+    m.recordAddedDuration(1, { mode: "streaming" });
+    m.recordUpstreamDuration(1, { mode: "streaming" });
+    m.recordWorkerJob({ outcome: "lost" });
+    m.recordRateLimitRejection({ reason: "rate" });
+    m.recordRateLimitFallback();
+    m.recordReconciled({ status: "failed" });
+    m.recordSwept();
+    m.recordPaymentVerification({ outcome: "error" });
+    m.recordPaymentSettlement({ outcome: "error" });
+    m.recordPolicyDecision({ action: "allow" });
+    m.recordReceiptFailure();
+    m.recordCredentialDecryptFailure();
+    const unregister = m.registerQueueGauges("q", async () => ({ depth: { wait: 0 }, oldestAgeSeconds: 0 }));
+    const got = await collect();
+    unregister();
+    const exported = new Map<string, string>();
+    for (const x of got) {
+      const monotonic = "isMonotonic" in x ? x.isMonotonic : false;
+      for (const n of prometheusNames(x.descriptor.name, x.descriptor.unit, x.dataPointType, monotonic))
+        exported.set(n, x.descriptor.name);
+    }
+    const repo = new URL("../../../", import.meta.url);
+    const dashboard = readFileSync(new URL("infra/grafana/dashboards/agent-gateway.json", repo), "utf8");
+    const alerts = readFileSync(new URL("infra/prometheus/alerts.yml", repo), "utf8");
+    const used = (text: string) => new Set(text.match(/\bgw_[a-z_]+/g) ?? []);
+    for (const name of [...used(dashboard), ...used(alerts)]) expect(exported.keys()).toContain(name);
+    const shown = new Set([...used(dashboard)].map((n) => exported.get(n)));
+    for (const x of got) expect(shown).toContain(x.descriptor.name);
   });
 });
