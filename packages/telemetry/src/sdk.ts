@@ -9,6 +9,8 @@ export async function startTelemetry(opts: {
   serviceName: string;
   /** GW_METRICS_TENANT_LABELS: add `tenant_id` to the per-call metrics. */
   tenantLabels?: boolean;
+  /** OTEL_METRIC_EXPORT_INTERVAL; default 60 s. */
+  metricIntervalMs?: number;
 }): Promise<() => Promise<void>> {
   configureMetrics({ tenantLabels: opts.tenantLabels ?? false });
   if (!opts.endpoint) return async () => {};
@@ -27,6 +29,7 @@ export async function startTelemetry(opts: {
     instrumentations: [new UndiciInstrumentation()],
     metricReader: new PeriodicExportingMetricReader({
       exporter: new OTLPMetricExporter({ url: `${opts.endpoint.replace(/\/$/, "")}/v1/metrics` }),
+      exportIntervalMillis: opts.metricIntervalMs ?? 60_000,
     }),
   });
   sdk.start();
