@@ -26,6 +26,8 @@ export async function boot(opts: {
   const stopTelemetry = await startTelemetry({
     endpoint: config.OTEL_EXPORTER_OTLP_ENDPOINT,
     serviceName: config.OTEL_SERVICE_NAME ?? `gw-${opts.service}`,
+    tenantLabels: config.GW_METRICS_TENANT_LABELS,
+    metricIntervalMs: config.OTEL_METRIC_EXPORT_INTERVAL,
   });
   const rt = await createRuntime(config, { service: opts.service });
   return {
