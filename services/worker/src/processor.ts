@@ -3,7 +3,7 @@ import type { Facts, Failure, InvocationRef } from "@gw/invocations";
 import { isRetryableMcpMethod } from "@gw/mcp";
 import type { ProcessJob, TransactJob } from "@gw/queue";
 import type { Runtime } from "@gw/runtime";
-import { upstreamDuration } from "@gw/telemetry";
+import { recordUpstreamDuration } from "@gw/telemetry";
 import { callUpstreamStreaming, targetOf, upstreamRequestHeaders } from "@gw/upstream";
 import { CredentialError, type InjectedHeader, openCredential } from "@gw/vault";
 import { answerReader, keptHeaders } from "./answer.ts";
@@ -80,7 +80,7 @@ export function createProcessor(deps: WorkerDeps): ProcessJob {
       },
       answerReader(job),
     );
-    upstreamDuration.record(Math.round(performance.now() - started), { mode: "transactional" });
+    recordUpstreamDuration(Math.round(performance.now() - started), { mode: "transactional" });
     if (result.kind === "failure") return fail(result.failure, { attempts: result.attempts });
     const answered: Facts = { attempts: result.attempts, upstreamStatus: result.status };
     if (!result.body.ok) return fail(result.body.failure, answered);

@@ -1,9 +1,9 @@
 import type { IncomingMessage } from "node:http";
 import { DomainError, LIMITS } from "@gw/core";
 import type { AppEnv } from "@gw/http";
-import type { Failure, InvocationRef } from "@gw/invocations";
+import { ERROR_CLASS, type Failure, type InvocationRef, outcomeOfStatus } from "@gw/invocations";
 import { isRetryableMcpMethod } from "@gw/mcp";
-import { proxyCalls, upstreamDuration } from "@gw/telemetry";
+import { recordProxyCall, recordUpstreamDuration } from "@gw/telemetry";
 import { type OneShotBody, openUpstream, upstreamRequestHeaders } from "@gw/upstream";
 import { RESPONSE_ALREADY_SENT } from "@hono/node-server/utils/response";
 import type { Context, Hono } from "hono";
@@ -45,7 +45,7 @@ async function forward(c: Context<AppEnv>, call: Admitted, deps: ProxyDeps): Pro
   // The record: the stream's facts once it ended, written after the invocation row (step 8).
   const record = (end: (facts: Record<string, unknown>) => Promise<void>, relayed?: Relayed) => {
     const latencyMs = Math.round(performance.now() - t0);
-    upstreamDuration.record(latencyMs, { mode: "streaming" });
+    recordUpstreamDuration(latencyMs, { mode: "streaming" });
     const facts = {
       latencyMs,
       ttftMs: relayed?.ttftMs ?? null,
@@ -80,7 +80,7 @@ async function forward(c: Context<AppEnv>, call: Admitted, deps: ProxyDeps): Pro
     );
   };
   const fail = (failure: Failure, relayed?: Relayed) => {
-    proxyCalls.add(1, { mode: "streaming", outcome: "failed" });
+    recordProxyCall({ mode: "streaming", outcome: "failed", errorClass: ERROR_CLASS[failure] });
     record((facts) => deps.invocations.fail(ref, failure, facts), relayed);
   };
 
@@ -126,8 +126,8 @@ async function forward(c: Context<AppEnv>, call: Admitted, deps: ProxyDeps): Pro
   // A standalone GET stream is ended by the client: that is its normal end, not a cancellation.
   const closedNormally = relayed.ended === "client_closed" && call.method === "GET";
   if (relayed.ended === "end" || closedNormally) {
-    const outcome = relayed.upstreamStatus < 400 ? "succeeded" : "failed";
-    proxyCalls.add(1, { mode: "streaming", outcome });
+    const { status, errorClass } = outcomeOfStatus(relayed.upstreamStatus);
+    recordProxyCall({ mode: "streaming", outcome: status, errorClass: errorClass ?? "none" });
     record((facts) => deps.invocations.complete(ref, relayed.upstreamStatus, facts), relayed);
     return;
   }
