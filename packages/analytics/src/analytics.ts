@@ -1,7 +1,7 @@
 import { boundedWindow, isId, LIMITS, notFound } from "@gw/core";
-import { type AnalyticsBucket, agentEventRepo, analyticsRepo, type Db } from "@gw/db";
+import { type AnalyticsBucket, agentEventRepo, analyticsRepo, type Db, type Query } from "@gw/db";
 
-export type AnalyticsCtx = { db: Db; tenantId: string };
+export type AnalyticsCtx = { db: Db; query: Query; tenantId: string };
 export const ANALYTICS_BUCKETS = ["hour", "day"] as const satisfies readonly AnalyticsBucket[];
 
 /**
@@ -28,7 +28,7 @@ export async function getAnalytics({
       (await agentEventRepo.agentExists(ctx.db, ctx.tenantId, input.agentId, { live: false }));
     if (!known) throw notFound("agent");
   }
-  const rows = await analyticsRepo.buckets(ctx.db, ctx.tenantId, {
+  const rows = await analyticsRepo.buckets(ctx.query, ctx.tenantId, {
     since,
     until,
     bucket: input.bucket ?? "hour",
