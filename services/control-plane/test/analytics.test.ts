@@ -321,3 +321,12 @@ describe("GET /v1/analytics", () => {
     expect(anon.text).toBe("");
   });
 });
+
+describe("capabilities", () => {
+  it("reports the analytics and agent event surfaces and their window limits", async () => {
+    const t = await tenant();
+    const res = await t.call("GET", "/v1/capabilities");
+    expect(res.json.surfaces).toMatchObject({ analytics: true, agent_events: true });
+    expect(res.json.limits).toMatchObject({ analytics_max_range_days: 31, agent_event_max_range_days: 31 });
+  });
+});
