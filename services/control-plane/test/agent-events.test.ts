@@ -201,7 +201,7 @@ describe("POST /v1/agent-events: refusals record nothing", () => {
     expect(res.json.error).toContain("cost_usd");
   });
 
-  it.each(["prompt", "arguments", "output", "command", "path", "cwd", "Schema"])(
+  it.each(["prompt", "arguments", "output", "command", "path", "cwd", "Schema", "__proto__", "constructor"])(
     "unknown field %s → 400 naming it, nothing recorded; the event records without it",
     async (field) => {
       const { tenant, call, agent } = await tenantWithAgent();
