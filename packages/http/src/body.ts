@@ -29,8 +29,11 @@ export function issueMessage(issues: readonly v.BaseIssue<unknown>[]): string {
   const issue = issues[0];
   if (!issue) return "invalid request";
   const path = issue.path?.map((p) => String(p.key)).join(".") ?? "";
-  if (issue.type === "strict_object" && issue.path) {
-    return `unknown field "${path}"`;
+  // Object schemas report both an unknown key (expected "never") and a missing one (received
+  // "undefined") as their own issue; only the first is an unknown field.
+  if ((issue.type === "strict_object" || issue.type === "object") && issue.path) {
+    if (issue.expected === "never") return `unknown field "${path}"`;
+    if (issue.received === "undefined") return `${path} is required`;
   }
   const expected = issue.message;
   return path ? `${path}: ${expected}` : expected;

@@ -1,4 +1,4 @@
-import { invalid, LIMITS } from "@gw/core";
+import { invalid, LIMITS, parseRfc3339 } from "@gw/core";
 
 /** `limit` (default 20, clamped to 1..max) and `offset` (default 0) of every list. */
 export function pageOf(q: Record<string, string | undefined>, max = 100): { limit: number; offset: number } {
@@ -14,13 +14,14 @@ function intParam(raw: string | undefined, name: string, dflt: number): number {
   return Number(raw);
 }
 
-const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
-
-/** An RFC 3339 date-time query parameter, or undefined when absent; 400 when malformed. */
+/**
+ * An RFC 3339 date-time query parameter, or undefined when absent; 400 when malformed or outside
+ * years 0001..9999 (strict: a rolled-over date such as 30 February is malformed too).
+ */
 export function timeParam(raw: string | undefined, name: string): Date | undefined {
   if (raw === undefined || raw === "") return undefined;
-  const d = new Date(raw);
-  if (!RFC3339.test(raw) || Number.isNaN(d.getTime())) throw invalid(`${name} must be an RFC 3339 date-time`);
+  const d = parseRfc3339(raw);
+  if (!d) throw invalid(`${name} must be an RFC 3339 date-time`);
   return d;
 }
 

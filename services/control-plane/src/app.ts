@@ -2,7 +2,9 @@ import { type AppEnv, createBaseApp, registerHealth, requireAuth } from "@gw/htt
 import { healthOf, type Runtime } from "@gw/runtime";
 import { Hono } from "hono";
 import { publishWrites } from "./changes.ts";
+import { registerAgentEvents } from "./routes/agent-events/index.ts";
 import { registerAgents } from "./routes/agents/index.ts";
+import { registerAnalytics } from "./routes/analytics.ts";
 import { registerCapabilities, surfacesOf } from "./routes/capabilities.ts";
 import { registerCredentials } from "./routes/credentials/index.ts";
 import { registerInvocations } from "./routes/invocations/index.ts";
@@ -23,6 +25,8 @@ export function createControlPlaneApp(deps: ControlPlaneDeps): Hono<AppEnv> {
   registerCapabilities(v1, deps, surfaces);
   registerAgents(v1, deps);
   registerInvocations(v1, deps);
+  if (surfaces.agent_events) registerAgentEvents(v1, deps);
+  if (surfaces.analytics) registerAnalytics(v1, deps);
   // Mounted exactly when capabilities says so: the one value decides both.
   if (surfaces.credentials) registerCredentials(v1, deps);
   app.route("/v1", v1);
