@@ -3,6 +3,7 @@ import { healthOf, type Runtime } from "@gw/runtime";
 import type { Hono } from "hono";
 import { registerAgents } from "./routes/agents/index.ts";
 import { registerCapabilities, surfacesOf } from "./routes/capabilities.ts";
+import { registerConsole } from "./routes/console.ts";
 import { registerCredentials } from "./routes/credentials/index.ts";
 import { registerInvocations } from "./routes/invocations/index.ts";
 import { registerMe } from "./routes/me.ts";
@@ -13,6 +14,8 @@ export type ControlPlaneDeps = Runtime;
 export function createControlPlaneApp(deps: ControlPlaneDeps): Hono<AppEnv> {
   const app = createBaseApp({ logger: deps.logger });
   registerHealth(app, healthOf(deps));
+  // Outside requireAuth: static files carry no data; the page calls /v1 with the pasted token.
+  registerConsole(app);
   const v1 = createBaseApp({ logger: deps.logger, accessLog: false });
   v1.use(requireAuth(deps.verifyToken));
   registerMe(v1);
