@@ -170,3 +170,16 @@ export function toRfc3339(local: string | undefined): string | undefined {
   const d = new Date(local);
   return Number.isNaN(d.getTime()) ? undefined : d.toISOString();
 }
+
+/**
+ * A form-owned `<select>` starting at `initial`. Preact has no `defaultValue` for selects (it would
+ * set an inert property), so the choice is held here; `key` it on `initial` to reset it.
+ */
+export function Picker(props: { name: string; initial: string; children: ComponentChildren; id?: string }) {
+  const [value, setValue] = useState(props.initial);
+  return (
+    <select name={props.name} id={props.id} value={value} onChange={(e) => setValue(e.currentTarget.value)}>
+      {props.children}
+    </select>
+  );
+}

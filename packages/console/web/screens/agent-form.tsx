@@ -1,7 +1,7 @@
 import { useState } from "preact/hooks";
 import { unwrap } from "../api.ts";
 import type { Agent } from "../types.ts";
-import { ErrorBox, formValues, messageOf, useLoad, useSession } from "../ui.tsx";
+import { ErrorBox, formValues, messageOf, Picker, useLoad, useSession } from "../ui.tsx";
 
 type Body = Record<string, unknown>;
 
@@ -129,7 +129,12 @@ export function AgentForm(props: {
       ) : null}
       <label>
         Credential
-        <select name="credential_ref" defaultValue={a?.credential_ref ?? ""}>
+        {/* Re-mounted once the list arrives, so the stored choice is selected among real options. */}
+        <Picker
+          name="credential_ref"
+          initial={a?.credential_ref ?? ""}
+          key={creds.data ? "loaded" : "loading"}
+        >
           <option value="">none</option>
           {(creds.data ?? []).map((c) => (
             <option key={c.id} value={c.id}>
@@ -139,7 +144,7 @@ export function AgentForm(props: {
           {a?.credential_ref && !creds.data?.some((c) => c.id === a.credential_ref) ? (
             <option value={a.credential_ref}>{a.credential_ref}</option>
           ) : null}
-        </select>
+        </Picker>
       </label>
       <label class="check">
         <input type="checkbox" name="capture_bodies" defaultChecked={a?.capture_bodies ?? false} />
@@ -187,10 +192,10 @@ export function AgentForm(props: {
             </label>
             <label>
               Network
-              <select name="network" defaultValue={a?.price?.network ?? "base"}>
+              <Picker name="network" initial={a?.price?.network ?? "base"}>
                 <option value="base">base</option>
                 <option value="base-sepolia">base-sepolia</option>
-              </select>
+              </Picker>
             </label>
             <label class="grow">
               Pay to

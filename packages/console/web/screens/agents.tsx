@@ -44,6 +44,11 @@ function AgentList() {
           </select>
         </label>
       </form>
+      {route.query.get("deleted") ? (
+        <p class="ok" role="status">
+          Deleted “{route.query.get("deleted")}”. Its invocation history stays readable.
+        </p>
+      ) : null}
       <ErrorBox message={list.error} />
       {list.data ? (
         <>
@@ -115,12 +120,12 @@ function AgentDetail({ id }: { id: string }) {
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState(false);
 
+  /** Runs a write, then re-reads the agent unless the write returned false (it left the page). */
   const act = async (fn: () => Promise<unknown>) => {
     setBusy(true);
     setError(undefined);
     try {
-      await fn();
-      agent.reload();
+      if ((await fn()) !== false) agent.reload();
     } catch (e) {
       setError(messageOf(e));
     } finally {
@@ -182,7 +187,9 @@ function AgentDetail({ id }: { id: string }) {
                       onClick={() =>
                         act(async () => {
                           await unwrap(api.DELETE("/v1/agents/{id}", { params: { path: { id } } }));
-                          setConfirmDelete(false);
+                          // Deleted agents leave the catalog (their invocations stay readable).
+                          navigate("/agents", { deleted: a.name });
+                          return false;
                         })
                       }
                     >

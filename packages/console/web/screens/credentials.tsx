@@ -178,7 +178,9 @@ function CreateCredential({ onCreated }: { onCreated: () => void }) {
         <input name="secret" type="password" required autoComplete="new-password" />
       </label>
       <label>
-        Allowed hosts (optional, comma-separated; <code>*.example.com</code> allowed)
+        <span>
+          Allowed hosts (optional, comma-separated; <code>*.example.com</code> allowed)
+        </span>
         <input name="allowed_hosts" autoComplete="off" />
       </label>
       <ErrorBox message={error} />

@@ -8,6 +8,7 @@ import {
   formValues,
   Page,
   Pager,
+  Picker,
   Status,
   toRfc3339,
   useLoad,
@@ -85,9 +86,9 @@ function InvocationList() {
         <Select name="policy" value={query.policy} options={["allow", "warn"]} />
         <label>
           Agent
-          <select
+          <Picker
             name="agent_id"
-            defaultValue={query.agent_id ?? ""}
+            initial={query.agent_id ?? ""}
             key={`a-${query.agent_id}-${names.data?.size}`}
           >
             <option value="">any</option>
@@ -99,7 +100,7 @@ function InvocationList() {
             {query.agent_id && !names.data?.has(query.agent_id) ? (
               <option value={query.agent_id}>{query.agent_id}</option>
             ) : null}
-          </select>
+          </Picker>
         </label>
         <label>
           Since
@@ -133,14 +134,14 @@ function Select(props: { name: string; value: string | undefined; options: strin
     <label>
       {props.name[0]?.toUpperCase()}
       {props.name.slice(1)}
-      <select name={props.name} defaultValue={props.value ?? ""} key={props.value}>
+      <Picker name={props.name} initial={props.value ?? ""} key={props.value}>
         <option value="">any</option>
         {props.options.map((o) => (
           <option key={o} value={o}>
             {o}
           </option>
         ))}
-      </select>
+      </Picker>
     </label>
   );
 }
@@ -153,11 +154,17 @@ export function InvocationTable(props: { rows: Invocation[]; names: Map<string, 
           <tr>
             <th scope="col">Invocation</th>
             <th scope="col">Agent</th>
-            <th scope="col">Mode</th>
+            <th scope="col" class="opt">
+              Mode
+            </th>
             <th scope="col">Status</th>
-            <th scope="col">Upstream</th>
+            <th scope="col" class="opt">
+              Upstream
+            </th>
             <th scope="col">Latency</th>
-            <th scope="col">Created</th>
+            <th scope="col" class="opt">
+              Created
+            </th>
           </tr>
         </thead>
         <tbody>
@@ -169,14 +176,14 @@ export function InvocationTable(props: { rows: Invocation[]; names: Map<string, 
                 </a>
               </td>
               <td>{props.names?.get(r.agent_id) ?? <code class="small">{r.agent_id}</code>}</td>
-              <td>{r.mode}</td>
+              <td class="opt">{r.mode}</td>
               <td>
                 <Status value={r.status} />
                 {r.error_class ? <span class="small"> {r.error_class}</span> : null}
               </td>
-              <td>{r.upstream_status ?? "—"}</td>
+              <td class="opt">{r.upstream_status ?? "—"}</td>
               <td class="num">{fmtMs(r.latency_ms)}</td>
-              <td>{fmtTime(r.created_at)}</td>
+              <td class="opt">{fmtTime(r.created_at)}</td>
             </tr>
           ))}
         </tbody>

@@ -10,6 +10,7 @@ import {
   NotEnabled,
   Page,
   Pager,
+  Picker,
   Status,
   toRfc3339,
   useLoad,
@@ -145,18 +146,18 @@ function Decisions() {
       >
         <label>
           Action
-          <select name="action" defaultValue={query.action ?? ""} key={query.action}>
+          <Picker name="action" initial={query.action ?? ""} key={query.action}>
             <option value="">any</option>
             <option value="allow">allow</option>
             <option value="warn">warn</option>
             <option value="deny">deny</option>
-          </select>
+          </Picker>
         </label>
         <label>
           Agent
-          <select
+          <Picker
             name="agent_id"
-            defaultValue={query.agent_id ?? ""}
+            initial={query.agent_id ?? ""}
             key={`${query.agent_id}-${names.data?.size}`}
           >
             <option value="">any</option>
@@ -165,7 +166,7 @@ function Decisions() {
                 {name}
               </option>
             ))}
-          </select>
+          </Picker>
         </label>
         <label>
           Since

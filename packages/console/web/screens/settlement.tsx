@@ -10,6 +10,7 @@ import {
   NotEnabled,
   Page,
   Pager,
+  Picker,
   Status,
   useLoad,
   useSession,
@@ -101,14 +102,18 @@ function Config() {
       </label>
       <label>
         Facilitator credential
-        <select name="facilitator_credential_ref" defaultValue={c?.facilitator_credential_ref ?? ""}>
+        <Picker
+          name="facilitator_credential_ref"
+          initial={c?.facilitator_credential_ref ?? ""}
+          key={creds.data ? "loaded" : "loading"}
+        >
           <option value="">none</option>
           {(creds.data ?? []).map((cr) => (
             <option key={cr.id} value={cr.id}>
               {cr.name} ({cr.kind}, …{cr.hint})
             </option>
           ))}
-        </select>
+        </Picker>
       </label>
       <ErrorBox message={error} />
       {saved ? (
