@@ -37,7 +37,8 @@ export function Chart(props: { title: string; unit: string; x: number[]; series:
           })),
         ],
         axes: [{}, { label: props.unit, size: 60 }],
-        scales: { x: { time: true } },
+        // Counts, rates and latencies all start at zero: a floating axis would exaggerate changes.
+        scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] } },
         legend: { live: false },
       },
       [props.x, ...props.series.map((s) => s.values)],

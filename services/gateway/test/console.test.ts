@@ -47,6 +47,21 @@ async function signIn(page: Page, token = call.token) {
   await expect.poll(() => page.getByTestId("identity").textContent()).toContain(call.tenant);
 }
 
+/** Width of the whole document: wider than the viewport means the page scrolls sideways. */
+async function pageWidth(page: Page): Promise<number> {
+  // A string runs in the page; this file is typed for Node, not the DOM.
+  return (await page.evaluate("document.documentElement.scrollWidth")) as number;
+}
+
+/** Pixels of the throughput chart's canvas that uPlot inked in a series colour (blue-ish). */
+const INKED_PIXELS = `(() => {
+  const c = document.querySelector('[data-testid="chart-Throughput"] canvas');
+  const px = c.getContext("2d").getImageData(0, 0, c.width, c.height).data;
+  let n = 0;
+  for (let i = 0; i < px.length; i += 4) if (px[i + 3] > 0 && px[i + 2] > px[i] + 40) n++;
+  return n;
+})()`;
+
 async function surfaces(): Promise<Record<string, boolean>> {
   const res = await call("GET", "/v1/capabilities");
   return res.json.surfaces;
@@ -144,11 +159,11 @@ describe.skipIf(skipReason !== undefined && !inCi)("operator console in Chromium
     // The same screens at phone width: readable, no page-wide horizontal scrolling.
     await page.setViewportSize(PHONE);
     await shot(page, "06-invocation-detail-phone");
-    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width);
+    expect(await pageWidth(page)).toBeLessThanOrEqual(PHONE.width);
     await page.getByRole("link", { name: "Invocations", exact: true }).first().click();
     await expect.poll(() => row.count()).toBe(1);
     await shot(page, "07-invocations-phone");
-    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width);
+    expect(await pageWidth(page)).toBeLessThanOrEqual(PHONE.width);
 
     expect(errors).toEqual([]);
     await page.close();
@@ -306,17 +321,7 @@ describe.skipIf(skipReason !== undefined && !inCi)("operator console in Chromium
     await canvas.waitFor();
     await expect.poll(() => page.locator("main table").textContent()).toContain("charted");
     // uPlot drew something: the canvas holds coloured (non-white, non-transparent) pixels.
-    const inked = await canvas.evaluate((c: HTMLCanvasElement) => {
-      const ctx2d = c.getContext("2d");
-      if (!ctx2d) return 0;
-      const px = ctx2d.getImageData(0, 0, c.width, c.height).data;
-      let n = 0;
-      for (let i = 0; i < px.length; i += 4) {
-        const [r, g, b, a] = [px[i] ?? 0, px[i + 1] ?? 0, px[i + 2] ?? 0, px[i + 3] ?? 0];
-        if (a > 0 && !(r > 240 && g > 240 && b > 240) && b > r + 40) n++;
-      }
-      return n;
-    });
+    const inked = await page.evaluate(INKED_PIXELS);
     expect(inked).toBeGreaterThan(0);
     await shot(page, "11-analytics");
     await page.setViewportSize(PHONE);

@@ -167,10 +167,16 @@ function Payments() {
                   <th scope="col">Invocation</th>
                   <th scope="col">Agent</th>
                   <th scope="col">Amount</th>
-                  <th scope="col">Payer</th>
+                  <th scope="col" class="opt">
+                    Payer
+                  </th>
                   <th scope="col">Settlement</th>
-                  <th scope="col">Transaction</th>
-                  <th scope="col">Created</th>
+                  <th scope="col" class="opt">
+                    Transaction
+                  </th>
+                  <th scope="col" class="opt">
+                    Created
+                  </th>
                 </tr>
               </thead>
               <tbody>
@@ -185,10 +191,10 @@ function Payments() {
                     <td class="mono">
                       {r.payment_amount ?? "—"} {r.payment_network ?? ""}
                     </td>
-                    <td class="mono">{r.payment_payer ?? "—"}</td>
+                    <td class="mono opt">{r.payment_payer ?? "—"}</td>
                     <td>{r.settlement ? <Status value={r.settlement.status} /> : "—"}</td>
-                    <td class="mono">{r.settlement?.tx_hash ?? "—"}</td>
-                    <td>{fmtTime(r.created_at)}</td>
+                    <td class="mono opt">{r.settlement?.tx_hash ?? "—"}</td>
+                    <td class="opt">{fmtTime(r.created_at)}</td>
                   </tr>
                 ))}
               </tbody>
