@@ -6,6 +6,7 @@ import { registerAgentEvents } from "./routes/agent-events/index.ts";
 import { registerAgents } from "./routes/agents/index.ts";
 import { registerAnalytics } from "./routes/analytics.ts";
 import { registerCapabilities, surfacesOf } from "./routes/capabilities.ts";
+import { registerConsole } from "./routes/console.ts";
 import { registerCredentials } from "./routes/credentials/index.ts";
 import { registerInvocations } from "./routes/invocations/index.ts";
 import { registerMe } from "./routes/me.ts";
@@ -17,6 +18,8 @@ export function createControlPlaneApp(deps: ControlPlaneDeps): Hono<AppEnv> {
   // One base app: request id, access log and span run once per request.
   const app = createBaseApp({ logger: deps.logger });
   registerHealth(app, healthOf(deps));
+  // Outside requireAuth: static files carry no data; the page calls /v1 with the pasted token.
+  registerConsole(app);
   const v1 = new Hono<AppEnv>();
   v1.use(requireAuth(deps.verifyToken));
   v1.use(publishWrites(deps.changes));
