@@ -91,7 +91,10 @@ describe("tenant B with tenant A's ids", () => {
     for (const [method, path, never, body] of routes()) {
       const res = await b(method, path, body);
       const ref = await b(method, never, body);
-      tally.add(`${method} ${path.replace(/[a-z]+_[0-9a-f-]{36}/g, (m) => `{${m.split("_")[0]}}`)}`, res.status === 404);
+      tally.add(
+        `${method} ${path.replace(/[a-z]+_[0-9a-f-]{36}/g, (m) => `{${m.split("_")[0]}}`)}`,
+        res.status === 404,
+      );
       expect(res.status, `${method} ${path}`).toBe(404);
       expect(res.text, `${method} ${path}`).toBe(ref.text);
     }
@@ -99,9 +102,16 @@ describe("tenant B with tenant A's ids", () => {
   });
 
   it("sees none of A's rows in its lists, and cannot reference A's credential", async () => {
-    for (const path of ["/v1/agents", "/v1/credentials", "/v1/invocations", `/v1/invocations?agent_id=${ids.agent}`]) {
+    for (const path of [
+      "/v1/agents",
+      "/v1/credentials",
+      "/v1/invocations",
+      `/v1/invocations?agent_id=${ids.agent}`,
+    ]) {
       const res = await b("GET", path);
-      const leaked = JSON.stringify(res.json).match(new RegExp(`${ids.agent}|${ids.cred}|${ids.inv}|${ids.streamInv}`));
+      const leaked = JSON.stringify(res.json).match(
+        new RegExp(`${ids.agent}|${ids.cred}|${ids.inv}|${ids.streamInv}`),
+      );
       tally.add("lists (refused = nothing of A)", res.status === 200 && !leaked);
       expect(res.status).toBe(200);
       expect(leaked).toBeNull();
