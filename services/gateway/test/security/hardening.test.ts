@@ -277,6 +277,24 @@ describe("credential allowed_hosts", () => {
 });
 
 describe("logs", () => {
+  it("a real driver error logged by the deployment's logger shows no SQL parameters", async () => {
+    const param = `sk-param-${crypto.randomUUID()}`;
+    secrets.push(param);
+    const err = await app.rt.store.query("select $1::uuid as id", [param]).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(err).toBeDefined();
+    // As any module would log it: the `err` serializer keeps the safe subset only.
+    app.rt.logger.error({ err }, "query failed");
+    app.rt.logger.error({ failure: err }, "query failed");
+    app.rt.logger.error({ err: (err as Error).message }, "query failed");
+    const line = app.logs.lines.find((l) => l.includes('"msg":"query failed"')) ?? "";
+    expect(line).toContain('"code":"22P02"');
+    // sweepSecrets (afterAll) asserts `param` is in no log line.
+    expect(app.logs.text()).not.toContain(param);
+  });
+
   it("no access-log line carries a query string", async () => {
     const marker = `qmarker${crypto.randomUUID().replaceAll("-", "")}`;
     await call("GET", `/v1/agents?limit=5&token=${marker}`);
