@@ -59,6 +59,7 @@ function newCall(c: Context<AppEnv>, mode: Mode): Call {
     path: c.req.path,
     headers: incoming.headers,
     rawHeaders: incoming.rawHeaders,
+    clientAddress: incoming.socket.remoteAddress,
     agent: undefined as unknown as Call["agent"],
     target: undefined as unknown as Call["target"],
     model: null,

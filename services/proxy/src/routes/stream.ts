@@ -5,6 +5,7 @@ import { ERROR_CLASS, type Failure, type InvocationRef, outcomeOfStatus } from "
 import { isRetryableMcpMethod } from "@gw/mcp";
 import { recordProxyCall, recordUpstreamDuration } from "@gw/telemetry";
 import { type OneShotBody, openUpstream, upstreamRequestHeaders } from "@gw/upstream";
+import { redactSecret } from "@gw/vault";
 import { RESPONSE_ALREADY_SENT } from "@hono/node-server/utils/response";
 import type { Context, Hono } from "hono";
 import type { Call } from "../call.ts";
@@ -53,8 +54,13 @@ async function forward(c: Context<AppEnv>, call: Admitted, deps: ProxyDeps): Pro
       reqSize: call.forward?.length ?? upload?.size() ?? 0,
       upstreamStatus: relayed?.upstreamStatus ?? null,
       completedAt: new Date(),
+      // Stored copies never hold a secret the upstream reflected (DESIGN.md, Credentials).
       ...(reqCapture && respCapture
-        ? { bodyCaptured: true, reqBody: reqCapture.bytes(), respBody: respCapture.bytes() }
+        ? {
+            bodyCaptured: true,
+            reqBody: reqCapture.bytes(),
+            respBody: Buffer.from(redactSecret(respCapture.bytes(), secret)),
+          }
         : {}),
     };
     // The access-log line of a streaming call (the base app's is skipped: the handler answered).
@@ -90,6 +96,7 @@ async function forward(c: Context<AppEnv>, call: Admitted, deps: ProxyDeps): Pro
     drain(incoming);
     throw upstreamError(call, "credential");
   }
+  const secret = credential?.secret ?? "";
   const ac = new AbortController();
   outgoing.once("close", () => ac.abort());
   const opened = await openUpstream({
@@ -103,6 +110,7 @@ async function forward(c: Context<AppEnv>, call: Admitted, deps: ProxyDeps): Pro
       // A streamed body keeps the caller's framing; a held one gets its own from undici.
       keepContentLength: upload !== null,
       credential,
+      clientAddress: call.clientAddress,
     }),
     body: call.forward ?? upload,
     retry: {
@@ -122,7 +130,7 @@ async function forward(c: Context<AppEnv>, call: Admitted, deps: ProxyDeps): Pro
   }
 
   const own = { ...gatewayHeaders(call), "x-request-id": c.var.requestId };
-  const relayed = await relay(opened.res, outgoing, own, { t0, capture: respCapture });
+  const relayed = await relay(opened.res, outgoing, own, { t0, capture: respCapture, secret });
   // A standalone GET stream is ended by the client: that is its normal end, not a cancellation.
   const closedNormally = relayed.ended === "client_closed" && call.method === "GET";
   if (relayed.ended === "end" || closedNormally) {

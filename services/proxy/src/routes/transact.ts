@@ -32,6 +32,7 @@ async function enqueue(call: Admitted, deps: ProxyDeps, log: ProxyDeps["logger"]
       mcpRequestId: call.mcp?.kind === "request" ? call.mcp.id : null,
       captureBodies: call.agent.captureBodies,
       headers: forwardableHeaders(call.rawHeaders, { keepContentLength: false }),
+      clientAddress: call.clientAddress,
       body: (call.forward ?? Buffer.alloc(0)).toString("base64"),
     });
   } catch (e) {
