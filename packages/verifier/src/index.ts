@@ -1,4 +1,5 @@
 export * from "./bundle/index.ts";
+export * from "./cli/install.ts";
 export * from "./compare.ts";
 export * from "./envelope.ts";
 export * from "./json/canonical.ts";

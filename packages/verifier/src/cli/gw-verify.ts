@@ -10,14 +10,14 @@
  *
  * Exit status: 0 verified (or the command succeeded), 1 rejected, 2 usage or configuration error.
  */
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { LIMITS } from "@gw/core";
 import { generateSigningKey, loadTrustedKeys } from "../bundle/keys.ts";
 import { mintBundle } from "../bundle/mint.ts";
 import { verifyBundle } from "../bundle/verify.ts";
 import { AGENT_CONSTRAINT, ENVELOPE_SCHEMA, TENANT_CONSTRAINT } from "../schemas.ts";
+import { installWrapper } from "./install.ts";
 
 class UsageError extends Error {}
 
@@ -113,38 +113,9 @@ function mintCommand(args: Args): number {
   return 0;
 }
 
-/** Single-quotes a path for /bin/sh. */
-const shQuote = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
-
 async function installCommand(args: Args): Promise<number> {
-  const keys = resolve(one(args, "keys"));
-  loadTrustedKeys(keys); // refuse to install a wrapper around an unreadable key file
-  const dir = resolve(one(args, "out"));
-  mkdirSync(dir, { recursive: true });
-  const bundlePath = join(dir, "gw-verify.mjs");
-  const { build } = await import("esbuild");
-  await build({
-    entryPoints: [fileURLToPath(import.meta.url)],
-    bundle: true,
-    platform: "node",
-    format: "esm",
-    target: "node20",
-    outfile: bundlePath,
-    external: ["esbuild"],
-    logLevel: "silent",
-  });
-  // The gateway runs the verifier with an empty environment: no PATH, so every path is absolute.
-  const wrapper = join(dir, "gw-verify");
-  writeFileSync(
-    wrapper,
-    [
-      "#!/bin/sh",
-      "# Written by `gw-verify install`. Absolute paths only: the gateway gives the verifier no environment.",
-      `exec ${shQuote(process.execPath)} ${shQuote(bundlePath)} --keys ${shQuote(keys)} "$@"`,
-      "",
-    ].join("\n"),
-  );
-  chmodSync(wrapper, 0o755);
+  const entry = fileURLToPath(import.meta.url);
+  const wrapper = await installWrapper({ keys: one(args, "keys"), out: one(args, "out"), entry });
   process.stdout.write(`${wrapper}\n`);
   return 0;
 }
