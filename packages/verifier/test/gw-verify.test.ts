@@ -5,7 +5,7 @@ import { promisify } from "node:util";
 import { beforeAll, describe, expect, it } from "vitest";
 import { generateSigningKey, mintBundle, requestDigest } from "../src/bundle/index.ts";
 import { runVerifier } from "../src/run.ts";
-import { installReferenceVerifier, type ReferenceVerifier } from "../src/testing.ts";
+import { installReferenceVerifier, type ReferenceVerifier } from "../src/testing/index.ts";
 
 const binding = {
   request: { tool: "echo", arguments: { text: "hi", n: 1.5 } },

@@ -12,7 +12,7 @@ import {
   recorder,
   verdict,
   writeProgram,
-} from "./programs.ts";
+} from "../src/testing/programs.ts";
 
 const dir = programDir();
 const input = Buffer.from('{"schema":"gw.verifier.authorization-bundle.v1", "x": "é\\u00e9" }\n');

@@ -2,9 +2,14 @@ import { DomainError } from "@gw/core";
 import { migrate, openStore, type Store } from "@gw/db";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { requestDigest } from "../src/bundle/format.ts";
-import { envelope, installReferenceVerifier, type ReferenceVerifier, toolsCall } from "../src/testing.ts";
+import {
+  envelope,
+  installReferenceVerifier,
+  type ReferenceVerifier,
+  toolsCall,
+} from "../src/testing/index.ts";
+import { printer, programDir, verdict } from "../src/testing/programs.ts";
 import { type VerifiedActionDeps, verifyMcpCall } from "../src/verify-call.ts";
-import { printer, programDir, verdict } from "./programs.ts";
 
 // Until the pipeline's migration lands, the reservations table the preflight reads is created here
 // with the same shape (create-if-not-exists: a no-op once the migration made it).

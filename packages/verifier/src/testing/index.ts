@@ -1,11 +1,11 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Bundle } from "./bundle/format.ts";
-import { generateSigningKey, type PrivateJwk } from "./bundle/keys.ts";
-import { type MintInput, mintBundle } from "./bundle/mint.ts";
-import { installWrapper } from "./cli/install.ts";
-import { ENVELOPE_SCHEMA } from "./schemas.ts";
+import type { Bundle } from "../bundle/format.ts";
+import { generateSigningKey, type PrivateJwk } from "../bundle/keys.ts";
+import { type MintInput, mintBundle } from "../bundle/mint.ts";
+import { installWrapper } from "../cli/install.ts";
+import { ENVELOPE_SCHEMA } from "../schemas.ts";
 
 export type ReferenceVerifier = {
   /** Absolute path of the installed wrapper: the value for GW_VERIFIER_BINARY. */
@@ -38,3 +38,4 @@ export function toolsCall(tool: string, args: Record<string, unknown>, id: numbe
 export function envelope(call: unknown, authorization: unknown): string {
   return JSON.stringify({ schema: ENVELOPE_SCHEMA, call, authorization });
 }
+export * from "./programs.ts";
