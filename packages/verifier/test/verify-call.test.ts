@@ -11,12 +11,6 @@ import {
 import { printer, programDir, verdict } from "../src/testing/programs.ts";
 import { type VerifiedActionDeps, verifyMcpCall } from "../src/verify-call.ts";
 
-// Until the pipeline's migration lands, the reservations table the preflight reads is created here
-// with the same shape (create-if-not-exists: a no-op once the migration made it).
-const RESERVATIONS = `create table if not exists reservations (
-  kind text not null, scope text not null, key text not null, invocation_id text,
-  created_at timestamptz not null default now(), primary key (kind, scope, key))`;
-
 const sub = "user-1";
 const tenantId = `t_${crypto.randomUUID()}`;
 const agentId = "agt_0190a7c8-0000-7000-8000-000000000001";
@@ -33,7 +27,6 @@ describe("verifyMcpCall", () => {
   beforeAll(async () => {
     store = await openStore(process.env.DATABASE_URL || undefined);
     await migrate(store);
-    await store.query(RESERVATIONS, []);
     ref = await installReferenceVerifier();
     deps = { binary: ref.binary, query: store.query };
   });
@@ -165,19 +158,17 @@ describe("verifyMcpCall", () => {
     const body = envelope(toolsCall("echo", args), bundle);
     expect(await call(body)).not.toBeNull(); // the preflight reserves nothing
     expect(await call(body)).not.toBeNull();
-    await store.query("insert into reservations (kind, scope, key) values ($1, $2, $3)", [
-      "verified_digest",
-      tenantId,
-      requestDigest(bundle),
-    ]);
+    await store.query(
+      "insert into reservations (kind, scope, key, invocation_id) values ($1, $2, $3, 'inv_test')",
+      ["verified_digest", tenantId, requestDigest(bundle)],
+    );
     expect(await refusal(call(body))).toEqual(["conflict", "authorization already used"]);
     // The same digest reserved by another tenant does not stop this one.
     const fresh = ref.mint(binding);
-    await store.query("insert into reservations (kind, scope, key) values ($1, $2, $3)", [
-      "verified_digest",
-      `t_${crypto.randomUUID()}`,
-      requestDigest(fresh),
-    ]);
+    await store.query(
+      "insert into reservations (kind, scope, key, invocation_id) values ($1, $2, $3, 'inv_test')",
+      ["verified_digest", `t_${crypto.randomUUID()}`, requestDigest(fresh)],
+    );
     expect(await call(envelope(toolsCall("echo", args), fresh))).not.toBeNull();
   });
 });

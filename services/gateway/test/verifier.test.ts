@@ -357,6 +357,16 @@ describe("verified-action mode: every refusal forwards nothing and creates nothi
     expect(await invocationCount(call, agent)).toBe(0);
   });
 
+  it("an Mcp-Name header that disagrees with the inner call (after verification)", async () => {
+    expectError(
+      await post(call, agent, envelope(okCall, good()), { "mcp-name": "delete" }),
+      400,
+      "mcp header does not match body",
+    );
+    expect(upstream.received).toHaveLength(0);
+    expect(await invocationCount(call, agent)).toBe(0);
+  });
+
   it("the streaming endpoint for an MCP agent: 409, before anything else", async () => {
     const res = await call("POST", `/v1/proxy/${agent}/stream`, envelope(okCall, good()), MCP_HEADERS);
     expectError(res, 409);
@@ -367,6 +377,10 @@ describe("verified-action mode: every refusal forwards nothing and creates nothi
       MCP_HEADERS,
     );
     expectError(list, 409);
+    expectError(
+      await call("GET", `/v1/proxy/${agent}/stream`, undefined, { accept: "text/event-stream" }),
+      409,
+    );
     expect(upstream.received).toHaveLength(0);
     expect(await invocationCount(call, agent)).toBe(0);
   });
