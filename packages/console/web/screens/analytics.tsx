@@ -101,7 +101,13 @@ function Analytics() {
               x={charts.x}
               series={charts.throughput}
             />
-            <Chart range={range} title="Error rate" unit="failed / calls" x={charts.x} series={charts.errorRate} />
+            <Chart
+              range={range}
+              title="Error rate"
+              unit="failed / calls"
+              x={charts.x}
+              series={charts.errorRate}
+            />
             <Chart range={range} title="Latency" unit="ms" x={charts.x} series={charts.latency} />
           </div>
           <h2>Totals in the window</h2>
