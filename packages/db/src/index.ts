@@ -4,6 +4,7 @@ export * from "./repos/agents.ts";
 export * from "./repos/credentials.ts";
 export * from "./repos/invocation-writer.ts";
 export * from "./repos/invocations.ts";
+export * from "./repos/settlement-configs.ts";
 export * from "./schema/index.ts";
 export { schema };
 

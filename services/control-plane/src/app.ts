@@ -6,6 +6,7 @@ import { registerCapabilities, surfacesOf } from "./routes/capabilities.ts";
 import { registerCredentials } from "./routes/credentials/index.ts";
 import { registerInvocations } from "./routes/invocations/index.ts";
 import { registerMe } from "./routes/me.ts";
+import { registerSettlement } from "./routes/settlement/index.ts";
 
 export type ControlPlaneDeps = Runtime;
 
@@ -22,6 +23,7 @@ export function createControlPlaneApp(deps: ControlPlaneDeps): Hono<AppEnv> {
   registerInvocations(v1, deps);
   // Mounted exactly when capabilities says so: the one value decides both.
   if (surfaces.credentials) registerCredentials(v1, deps);
+  if (surfaces.settlement) registerSettlement(v1, deps);
   app.route("/v1", v1);
   return app;
 }

@@ -1,3 +1,4 @@
 export * from "./agents.ts";
 export * from "./credentials.ts";
 export * from "./invocations.ts";
+export * from "./settlement-configs.ts";

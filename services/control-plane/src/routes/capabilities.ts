@@ -25,7 +25,7 @@ export function surfacesOf(deps: Pick<Runtime, "config">): Surfaces {
     invocations: true,
     analytics: false,
     agent_events: false,
-    settlement: false,
+    settlement: true,
     policy: false,
     receipts: false,
   };
