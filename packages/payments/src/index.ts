@@ -1,3 +1,4 @@
+export * from "./admit.ts";
 export * from "./challenge.ts";
 export * from "./config.ts";
 export * from "./decode.ts";
@@ -6,5 +7,6 @@ export * from "./facilitator.ts";
 export * from "./networks.ts";
 export * from "./price.ts";
 export * from "./settle.ts";
+export * from "./settle-call.ts";
 export * from "./settlement.ts";
 export * from "./verify.ts";

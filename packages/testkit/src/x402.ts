@@ -120,3 +120,6 @@ export async function signPayment(
 }
 
 export const b64 = (s: string | Buffer) => Buffer.from(s).toString("base64");
+
+/** A fresh private key for a payer in another process (passed through its environment, never printed). */
+export const newPayerKey = (): Hex => generatePrivateKey();

@@ -149,3 +149,21 @@ describe("settlement config: errors", () => {
     }
   });
 });
+
+describe("settlement config: the credential it names", () => {
+  it("cannot be deleted while the configuration references it (409), can after", async () => {
+    const call = await asTenant();
+    const cred = await call("POST", "/v1/credentials", { name: "fac", kind: "bearer", secret: "s3cr3t-fac" });
+    await call("PUT", "/v1/settlement/config", {
+      facilitator_url: "https://f.example",
+      facilitator_credential_ref: cred.json.id,
+    });
+    const refused = await call("DELETE", `/v1/credentials/${cred.json.id}`);
+    expect(refused.status).toBe(409);
+    expect(refused.json).toEqual({
+      error: "credential is referenced by an agent or the settlement configuration",
+    });
+    await call("PUT", "/v1/settlement/config", { facilitator_url: "https://f.example" });
+    expect((await call("DELETE", `/v1/credentials/${cred.json.id}`)).status).toBe(204);
+  });
+});
