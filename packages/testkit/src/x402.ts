@@ -2,9 +2,13 @@ import { randomBytes } from "node:crypto";
 import type { Address, Hex, LocalAccount } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 
-/** A payer with a fresh random key that exists only in this test process; never printed. */
-export function newPayer(): LocalAccount {
-  return privateKeyToAccount(generatePrivateKey());
+/**
+ * A payer with a fresh random key that exists only in this test process; never printed. `testKey`
+ * is kept so a test can sweep responses and logs for it.
+ */
+export function newPayer(): LocalAccount & { testKey: Hex } {
+  const key = generatePrivateKey();
+  return Object.assign(privateKeyToAccount(key), { testKey: key });
 }
 
 export const USDC = {

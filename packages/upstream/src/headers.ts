@@ -22,6 +22,7 @@ function isDroppedRequestHeader(lower: string, connectionTokens: Set<string> | u
     HOP_BY_HOP.has(lower) ||
     lower === "authorization" ||
     lower === "x-payment" ||
+    lower === "payment-signature" ||
     lower.startsWith("x-gateway-") ||
     (connectionTokens?.has(lower) ?? false)
   );
@@ -87,12 +88,21 @@ export function upstreamRequestHeaders(rawHeaders: readonly string[], g: Gateway
   return out;
 }
 
-/** Upstream response headers to send back to the caller: everything but hop-by-hop. */
+/** Response headers only the gateway may set: an upstream's copy would forge a receipt or an id. */
+function isGatewayResponseHeader(lower: string): boolean {
+  return lower.startsWith("x-gateway-") || lower === "x-payment-response" || lower === "payment-response";
+}
+
+/**
+ * Upstream response headers to send back to the caller: everything but hop-by-hop and the
+ * gateway's own (`X-Gateway-*`, `X-PAYMENT-RESPONSE`, `PAYMENT-RESPONSE`).
+ */
 export function downstreamResponseHeaders(headers: IncomingHttpHeaders): Record<string, string | string[]> {
   const tokens = connectionTokensOf(typeof headers.connection === "string" ? headers.connection : undefined);
   const out: Record<string, string | string[]> = {};
   for (const [name, value] of Object.entries(headers)) {
-    if (value === undefined || HOP_BY_HOP.has(name) || tokens?.has(name)) continue;
+    if (value === undefined || HOP_BY_HOP.has(name) || tokens?.has(name) || isGatewayResponseHeader(name))
+      continue;
     out[name] = value;
   }
   return out;
