@@ -1,4 +1,5 @@
 export * from "./agents.ts";
 export * from "./credentials.ts";
 export * from "./invocations.ts";
+export * from "./reservations.ts";
 export * from "./settlement-configs.ts";
