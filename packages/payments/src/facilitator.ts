@@ -4,11 +4,10 @@ import type { Dispatcher } from "undici";
 import { type SettleOutcome, settlePayment } from "./settle.ts";
 import type { VerifiedPayment } from "./verify.ts";
 
+export type FacilitatorRef = { url: string; credentialRef: string | null };
+
 /** The tenant's facilitator, or null when the tenant settles nothing (payments are verified only). */
-export async function facilitatorOf(
-  db: Db,
-  tenantId: string,
-): Promise<{ url: string; credentialRef: string | null } | null> {
+export async function facilitatorOf(db: Db, tenantId: string): Promise<FacilitatorRef | null> {
   const row = await settlementConfigRepo.get(db, tenantId);
   return row ? { url: row.facilitatorUrl, credentialRef: row.facilitatorCredentialRef } : null;
 }
@@ -23,7 +22,7 @@ export async function settleWithFacilitator(opts: {
   keyring: Keyring;
   dispatcher: Dispatcher;
   tenantId: string;
-  facilitator: { url: string; credentialRef: string | null };
+  facilitator: FacilitatorRef;
   payment: VerifiedPayment;
   timeoutMs?: number;
   backoffMs?: number;

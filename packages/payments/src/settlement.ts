@@ -1,4 +1,7 @@
 import type { Settlement } from "@gw/db";
+
+export type { Settlement };
+
 import { encodePaymentResponseHeader } from "@x402/core/http";
 import { NETWORKS } from "./networks.ts";
 import type { SettleOutcome } from "./settle.ts";

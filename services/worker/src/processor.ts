@@ -7,6 +7,7 @@ import { upstreamDuration } from "@gw/telemetry";
 import { callUpstreamStreaming, targetOf, upstreamRequestHeaders } from "@gw/upstream";
 import { CredentialError, type InjectedHeader, openCredential } from "@gw/vault";
 import { answerReader, keptHeaders } from "./answer.ts";
+import { notForwarded, settlePaid } from "./settle.ts";
 
 export type WorkerDeps = Pick<
   Runtime,
@@ -58,7 +59,10 @@ export function createProcessor(deps: WorkerDeps): ProcessJob {
       invocations.fail(ref, failure, { ...facts(), ...more });
 
     const credential = await credentialOf(job, deps, log);
-    if (credential === "refused") return fail("credential");
+    if (credential === "refused") return fail("credential", notForwarded(job));
+    // Settle-then-forward: the upstream is called only once the payment settled.
+    const paid = await settlePaid(job, deps);
+    if (!paid.forward) return invocations.failUnsettled(ref, { ...facts(), ...paid.facts(false) });
     const result = await callUpstreamStreaming(
       {
         dispatcher: deps.dispatcher,
@@ -81,9 +85,10 @@ export function createProcessor(deps: WorkerDeps): ProcessJob {
       answerReader(job),
     );
     upstreamDuration.record(Math.round(performance.now() - started), { mode: "transactional" });
-    if (result.kind === "failure") return fail(result.failure, { attempts: result.attempts });
+    if (result.kind === "failure")
+      return fail(result.failure, { attempts: result.attempts, ...paid.facts(false) });
     const answered: Facts = { attempts: result.attempts, upstreamStatus: result.status };
-    if (!result.body.ok) return fail(result.body.failure, answered);
+    if (!result.body.ok) return fail(result.body.failure, { ...answered, ...paid.facts(false) });
     const { body: respBody, contentType } = result.body;
     await invocations.complete(
       ref,
@@ -91,6 +96,7 @@ export function createProcessor(deps: WorkerDeps): ProcessJob {
       {
         ...facts(),
         ...answered,
+        ...paid.facts(result.status < 400),
         respSize: respBody.length,
         ...(job.captureBodies ? { respBody: capped(respBody) } : {}),
       },

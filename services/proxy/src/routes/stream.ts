@@ -1,7 +1,7 @@
 import type { IncomingMessage } from "node:http";
 import { DomainError, LIMITS } from "@gw/core";
 import type { AppEnv } from "@gw/http";
-import type { Failure, InvocationRef } from "@gw/invocations";
+import type { Facts, Failure, InvocationRef } from "@gw/invocations";
 import { isRetryableMcpMethod } from "@gw/mcp";
 import { proxyCalls, upstreamDuration } from "@gw/telemetry";
 import { type OneShotBody, openUpstream, upstreamRequestHeaders } from "@gw/upstream";
@@ -11,6 +11,7 @@ import type { Call } from "../call.ts";
 import { Capture } from "../capture.ts";
 import { credentialFor } from "../credential.ts";
 import type { ProxyDeps } from "../deps.ts";
+import { settle } from "../payment.ts";
 import { type Admitted, admitCall, gatewayHeaders } from "../pipeline.ts";
 import { type Relayed, relay } from "../relay.ts";
 
@@ -43,7 +44,7 @@ async function forward(c: Context<AppEnv>, call: Admitted, deps: ProxyDeps): Pro
   const upload = call.forward === null && call.method === "POST" ? uploadOf(incoming, reqCapture) : null;
 
   // The record: the stream's facts once it ended, written after the invocation row (step 8).
-  const record = (end: (facts: Record<string, unknown>) => Promise<void>, relayed?: Relayed) => {
+  const record = (end: (facts: Facts) => Promise<void>, relayed?: Relayed, paid: Facts = {}) => {
     const latencyMs = Math.round(performance.now() - t0);
     upstreamDuration.record(latencyMs, { mode: "streaming" });
     const facts = {
@@ -53,6 +54,7 @@ async function forward(c: Context<AppEnv>, call: Admitted, deps: ProxyDeps): Pro
       reqSize: call.forward?.length ?? upload?.size() ?? 0,
       upstreamStatus: relayed?.upstreamStatus ?? null,
       completedAt: new Date(),
+      ...paid,
       ...(reqCapture && respCapture
         ? { bodyCaptured: true, reqBody: reqCapture.bytes(), respBody: respCapture.bytes() }
         : {}),
@@ -79,9 +81,11 @@ async function forward(c: Context<AppEnv>, call: Admitted, deps: ProxyDeps): Pro
         }),
     );
   };
+  // Step 9's settle: its outcome rides on whatever the record says in the end.
+  let payment = settle.notForwarded(call.payment);
   const fail = (failure: Failure, relayed?: Relayed) => {
     proxyCalls.add(1, { mode: "streaming", outcome: "failed" });
-    record((facts) => deps.invocations.fail(ref, failure, facts), relayed);
+    record((facts) => deps.invocations.fail(ref, failure, facts), relayed, payment.facts(false));
   };
 
   const credential = await credentialFor(call, deps, c.var.log);
@@ -89,6 +93,14 @@ async function forward(c: Context<AppEnv>, call: Admitted, deps: ProxyDeps): Pro
     fail("credential");
     drain(incoming);
     throw upstreamError(call, "credential");
+  }
+  // Settlement completes before the upstream is dialled; a failed one never reaches it.
+  payment = await settle.call(call, deps);
+  if (!payment.forward) {
+    proxyCalls.add(1, { mode: "streaming", outcome: "failed" });
+    record((facts) => deps.invocations.failUnsettled(ref, facts), undefined, payment.facts(false));
+    drain(incoming);
+    throw new DomainError("payment_required", "settlement failed", { headers: gatewayHeaders(call) });
   }
   const ac = new AbortController();
   outgoing.once("close", () => ac.abort());
@@ -128,7 +140,11 @@ async function forward(c: Context<AppEnv>, call: Admitted, deps: ProxyDeps): Pro
   if (relayed.ended === "end" || closedNormally) {
     const outcome = relayed.upstreamStatus < 400 ? "succeeded" : "failed";
     proxyCalls.add(1, { mode: "streaming", outcome });
-    record((facts) => deps.invocations.complete(ref, relayed.upstreamStatus, facts), relayed);
+    record(
+      (facts) => deps.invocations.complete(ref, relayed.upstreamStatus, facts),
+      relayed,
+      payment.facts(outcome === "succeeded"),
+    );
     return;
   }
   fail(relayed.failure ?? "unreachable", relayed);

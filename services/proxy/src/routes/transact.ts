@@ -33,6 +33,7 @@ async function enqueue(call: Admitted, deps: ProxyDeps, log: ProxyDeps["logger"]
       captureBodies: call.agent.captureBodies,
       headers: forwardableHeaders(call.rawHeaders, { keepContentLength: false }),
       body: (call.forward ?? Buffer.alloc(0)).toString("base64"),
+      ...(call.payment ? { payment: call.payment } : {}),
     });
   } catch (e) {
     log.error(
