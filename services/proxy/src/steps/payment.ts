@@ -20,7 +20,7 @@ export async function checkPayment(call: Call, deps: ProxyDeps): Promise<Call> {
     description: call.agent.name,
     headers: call.headers,
     tenantSettles: facilitator !== null,
-    settleThenForward: deps.config.GW_SETTLE_THEN_FORWARD,
+    settleThenForward: deps.features.settlement,
   });
   if (!verified) return call;
   call.payment = { ...verified, facilitator };
