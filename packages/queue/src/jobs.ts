@@ -23,6 +23,8 @@ export type TransactJob = {
   captureBodies: boolean;
   /** Caller headers, already stripped of Authorization, X-PAYMENT, PAYMENT-SIGNATURE, x-gateway-* and hop-by-hop. */
   headers: string[];
+  /** The caller's address, appended to X-Forwarded-For upstream. */
+  clientAddress?: string | undefined;
   /** Request body, base64. */
   body: string;
   /**

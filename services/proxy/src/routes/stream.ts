@@ -1,10 +1,11 @@
 import type { IncomingMessage } from "node:http";
 import { DomainError, LIMITS } from "@gw/core";
 import type { AppEnv } from "@gw/http";
-import type { Facts, Failure, InvocationRef } from "@gw/invocations";
+import { ERROR_CLASS, type Facts, type Failure, type InvocationRef, outcomeOfStatus } from "@gw/invocations";
 import { isRetryableMcpMethod } from "@gw/mcp";
-import { proxyCalls, upstreamDuration } from "@gw/telemetry";
+import { recordProxyCall, recordUpstreamDuration } from "@gw/telemetry";
 import { type OneShotBody, openUpstream, upstreamRequestHeaders } from "@gw/upstream";
+import { redactSecret } from "@gw/vault";
 import { RESPONSE_ALREADY_SENT } from "@hono/node-server/utils/response";
 import type { Context, Hono } from "hono";
 import type { Call } from "../call.ts";
@@ -46,7 +47,7 @@ async function forward(c: Context<AppEnv>, call: Admitted, deps: ProxyDeps): Pro
   // The record: the stream's facts once it ended, written after the invocation row (step 8).
   const record = (end: (facts: Facts) => Promise<void>, relayed?: Relayed, paid: Facts = {}) => {
     const latencyMs = Math.round(performance.now() - t0);
-    upstreamDuration.record(latencyMs, { mode: "streaming" });
+    recordUpstreamDuration(latencyMs, { mode: "streaming" });
     const facts = {
       latencyMs,
       ttftMs: relayed?.ttftMs ?? null,
@@ -55,8 +56,13 @@ async function forward(c: Context<AppEnv>, call: Admitted, deps: ProxyDeps): Pro
       upstreamStatus: relayed?.upstreamStatus ?? null,
       completedAt: new Date(),
       ...paid,
+      // Stored copies never hold a secret the upstream reflected (DESIGN.md, Credentials).
       ...(reqCapture && respCapture
-        ? { bodyCaptured: true, reqBody: reqCapture.bytes(), respBody: respCapture.bytes() }
+        ? {
+            bodyCaptured: true,
+            reqBody: reqCapture.bytes(),
+            respBody: Buffer.from(redactSecret(respCapture.bytes(), secret)),
+          }
         : {}),
     };
     // The access-log line of a streaming call (the base app's is skipped: the handler answered).
@@ -84,7 +90,7 @@ async function forward(c: Context<AppEnv>, call: Admitted, deps: ProxyDeps): Pro
   // Step 9's settle: its outcome rides on whatever the record says in the end.
   let payment = settle.notForwarded(call.payment);
   const fail = (failure: Failure, relayed?: Relayed) => {
-    proxyCalls.add(1, { mode: "streaming", outcome: "failed" });
+    recordProxyCall({ mode: "streaming", outcome: "failed", errorClass: ERROR_CLASS[failure] });
     record((facts) => deps.invocations.fail(ref, failure, facts), relayed, payment.facts(false));
   };
 
@@ -94,10 +100,11 @@ async function forward(c: Context<AppEnv>, call: Admitted, deps: ProxyDeps): Pro
     drain(incoming);
     throw upstreamError(call, "credential");
   }
+  const secret = credential?.secret ?? "";
   // Settlement completes before the upstream is dialled; a failed one never reaches it.
   payment = await settle.call(call, deps);
   if (!payment.forward) {
-    proxyCalls.add(1, { mode: "streaming", outcome: "failed" });
+    recordProxyCall({ mode: "streaming", outcome: "failed", errorClass: "none" });
     record((facts) => deps.invocations.failUnsettled(ref, facts), undefined, payment.facts(false));
     drain(incoming);
     throw new DomainError("payment_required", "settlement failed", { headers: gatewayHeaders(call) });
@@ -115,6 +122,7 @@ async function forward(c: Context<AppEnv>, call: Admitted, deps: ProxyDeps): Pro
       // A streamed body keeps the caller's framing; a held one gets its own from undici.
       keepContentLength: upload !== null,
       credential,
+      clientAddress: call.clientAddress,
     }),
     body: call.forward ?? upload,
     retry: {
@@ -134,16 +142,16 @@ async function forward(c: Context<AppEnv>, call: Admitted, deps: ProxyDeps): Pro
   }
 
   const own = { ...gatewayHeaders(call), "x-request-id": c.var.requestId };
-  const relayed = await relay(opened.res, outgoing, own, { t0, capture: respCapture });
+  const relayed = await relay(opened.res, outgoing, own, { t0, capture: respCapture, secret });
   // A standalone GET stream is ended by the client: that is its normal end, not a cancellation.
   const closedNormally = relayed.ended === "client_closed" && call.method === "GET";
   if (relayed.ended === "end" || closedNormally) {
-    const outcome = relayed.upstreamStatus < 400 ? "succeeded" : "failed";
-    proxyCalls.add(1, { mode: "streaming", outcome });
+    const { status, errorClass } = outcomeOfStatus(relayed.upstreamStatus);
+    recordProxyCall({ mode: "streaming", outcome: status, errorClass: errorClass ?? "none" });
     record(
       (facts) => deps.invocations.complete(ref, relayed.upstreamStatus, facts),
       relayed,
-      payment.facts(outcome === "succeeded"),
+      payment.facts(status === "succeeded"),
     );
     return;
   }
