@@ -1,7 +1,7 @@
 import type { IncomingMessage } from "node:http";
 import { DomainError, LIMITS } from "@gw/core";
 import type { AppEnv } from "@gw/http";
-import { ERROR_CLASS, type Facts, type Failure, type InvocationRef, outcomeOfStatus } from "@gw/invocations";
+import { ERROR_CLASS, type Facts, type Failure, outcomeOfStatus } from "@gw/invocations";
 import { isRetryableMcpMethod } from "@gw/mcp";
 import { recordProxyCall, recordUpstreamDuration } from "@gw/telemetry";
 import { type OneShotBody, openUpstream, upstreamRequestHeaders } from "@gw/upstream";
@@ -37,7 +37,6 @@ async function forward(c: Context<AppEnv>, call: Admitted, deps: ProxyDeps): Pro
   const { incoming, outgoing } = c.env;
   const { config } = deps;
   const t0 = performance.now();
-  const ref: InvocationRef = { tenantId: call.tenantId, id: call.invocationId, agentId: call.agent.id };
   const capture = call.agent.captureBodies;
   const reqCapture = capture ? new Capture(LIMITS.capturedBodyMaxBytes) : null;
   const respCapture = capture ? new Capture(LIMITS.capturedBodyMaxBytes) : null;
@@ -77,21 +76,19 @@ async function forward(c: Context<AppEnv>, call: Admitted, deps: ProxyDeps): Pro
       "request",
     );
     deps.inflight.track(
-      call.opened
-        .then(() => end(facts))
-        .catch((e: unknown) => {
-          c.var.log.error(
-            { invocation_id: call.invocationId, err: e instanceof Error ? e.name : "error" },
-            "could not record stream outcome",
-          );
-        }),
+      end(facts).catch((e: unknown) => {
+        c.var.log.error(
+          { invocation_id: call.invocationId, err: e instanceof Error ? e.name : "error" },
+          "could not record stream outcome",
+        );
+      }),
     );
   };
   // Step 9's settle: its outcome rides on whatever the record says in the end.
   let payment = settle.notForwarded(call.payment);
   const fail = (failure: Failure, relayed?: Relayed) => {
     recordProxyCall({ mode: "streaming", outcome: "failed", errorClass: ERROR_CLASS[failure] });
-    record((facts) => deps.invocations.fail(ref, failure, facts), relayed, payment.facts(false));
+    record((facts) => call.record.fail(failure, facts), relayed, payment.facts(false));
   };
 
   const credential = await credentialFor(call, deps, c.var.log);
@@ -105,12 +102,16 @@ async function forward(c: Context<AppEnv>, call: Admitted, deps: ProxyDeps): Pro
   payment = await settle.call(call, deps);
   if (!payment.forward) {
     recordProxyCall({ mode: "streaming", outcome: "failed", errorClass: "none" });
-    record((facts) => deps.invocations.failUnsettled(ref, facts), undefined, payment.facts(false));
+    record((facts) => call.record.failUnsettled(facts), undefined, payment.facts(false));
     drain(incoming);
     throw new DomainError("payment_required", "settlement failed", { headers: gatewayHeaders(call) });
   }
   const ac = new AbortController();
-  outgoing.once("close", () => ac.abort());
+  // A caller that goes away before the answer ended cancels the upstream call (only then: an
+  // abort after a clean finish would cost an exception and an event per call).
+  outgoing.once("close", () => {
+    if (!outgoing.writableFinished) ac.abort();
+  });
   const opened = await openUpstream({
     dispatcher: deps.dispatcher,
     target: call.target,
@@ -149,7 +150,7 @@ async function forward(c: Context<AppEnv>, call: Admitted, deps: ProxyDeps): Pro
     const { status, errorClass } = outcomeOfStatus(relayed.upstreamStatus);
     recordProxyCall({ mode: "streaming", outcome: status, errorClass: errorClass ?? "none" });
     record(
-      (facts) => deps.invocations.complete(ref, relayed.upstreamStatus, facts),
+      (facts) => call.record.complete(relayed.upstreamStatus, facts),
       relayed,
       payment.facts(status === "succeeded"),
     );
