@@ -13,6 +13,7 @@ import {
   type TransactJob,
 } from "@gw/queue";
 import { createRateLimiter, type RateLimiter } from "@gw/ratelimit";
+import { createReceiptEmitter, loadReceiptKey, type ReceiptEmitter, storeSink } from "@gw/receipts";
 import { createLogger, type DestinationStream, type Logger } from "@gw/telemetry";
 import { createUpstreamDispatcher, type SsrfPolicy, ssrfPolicy } from "@gw/upstream";
 import { createKeyring, type Keyring } from "@gw/vault";
@@ -41,6 +42,11 @@ export type Runtime = {
     queue: JobQueue;
     consume: (process: ProcessJob, onLost: (job: TransactJob) => Promise<void>) => JobConsumer;
   };
+  /**
+   * Signed receipts: present when GW_RECEIPT_SIGNING_KEY and GW_RECEIPT_ACTOR are set. Fail-open:
+   * its methods never throw and never wait.
+   */
+  receipts: ReceiptEmitter | undefined;
   close: () => Promise<void>;
 };
 
@@ -84,6 +90,17 @@ export async function createRuntime(
         "GW_KMS_KEY is not set: credentials are sealed under an ephemeral key of this process; they will not decrypt after a restart or in any other process",
       );
     }
+    const receipts =
+      config.GW_RECEIPT_SIGNING_KEY && config.GW_RECEIPT_ACTOR
+        ? createReceiptEmitter({
+            key: await loadReceiptKey(config.GW_RECEIPT_SIGNING_KEY),
+            actor: config.GW_RECEIPT_ACTOR,
+            sink: storeSink(store.db),
+            logger,
+          })
+        : undefined;
+    // Runs before the store closes (closers run in reverse): queued receipts get a bounded chance.
+    if (receipts) closers.push(() => receipts.drain(5_000));
     return {
       config,
       logger,
@@ -102,6 +119,7 @@ export async function createRuntime(
       rateLimiter: createRateLimiter({ redis, logger }),
       dispatcher,
       jobs,
+      receipts,
       close: async () => {
         for (const close of closers.reverse()) await close().catch(() => {});
       },

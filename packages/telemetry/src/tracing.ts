@@ -26,6 +26,11 @@ const instruments = {
       description: "Rate-limit decisions taken from the local bucket because Redis did not answer",
     }),
   ),
+  receiptFailures: lazy((m) =>
+    m.createCounter("gw.receipts.failures", {
+      description: "Receipts that were not emitted (signing or storing failed, timed out or was shed)",
+    }),
+  ),
 };
 
 export const proxyCalls = { add: (n: number, a?: Attributes) => instruments.proxyCalls.get().add(n, a) };
@@ -34,6 +39,10 @@ export const upstreamDuration = {
 };
 export const rateLimitFallback = {
   add: (n: number, a?: Attributes) => instruments.rateLimitFallback.get().add(n, a),
+};
+
+export const receiptFailures = {
+  add: (n: number, a?: Attributes) => instruments.receiptFailures.get().add(n, a),
 };
 
 /** Called once the SDK is registered, so instruments bind to the real provider. */

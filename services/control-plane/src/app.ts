@@ -6,6 +6,8 @@ import { registerCapabilities, surfacesOf } from "./routes/capabilities.ts";
 import { registerCredentials } from "./routes/credentials/index.ts";
 import { registerInvocations } from "./routes/invocations/index.ts";
 import { registerMe } from "./routes/me.ts";
+import { registerPolicy } from "./routes/policy/index.ts";
+import { registerJwks } from "./routes/receipts/jwks.ts";
 
 export type ControlPlaneDeps = Runtime;
 
@@ -13,6 +15,8 @@ export type ControlPlaneDeps = Runtime;
 export function createControlPlaneApp(deps: ControlPlaneDeps): Hono<AppEnv> {
   const app = createBaseApp({ logger: deps.logger });
   registerHealth(app, healthOf(deps));
+  // Public: registered before the /v1 family so its auth middleware never runs for it.
+  registerJwks(app, deps);
   const v1 = createBaseApp({ logger: deps.logger, accessLog: false });
   v1.use(requireAuth(deps.verifyToken));
   registerMe(v1);
@@ -20,6 +24,7 @@ export function createControlPlaneApp(deps: ControlPlaneDeps): Hono<AppEnv> {
   registerCapabilities(v1, deps, surfaces);
   registerAgents(v1, deps);
   registerInvocations(v1, deps);
+  registerPolicy(v1, deps);
   // Mounted exactly when capabilities says so: the one value decides both.
   if (surfaces.credentials) registerCredentials(v1, deps);
   app.route("/v1", v1);

@@ -1,3 +1,5 @@
 export * from "./agents.ts";
 export * from "./credentials.ts";
 export * from "./invocations.ts";
+export * from "./policies.ts";
+export * from "./receipts.ts";

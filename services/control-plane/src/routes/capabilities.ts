@@ -26,14 +26,14 @@ export function surfacesOf(deps: Pick<Runtime, "config">): Surfaces {
     analytics: false,
     agent_events: false,
     settlement: false,
-    policy: false,
-    receipts: false,
+    policy: true,
+    receipts: true,
   };
 }
 
 export function registerCapabilities(
   app: Hono<AppEnv>,
-  deps: Pick<Runtime, "config" | "store">,
+  deps: Pick<Runtime, "config" | "store" | "receipts">,
   surfaces: Surfaces,
 ) {
   // Built once: everything here is fixed for the life of the process.
@@ -53,8 +53,8 @@ export function registerCapabilities(
     posture: {
       store: deps.store.kind,
       kms_key_configured: deps.config.GW_KMS_KEY !== undefined,
-      receipts_enabled: false,
-      receipt_actor: "",
+      receipts_enabled: deps.receipts !== undefined,
+      receipt_actor: deps.receipts?.actor ?? "",
       settlement_orchestration: deps.config.GW_SETTLE_THEN_FORWARD,
     },
   };
