@@ -71,6 +71,8 @@ export async function askClassifier(
       headersTimeout: ref.timeoutMs,
       bodyTimeout: ref.timeoutMs,
     });
+    // Destroying an unread body emits an error; without a listener it would crash the process.
+    res.body.on("error", () => {});
     if (res.statusCode < 200 || res.statusCode > 299) {
       res.body.destroy();
       failure = "answered an error status";

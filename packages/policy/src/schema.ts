@@ -12,6 +12,14 @@ export const POLICY_LIMITS = Object.freeze({
 export const ACTIONS = ["allow", "warn", "deny"] as const;
 const Action = v.picklist(ACTIONS, 'must be "allow", "warn" or "deny"');
 
+/** valibot's object schemas accept arrays (they have no unknown keys): refuse them first. */
+const obj = <S extends v.GenericSchema>(schema: S) =>
+  v.pipe(
+    v.unknown(),
+    v.check((x) => typeof x === "object" && x !== null && !Array.isArray(x), "must be a JSON object"),
+    schema,
+  );
+
 const Name = v.pipe(
   v.string("must be a string"),
   v.minLength(1, "must not be empty"),
@@ -29,43 +37,49 @@ const ToolPattern = v.pipe(
 );
 
 /** Conditions of a rule; every condition named must hold, a list holds when any value matches. */
-export const MatchConditions = v.strictObject({
-  agents: v.optional(list(Name)),
-  tools: v.optional(list(ToolPattern)),
-  methods: v.optional(list(Name)),
-  protocols: v.optional(list(v.picklist(["http", "mcp"], 'must be "http" or "mcp"'))),
-  max_body_bytes: v.optional(
-    v.pipe(
-      v.number("must be a number"),
-      v.integer("must be an integer"),
-      v.minValue(0, "must not be negative"),
-      v.maxValue(Number.MAX_SAFE_INTEGER),
-    ),
-  ),
-});
-
-export const Classifier = v.strictObject({
-  url: v.pipe(v.string("must be a string"), v.minLength(1, "must not be empty"), v.maxLength(2048)),
-  timeout_ms: v.optional(
-    v.pipe(
-      v.number("must be a number"),
-      v.integer("must be an integer"),
-      v.minValue(1, "must be at least 1"),
-      v.maxValue(
-        POLICY_LIMITS.classifierMaxTimeoutMs,
-        `must be at most ${POLICY_LIMITS.classifierMaxTimeoutMs}`,
+export const MatchConditions = obj(
+  v.strictObject({
+    agents: v.optional(list(Name)),
+    tools: v.optional(list(ToolPattern)),
+    methods: v.optional(list(Name)),
+    protocols: v.optional(list(v.picklist(["http", "mcp"], 'must be "http" or "mcp"'))),
+    max_body_bytes: v.optional(
+      v.pipe(
+        v.number("must be a number"),
+        v.integer("must be an integer"),
+        v.minValue(0, "must not be negative"),
+        v.maxValue(Number.MAX_SAFE_INTEGER),
       ),
     ),
-  ),
-});
+  }),
+);
+
+export const Classifier = obj(
+  v.strictObject({
+    url: v.pipe(v.string("must be a string"), v.minLength(1, "must not be empty"), v.maxLength(2048)),
+    timeout_ms: v.optional(
+      v.pipe(
+        v.number("must be a number"),
+        v.integer("must be an integer"),
+        v.minValue(1, "must be at least 1"),
+        v.maxValue(
+          POLICY_LIMITS.classifierMaxTimeoutMs,
+          `must be at most ${POLICY_LIMITS.classifierMaxTimeoutMs}`,
+        ),
+      ),
+    ),
+  }),
+);
 
 /** A rule decides with a fixed `action` or asks a `classifier` webhook; exactly one of the two. */
 export const Rule = v.pipe(
-  v.strictObject({
-    action: v.optional(Action),
-    classifier: v.optional(Classifier),
-    match: v.optional(MatchConditions, {}),
-  }),
+  obj(
+    v.strictObject({
+      action: v.optional(Action),
+      classifier: v.optional(Classifier),
+      match: v.optional(MatchConditions, {}),
+    }),
+  ),
   v.check(
     (r) => (r.action === undefined) !== (r.classifier === undefined),
     "a rule must have exactly one of action or classifier",
@@ -73,17 +87,19 @@ export const Rule = v.pipe(
 );
 
 /** The tenant's policy document (DESIGN.md §3 "Policy"), as PUT and as stored. */
-export const PolicyDocument = v.strictObject({
-  default: v.optional(Action, "allow"),
-  on_error: v.optional(Action, "deny"),
-  rules: v.optional(
-    v.pipe(
-      v.array(Rule, "must be an array"),
-      v.maxLength(POLICY_LIMITS.maxRules, `must have at most ${POLICY_LIMITS.maxRules} rules`),
+export const PolicyDocument = obj(
+  v.strictObject({
+    default: v.optional(Action, "allow"),
+    on_error: v.optional(Action, "deny"),
+    rules: v.optional(
+      v.pipe(
+        v.array(Rule, "must be an array"),
+        v.maxLength(POLICY_LIMITS.maxRules, `must have at most ${POLICY_LIMITS.maxRules} rules`),
+      ),
+      [],
     ),
-    [],
-  ),
-});
+  }),
+);
 
 export type PolicyAction = (typeof ACTIONS)[number];
 export type PolicyDocument = v.InferOutput<typeof PolicyDocument>;
