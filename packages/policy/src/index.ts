@@ -3,6 +3,7 @@ export * from "./classifier.ts";
 export * from "./compile.ts";
 export * from "./decisions.ts";
 export * from "./evaluate.ts";
+export * from "./gate.ts";
 export * from "./policy.ts";
 export * from "./schema.ts";
 export * from "./serialize.ts";
