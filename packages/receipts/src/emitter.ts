@@ -1,5 +1,5 @@
 import { newId } from "@gw/core";
-import { type Db, type ReceiptRow, receiptRepo } from "@gw/db";
+import { agentRepo, type Db, type ReceiptRow, receiptRepo } from "@gw/db";
 import { type Logger, receiptFailures } from "@gw/telemetry";
 import type { JWK } from "jose";
 import type { ReceiptKey } from "./key.ts";
@@ -10,6 +10,12 @@ export type ReceiptSink = { save: (tenantId: string, row: Omit<ReceiptRow, "tena
 
 export function storeSink(db: Db): ReceiptSink {
   return { save: (tenantId, row) => receiptRepo.save(db, tenantId, row) };
+}
+
+/** An agent wants receipts unless its `emit_receipts` is false (null follows the deployment). */
+export function agentWantsReceipts(db: Db) {
+  return async (tenantId: string, agentId: string): Promise<boolean> =>
+    (await agentRepo.emitReceipts(db, tenantId, agentId)) !== false;
 }
 
 /** A terminal invocation, as the lifecycle reports it. */
@@ -48,6 +54,11 @@ export type EmitterOptions = {
   maxQueued?: number;
   /** A receipt not stored within this time is counted as failed and its slot freed. */
   taskTimeoutMs?: number;
+  /**
+   * Whether the agent wants receipts (its `emit_receipts`); asked inside the deferred task, so
+   * the lookup never lands on the call path. Absent → every agent.
+   */
+  wants?: (tenantId: string, agentId: string) => Promise<boolean>;
 };
 
 /**
@@ -134,6 +145,7 @@ export function createReceiptEmitter(opts: EmitterOptions): ReceiptEmitter {
     },
   ) =>
     submit(async () => {
+      if (opts.wants && !(await opts.wants(tenantId, body.agent_id))) return;
       const artifactId = newId("rcpt");
       const signedAt = new Date();
       const payload: ReceiptPayload = {

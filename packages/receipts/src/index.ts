@@ -1,3 +1,4 @@
+export * from "./digest.ts";
 export * from "./emitter.ts";
 export * from "./key.ts";
 export * from "./serialize.ts";

@@ -13,7 +13,13 @@ import {
   type TransactJob,
 } from "@gw/queue";
 import { createRateLimiter, type RateLimiter } from "@gw/ratelimit";
-import { createReceiptEmitter, loadReceiptKey, type ReceiptEmitter, storeSink } from "@gw/receipts";
+import {
+  agentWantsReceipts,
+  createReceiptEmitter,
+  loadReceiptKey,
+  type ReceiptEmitter,
+  storeSink,
+} from "@gw/receipts";
 import { createLogger, type DestinationStream, type Logger } from "@gw/telemetry";
 import { createUpstreamDispatcher, type SsrfPolicy, ssrfPolicy } from "@gw/upstream";
 import { createKeyring, type Keyring } from "@gw/vault";
@@ -96,6 +102,7 @@ export async function createRuntime(
             key: await loadReceiptKey(config.GW_RECEIPT_SIGNING_KEY),
             actor: config.GW_RECEIPT_ACTOR,
             sink: storeSink(store.db),
+            wants: agentWantsReceipts(store.db),
             logger,
           })
         : undefined;

@@ -181,6 +181,40 @@ describe("receipts: per invocation", () => {
   });
 });
 
+describe("receipts: per agent", () => {
+  it("an agent with emit_receipts false gets none; one with true or null gets them", async () => {
+    const tenant = newTenant();
+    const call = client(app.url, await token(tenant));
+    const quiet = (
+      await call("POST", "/v1/agents", {
+        name: "q",
+        upstream_url: "https://api.example.com/x",
+        emit_receipts: false,
+      })
+    ).json.id as string;
+    const loud = (await call("POST", "/v1/agents", { name: "l", upstream_url: "https://api.example.com/x" }))
+      .json.id as string;
+    const ids: Record<string, string> = {};
+    for (const agentId of [quiet, loud]) {
+      const id = newId("inv");
+      ids[agentId] = id;
+      await invocationRepo.insert(app.rt.store.db, tenant, {
+        id,
+        agentId,
+        mode: "streaming",
+        status: "succeeded",
+      });
+      app.rt.receipts?.invocation({ tenantId: tenant, invocationId: id, agentId, status: "succeeded" });
+    }
+    await app.rt.receipts?.drain(5_000);
+    expect((await call("GET", `/v1/invocations/${ids[quiet]}/receipt`)).json).toMatchObject({
+      attested: false,
+      reason: "not_recorded",
+    });
+    expect((await call("GET", `/v1/invocations/${ids[loud]}/receipt`)).json.attested).toBe(true);
+  });
+});
+
 describe("receipts: per decision", () => {
   it("a decision's receipt id appears on the decision and attests its action", async () => {
     const tenant = newTenant();
