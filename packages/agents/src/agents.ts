@@ -144,3 +144,10 @@ export async function listAgents({
 }) {
   return agentRepo.list(ctx.db, ctx.tenantId, query);
 }
+
+export type { AgentRow } from "@gw/db";
+
+/** The agent row for the data plane's cache: undefined for a malformed, unknown or deleted id. */
+export async function findAgent(db: Db, tenantId: string, id: string): Promise<AgentRow | undefined> {
+  return isId("agt", id) ? agentRepo.get(db, tenantId, id) : undefined;
+}

@@ -158,6 +158,13 @@ const EnvSchema = v.object({
   GW_COMMIT: v.optional(v.string(), "dev"),
   OTEL_EXPORTER_OTLP_ENDPOINT: url(["http:", "https:"]),
   OTEL_SERVICE_NAME: optStr(),
+  /** Milliseconds between two metric exports (the standard OTel variable). */
+  OTEL_METRIC_EXPORT_INTERVAL: int(60_000, 100, 3_600_000),
+  /**
+   * Adds `tenant_id` to the per-call metrics (docs/operations.md). Off by default: every tenant
+   * multiplies the number of series.
+   */
+  GW_METRICS_TENANT_LABELS: bool(false),
 });
 
 type Env = v.InferOutput<typeof EnvSchema>;

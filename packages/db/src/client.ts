@@ -26,6 +26,13 @@ export type Store = {
    * needs a session for its transaction and advisory lock; the pool cannot promise one).
    */
   session: <T>(fn: (exec: Exec) => Promise<T>) => Promise<T>;
+  /**
+   * Postgres LISTEN on `channel` (a dedicated connection that reconnects by itself); returns the
+   * unlisten. Every process on the same database hears every NOTIFY, its own included.
+   */
+  listen: (channel: string, onPayload: (payload: string) => void) => Promise<() => Promise<void>>;
+  /** NOTIFY `channel` with `payload` (delivered to listeners when the sending statement commits). */
+  notify: (channel: string, payload: string) => Promise<void>;
   ping: () => Promise<void>;
   close: () => Promise<void>;
 };
@@ -84,6 +91,15 @@ export async function openStore(
           conn.release();
         }
       },
+      listen: async (channel, onPayload) => {
+        const { unlisten } = await client.listen(channel, onPayload);
+        return async () => {
+          await unlisten().catch(() => {});
+        };
+      },
+      notify: async (channel, payload) => {
+        await client.notify(channel, payload);
+      },
       ping: async () => {
         await client`select 1`;
       },
@@ -109,6 +125,15 @@ export async function openStore(
         const results = await client.exec(text);
         return (results.at(-1)?.rows ?? []) as Array<Record<string, unknown>>;
       }),
+    listen: async (channel, onPayload) => {
+      const unlisten = await client.listen(channel, onPayload);
+      return async () => {
+        await unlisten().catch(() => {});
+      };
+    },
+    notify: async (channel, payload) => {
+      await client.query("select pg_notify($1, $2)", [channel, payload]);
+    },
     ping: async () => {
       await client.query("select 1");
     },

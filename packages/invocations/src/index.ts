@@ -1,2 +1,14 @@
+export {
+  ERROR_CLASSES,
+  type ErrorClass,
+  INVOCATION_MODES,
+  INVOCATION_STATUSES,
+  type InvocationStatus,
+  type InvocationUpdate,
+  type Reservation,
+  ReservationTaken,
+} from "@gw/db";
 export * from "./invocations.ts";
+export * from "./lifecycle.ts";
+export * from "./outcome.ts";
 export * from "./serialize.ts";

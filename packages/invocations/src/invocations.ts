@@ -35,3 +35,8 @@ export async function pollInvocation({
   const result = terminal ? await invocationRepo.result(ctx.db, ctx.tenantId, id) : undefined;
   return { row, result };
 }
+
+/** Deletes polled results past their time (every tenant: a maintenance job). */
+export function purgeExpiredResults(db: Db, now: Date): Promise<number> {
+  return invocationRepo.purgeResults(db, now);
+}

@@ -15,9 +15,22 @@ export type JsonRpcId = string | number;
  *   roots/list). It has no method, so `method` and `tool` are null; the server answers 202.
  */
 export type McpMessage =
-  | { kind: "request"; method: string; tool: string | null; id: JsonRpcId; isNotification: false }
-  | { kind: "notification"; method: string; tool: null; id: null; isNotification: true }
-  | { kind: "response"; method: null; tool: null; id: JsonRpcId | null; isNotification: false };
+  | McpRequestMessage
+  | { kind: "notification"; method: string; tool: null; name: null; id: null; isNotification: true }
+  | { kind: "response"; method: null; tool: null; name: null; id: JsonRpcId | null; isNotification: false };
+
+type McpRequestMessage = {
+  kind: "request";
+  method: string;
+  tool: string | null;
+  /**
+   * What an `Mcp-Name` header must equal (MCP 2026-07-28): `params.name` of tools/call and
+   * prompts/get, `params.uri` of resources/read; null for other methods.
+   */
+  name: string | null;
+  id: JsonRpcId;
+  isNotification: false;
+};
 
 const decoder = new TextDecoder("utf-8", { fatal: true });
 
@@ -60,12 +73,19 @@ function requestOf(msg: Record<string, unknown>): McpMessage {
   const tool = method === "tools/call" ? toolOf(params) : null;
   if (!("id" in msg)) {
     if (tool !== null) throw invalid("tools/call must be a request with an id, not a notification");
-    return { kind: "notification", method, tool: null, id: null, isNotification: true };
+    return { kind: "notification", method, tool: null, name: null, id: null, isNotification: true };
   }
   // MCP narrows JSON-RPC here: a request id is a string or a number, never null.
   const { id } = msg;
   if (typeof id !== "string" && typeof id !== "number") throw invalid("id must be a string or a number");
-  return { kind: "request", method, tool, id, isNotification: false };
+  return {
+    kind: "request",
+    method,
+    tool,
+    name: tool ?? routedName(method, params),
+    id,
+    isNotification: false,
+  };
 }
 
 function toolOf(params: unknown): string {
@@ -94,7 +114,13 @@ function responseOf(msg: Record<string, unknown>): McpMessage {
   if (id !== null && typeof id !== "string" && typeof id !== "number") {
     throw invalid("id must be a string, a number or null");
   }
-  return { kind: "response", method: null, tool: null, id, isNotification: false };
+  return { kind: "response", method: null, tool: null, name: null, id, isNotification: false };
+}
+
+function routedName(method: string, params: unknown): string | null {
+  if (!isRecord(params)) return null;
+  const value = method === "prompts/get" ? params.name : method === "resources/read" ? params.uri : undefined;
+  return typeof value === "string" ? value : null;
 }
 
 const RETRYABLE: ReadonlySet<string> = new Set([

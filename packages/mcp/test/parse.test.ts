@@ -20,7 +20,14 @@ describe("parseMcpRequest: accepted messages", () => {
     const msg = parseMcpRequest(
       bytes({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18" } }),
     );
-    expect(msg).toEqual({ kind: "request", method: "initialize", tool: null, id: 1, isNotification: false });
+    expect(msg).toEqual({
+      kind: "request",
+      method: "initialize",
+      tool: null,
+      name: null,
+      id: 1,
+      isNotification: false,
+    });
   });
 
   it("keeps a string id as a string", () => {
@@ -41,6 +48,7 @@ describe("parseMcpRequest: accepted messages", () => {
       kind: "request",
       method: "tools/call",
       tool: "echo",
+      name: "echo",
       id: 7,
       isNotification: false,
     });
@@ -58,9 +66,22 @@ describe("parseMcpRequest: accepted messages", () => {
       kind: "notification",
       method: "notifications/initialized",
       tool: null,
+      name: null,
       id: null,
       isNotification: true,
     });
+  });
+
+  it("reads the name an Mcp-Name header must match: prompts/get name, resources/read uri", () => {
+    const prompt = parseMcpRequest(
+      bytes({ jsonrpc: "2.0", id: 3, method: "prompts/get", params: { name: "greet" } }),
+    );
+    expect(prompt.name).toBe("greet");
+    const resource = parseMcpRequest(
+      bytes({ jsonrpc: "2.0", id: 4, method: "resources/read", params: { uri: "file:///a" } }),
+    );
+    expect(resource.name).toBe("file:///a");
+    expect(parseMcpRequest(bytes({ jsonrpc: "2.0", id: 5, method: "tools/list" })).name).toBeNull();
   });
 
   it("accepts array params, which JSON-RPC allows", () => {
@@ -71,7 +92,14 @@ describe("parseMcpRequest: accepted messages", () => {
 
   it("accepts a client's response to a server request, with no method to record", () => {
     const result = parseMcpRequest(bytes({ jsonrpc: "2.0", id: 0, result: { action: "accept" } }));
-    expect(result).toEqual({ kind: "response", method: null, tool: null, id: 0, isNotification: false });
+    expect(result).toEqual({
+      kind: "response",
+      method: null,
+      tool: null,
+      name: null,
+      id: 0,
+      isNotification: false,
+    });
     const error = parseMcpRequest(
       bytes({ jsonrpc: "2.0", id: "s-1", error: { code: -32601, message: "not supported" } }),
     );

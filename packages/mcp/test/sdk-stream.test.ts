@@ -78,6 +78,8 @@ describe("collectJsonRpcFromSse on the SDK server's streams", () => {
     const listed = await collect(listRes, list.id);
     expect((listed.result as { tools: Array<{ name: string }> }).tools.map((t) => t.name).sort()).toEqual([
       "add",
+      "ask_model",
+      "ask_user",
       "echo",
       "log_echo",
     ]);

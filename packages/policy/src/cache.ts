@@ -7,17 +7,6 @@ type Entry = { expires: number; policy: CompiledPolicy | null };
 
 const MAX_TENANTS = 10_000;
 
-/**
- * Writes in this process call every listener, so a cache here drops the tenant at once: a PUT is
- * effective on the next call served by the process that took it. Other processes see it when
- * their entry's time-to-live runs out.
- */
-const listeners = new Set<(tenantId: string) => void>();
-
-export function notifyPolicyChanged(tenantId: string): void {
-  for (const l of listeners) l(tenantId);
-}
-
 export type PolicyCache = {
   /** The tenant's compiled policy, or null when it has none (nothing is evaluated then). */
   get: (tenantId: string) => Promise<CompiledPolicy | null>;
@@ -27,11 +16,14 @@ export type PolicyCache = {
 
 /**
  * Per-tenant compiled policies. An entry lives `ttlMs`; on expiry the stored row is read again but
- * compiled again only when its version changed. Concurrent misses share one read.
+ * compiled again only when its version changed. Concurrent misses share one read. `subscribe`
+ * hears policy writes (the runtime's change bus: this process at once, other replicas within
+ * about a second), so a PUT is effective on the next call; the TTL bounds a lost notification.
  */
 export function createPolicyCache(opts: {
   load: (tenantId: string) => Promise<Stored | undefined>;
   ttlMs: number;
+  subscribe?: (invalidate: (tenantId: string) => void) => () => void;
 }): PolicyCache {
   const entries = new Map<string, Entry>();
   const loading = new Map<string, Promise<CompiledPolicy | null>>();
@@ -42,7 +34,7 @@ export function createPolicyCache(opts: {
     entries.delete(tenantId);
     loading.delete(tenantId);
   };
-  listeners.add(listener);
+  const unsubscribe = opts.subscribe?.(listener);
 
   const load = async (tenantId: string, previous: CompiledPolicy | null): Promise<CompiledPolicy | null> => {
     const started = epoch;
@@ -80,7 +72,7 @@ export function createPolicyCache(opts: {
     },
     invalidate: listener,
     close: () => {
-      listeners.delete(listener);
+      unsubscribe?.();
     },
   };
 }

@@ -1,5 +1,6 @@
 import { DomainError } from "@gw/core";
 import { type Db, policyRepo, type Query } from "@gw/db";
+import { recordPolicyDecision } from "@gw/telemetry";
 import type { Dispatcher } from "undici";
 import { createPolicyCache } from "./cache.ts";
 import type { Decision, PolicyInput } from "./compile.ts";
@@ -22,8 +23,8 @@ export type PolicyGate = {
 export const deniedByPolicy = () => new DomainError("forbidden", "denied by policy");
 
 /**
- * Step 6 of the pipeline as one object: the tenant's compiled policy from a short cache (this
- * process's writes invalidate it at once), evaluation, the classifier through the SSRF-guarded
+ * Step 6 of the pipeline as one object: the tenant's compiled policy from a short cache (policy
+ * writes invalidate it through `subscribe`), evaluation, the classifier through the SSRF-guarded
  * dispatcher, and the decision record. `onDecision` runs after the record commits (receipts).
  */
 export function createPolicyGate(opts: {
@@ -32,11 +33,14 @@ export function createPolicyGate(opts: {
   query: Query;
   dispatcher: Dispatcher;
   cacheMs: number;
+  /** Hears policy writes (see createPolicyCache). */
+  subscribe?: (invalidate: (tenantId: string) => void) => () => void;
   onDecision?: (id: string, input: PolicyInput, decision: Decision) => void;
 }): PolicyGate {
   const cache = createPolicyCache({
     load: (tenantId) => policyRepo.get(opts.db, tenantId),
     ttlMs: opts.cacheMs,
+    ...(opts.subscribe ? { subscribe: opts.subscribe } : {}),
   });
   const recorder = createDecisionRecorder(opts.query);
   return {
@@ -44,6 +48,7 @@ export function createPolicyGate(opts: {
       const policy = await cache.get(input.tenantId);
       if (!policy) return null;
       const decision = await evaluatePolicy(policy, input, { dispatcher: opts.dispatcher });
+      recordPolicyDecision({ action: decision.action });
       const id = await recorder.record(input, decision);
       opts.onDecision?.(id, input, decision);
       return { ...decision, id };

@@ -1,6 +1,5 @@
 import { type Db, type DecisionFilter, policyRepo } from "@gw/db";
 import { type SsrfPolicy, validateUpstreamUrl } from "@gw/upstream";
-import { notifyPolicyChanged } from "./cache.ts";
 import type { PolicyDocument } from "./schema.ts";
 
 export type PolicyCtx = {
@@ -17,7 +16,8 @@ export async function getPolicy({ ctx }: { ctx: Pick<PolicyCtx, "db" | "tenantId
 /**
  * Replaces the tenant's document (already shape-checked). Classifier URLs pass the same write-time
  * SSRF check as upstream URLs; the dial-time guard checks them again on every call. On any 400
- * the stored document is unchanged. Effective on this process's next call.
+ * the stored document is unchanged. The route's write announcement (the change bus) makes it
+ * effective on the next call.
  */
 export async function putPolicy({ ctx, input }: { ctx: PolicyCtx; input: PolicyDocument }) {
   const rules = input.rules.map((rule, i) =>
@@ -34,9 +34,7 @@ export async function putPolicy({ ctx, input }: { ctx: PolicyCtx; input: PolicyD
         }
       : rule,
   );
-  const row = await policyRepo.put(ctx.db, ctx.tenantId, { ...input, rules });
-  notifyPolicyChanged(ctx.tenantId);
-  return row;
+  return policyRepo.put(ctx.db, ctx.tenantId, { ...input, rules });
 }
 
 export async function listDecisions({

@@ -1,5 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { migrate, openStore, policyRepo, type Store } from "@gw/db";
+import { type ChangeBus, createChangeBus } from "@gw/runtime";
+import { createLogger } from "@gw/telemetry";
 import { newTenant, TEST_DATABASE_URL } from "@gw/testkit";
 import { ssrfPolicy } from "@gw/upstream";
 import { Agent } from "undici";
@@ -8,12 +10,15 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPolicyGate, PolicyDocument, type PolicyInput, putPolicy } from "../src/index.ts";
 
 let store: Store;
+let bus: ChangeBus;
 const dispatcher = new Agent();
 beforeAll(async () => {
   store = await openStore(TEST_DATABASE_URL);
   await migrate(store);
+  bus = await createChangeBus(store, createLogger({ level: "silent", service: "test" }));
 });
 afterAll(async () => {
+  await bus?.close();
   await store?.close();
   await dispatcher.close();
 });
@@ -28,8 +33,15 @@ const input = (tenantId: string, mcpTool = "rm"): PolicyInput => ({
   bodySize: 10,
 });
 const ssrf = { policy: ssrfPolicy([]), allowHttp: false };
-const put = (tenantId: string, doc: unknown) =>
-  putPolicy({ ctx: { db: store.db, tenantId, ssrf }, input: v.parse(PolicyDocument, doc) });
+/** A write the way the control plane takes it: stored, then announced on the change bus. */
+const put = async (tenantId: string, doc: unknown) => {
+  await putPolicy({ ctx: { db: store.db, tenantId, ssrf }, input: v.parse(PolicyDocument, doc) });
+  await bus.publish({ kind: "policy", tenantId });
+};
+const subscribe = (invalidate: (tenantId: string) => void) =>
+  bus.subscribe((c) => {
+    if (c.kind === "policy") invalidate(c.tenantId);
+  });
 
 describe("policy gate", () => {
   it("a tenant without a document: nothing evaluated, nothing recorded", async () => {
@@ -40,13 +52,14 @@ describe("policy gate", () => {
     gate.close();
   });
 
-  it("a write in this process is effective on the next call, even with a long cache", async () => {
+  it("an announced write is effective on the next call, even with a long cache", async () => {
     const seen: string[] = [];
     const gate = createPolicyGate({
       db: store.db,
       query: store.query,
       dispatcher,
       cacheMs: 60_000,
+      subscribe,
       onDecision: (id) => seen.push(id),
     });
     const t = newTenant();
@@ -66,12 +79,12 @@ describe("policy gate", () => {
     gate.close();
   });
 
-  it("a write another process took is seen once the cache entry expires", async () => {
+  it("a write whose announcement was lost is seen once the cache entry expires", async () => {
     const gate = createPolicyGate({ db: store.db, query: store.query, dispatcher, cacheMs: 50 });
     const t = newTenant();
     await put(t, { default: "allow" });
     expect((await gate.decide(input(t)))?.action).toBe("allow");
-    // Straight to the table: no in-process notification, as from another replica.
+    // Straight to the table: no announcement at all.
     await policyRepo.put(store.db, t, v.parse(PolicyDocument, { default: "deny" }));
     let action: string | undefined;
     for (let i = 0; i < 100 && action !== "deny"; i++) {

@@ -1,9 +1,14 @@
-import type { Logger } from "@gw/telemetry";
+import { type Logger, type QueueSample, recordWorkerJob, registerQueueGauges } from "@gw/telemetry";
 import { Queue, Worker } from "bullmq";
 import type { Redis } from "ioredis";
 import type { JobConsumer, JobQueue, ProcessJob, TransactJob } from "./jobs.ts";
+import { processTraced, sampledEvery, sendTraced } from "./trace.ts";
 
 const JOB_NAME = "transact";
+/** `messaging.system` of the spans. */
+const SYSTEM = "bullmq";
+/** The queue gauges ask Redis at most this often, however often metrics are collected. */
+export const QUEUE_SAMPLE_MS = 5_000;
 
 /**
  * Producer on BullMQ. The job id is the invocation id, so a job is enqueued at most once per
@@ -12,13 +17,16 @@ const JOB_NAME = "transact";
  */
 export function bullmqQueue(opts: { name: string; connection: Redis }): JobQueue {
   const queue = new Queue<TransactJob, void, string>(opts.name, { connection: opts.connection });
+  const id = { system: SYSTEM, queue: opts.name };
   return {
     async enqueue(job) {
-      await queue.add(JOB_NAME, job, {
-        jobId: job.invocationId,
-        attempts: 1,
-        removeOnComplete: true,
-        removeOnFail: { age: 24 * 3600 },
+      await sendTraced(id, job, async (traced) => {
+        await queue.add(JOB_NAME, traced, {
+          jobId: job.invocationId,
+          attempts: 1,
+          removeOnComplete: true,
+          removeOnFail: { age: 24 * 3600 },
+        });
       });
     },
     // Closing a queue whose start-up commands are still in flight on the shared connection
@@ -35,6 +43,10 @@ export function bullmqQueue(opts: { name: string; connection: Redis }): JobQueue
  * check hands it to another worker once (maxStalledCount 1), and the processor sees from the
  * invocation row that it was already running and decides whether repeating is allowed. A job that
  * stalls again fails, and `onLost` records the invocation as failed.
+ *
+ * Each job runs in a CONSUMER span continuing the producer's trace (trace.ts). The consumer also
+ * reports the queue's depth and oldest waiting job as gauges (`gw.queue.*`): the worker is the
+ * side that scales on them, and one report per worker process is enough.
  */
 export function bullmqConsumer(opts: {
   name: string;
@@ -44,18 +56,39 @@ export function bullmqConsumer(opts: {
   logger: Logger;
   process: ProcessJob;
   onLost: (job: TransactJob) => Promise<void>;
+  /** How long a queue-gauge sample is reused; default QUEUE_SAMPLE_MS. */
+  sampleMs?: number;
 }): JobConsumer {
-  const worker = new Worker<TransactJob>(opts.name, async (job) => opts.process(job.data), {
-    connection: opts.connection,
-    concurrency: opts.concurrency,
-    maxStalledCount: 1,
-    lockDuration: opts.lockMs,
-    stalledInterval: opts.lockMs,
-    autorun: true,
-  });
+  const id = { system: SYSTEM, queue: opts.name };
+  // Invocations whose processor threw: BullMQ reports those as failed too, and they are counted
+  // already; any other failure is the queue giving the job up (stalled twice): `lost`.
+  const threw = new Set<string>();
+  const worker = new Worker<TransactJob>(
+    opts.name,
+    (job) =>
+      processTraced(id, job.data, opts.process).catch((e: unknown) => {
+        threw.add(job.data.invocationId);
+        throw e;
+      }),
+    {
+      connection: opts.connection,
+      concurrency: opts.concurrency,
+      maxStalledCount: 1,
+      lockDuration: opts.lockMs,
+      stalledInterval: opts.lockMs,
+      autorun: true,
+    },
+  );
+  const stats = new Queue(opts.name, { connection: opts.connection });
+  const unregister = registerQueueGauges(
+    opts.name,
+    sampledEvery(opts.sampleMs ?? QUEUE_SAMPLE_MS, () => sampleQueue(stats)),
+  );
   worker.on("error", (err) => opts.logger.error({ err: err.message }, "queue worker error"));
   worker.on("failed", (job, err) => {
     if (!job) return;
+    if (!threw.delete(job.data.invocationId))
+      recordWorkerJob({ outcome: "lost", tenantId: job.data.tenantId });
     opts.logger.warn({ invocation_id: job.data.invocationId, reason: err.message }, "job failed");
     opts
       .onLost(job.data)
@@ -65,9 +98,25 @@ export function bullmqConsumer(opts: {
   });
   return {
     close: async () => {
+      unregister();
       await settled(worker.waitUntilReady(), 1_000);
       await worker.close();
+      await settled(stats.waitUntilReady(), 1_000);
+      await stats.close();
     },
+  };
+}
+
+/** Waiting and delayed counts, and the age of the oldest waiting job (the tail of the wait list). */
+async function sampleQueue(queue: Queue): Promise<QueueSample> {
+  const [counts, oldest] = await Promise.all([
+    queue.getJobCounts("wait", "delayed"),
+    queue.getJobs(["wait"], 0, 0, true),
+  ]);
+  const at = oldest[0]?.timestamp;
+  return {
+    depth: { wait: counts.wait ?? 0, delayed: counts.delayed ?? 0 },
+    oldestAgeSeconds: at ? Math.max(0, (Date.now() - at) / 1000) : 0,
   };
 }
 

@@ -1,3 +1,4 @@
 export * from "./bullmq.ts";
 export * from "./jobs.ts";
 export * from "./memory.ts";
+export * from "./trace.ts";

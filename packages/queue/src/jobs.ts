@@ -23,11 +23,18 @@ export type TransactJob = {
   headers: string[];
   /** Request body, base64. */
   body: string;
+  /**
+   * W3C trace context (`traceparent`, `tracestate`) of the producer's `send` span, set by the
+   * queue's enqueue: the worker's spans continue the caller's trace. Absent on jobs enqueued
+   * before it existed or with telemetry off.
+   */
+  traceContext?: Record<string, string>;
 };
 
 export type ProcessJob = (job: TransactJob) => Promise<void>;
 
 export interface JobQueue {
+  /** Enqueues the job, with the active trace context added to it (`traceContext`). */
   enqueue(job: TransactJob): Promise<void>;
   close(): Promise<void>;
 }

@@ -1,5 +1,5 @@
 import { DomainError } from "@gw/core";
-import { type Logger, rateLimitFallback } from "@gw/telemetry";
+import { type Logger, recordRateLimitFallback, recordRateLimitRejection } from "@gw/telemetry";
 import type { Redis } from "ioredis";
 import { type BucketKey, type Limit, retryAfterSeconds, type TakeResult } from "./bucket.ts";
 import { createMemoryBuckets } from "./memory.ts";
@@ -11,9 +11,6 @@ export type RateLimiter = {
   /** Where buckets live: shared in Redis, or in this process only. */
   readonly store: "redis" | "memory";
 };
-
-/** Takes decided by the local fallback while Redis did not answer. */
-const fallbackTakes = rateLimitFallback;
 
 /** Connection states in which ioredis would only queue the command; skip the wait. */
 const DOWN = new Set(["reconnecting", "close", "end"]);
@@ -37,11 +34,14 @@ export function createRateLimiter(opts: {
   const timeoutMs = opts.timeoutMs ?? 500;
   const retryRedisAfterMs = opts.retryRedisAfterMs ?? 1_000;
   const local = createMemoryBuckets();
-  const decide = (d: { allowed: boolean; waitMs: number }): TakeResult =>
-    d.allowed ? { allowed: true } : { allowed: false, retryAfterSeconds: retryAfterSeconds(d.waitMs) };
+  const decide = (key: BucketKey, d: { allowed: boolean; waitMs: number }): TakeResult => {
+    if (d.allowed) return { allowed: true };
+    recordRateLimitRejection({ reason: "rate", tenantId: key.tenantId });
+    return { allowed: false, retryAfterSeconds: retryAfterSeconds(d.waitMs) };
+  };
 
   if (!redis) {
-    return { store: "memory", take: async (key, limit) => decide(local.take(bucketKey(key), limit)) };
+    return { store: "memory", take: async (key, limit) => decide(key, local.take(bucketKey(key), limit)) };
   }
 
   let failing = false;
@@ -84,9 +84,10 @@ export function createRateLimiter(opts: {
     async take(key, limit) {
       const k = bucketKey(key);
       const shared = await viaRedis(redis, k, limit);
-      if (shared) return decide(shared);
-      fallbackTakes.add(1);
-      return decide(local.take(k, limit));
+      if (shared) return decide(key, shared);
+      // Takes decided by the local fallback while Redis did not answer.
+      recordRateLimitFallback();
+      return decide(key, local.take(k, limit));
     },
   };
 }

@@ -1,6 +1,6 @@
 import { newId } from "@gw/core";
 import { agentRepo, type Db, type ReceiptRow, receiptRepo } from "@gw/db";
-import { type Logger, receiptFailures } from "@gw/telemetry";
+import { type Logger, recordReceiptFailure } from "@gw/telemetry";
 import type { JWK } from "jose";
 import type { ReceiptKey } from "./key.ts";
 import { type ReceiptPayload, signReceipt } from "./sign.ts";
@@ -76,7 +76,7 @@ export function createReceiptEmitter(opts: EmitterOptions): ReceiptEmitter {
   const idle = new Set<() => void>();
 
   const failed = (reason: string, err?: unknown) => {
-    receiptFailures.add(1, { reason });
+    recordReceiptFailure();
     // The class only: lower layers' messages may carry internal detail.
     opts.logger.warn({ reason, err: err instanceof Error ? err.name : undefined }, "receipt not emitted");
   };

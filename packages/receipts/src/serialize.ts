@@ -1,4 +1,4 @@
-import type { ReceiptRow } from "@gw/db";
+import { type Db, type ReceiptRow, receiptRepo } from "@gw/db";
 
 /**
  * GET /v1/invocations/{id}/receipt. Without a stored receipt: `receipts_disabled` when no emitter
@@ -20,4 +20,9 @@ export function receiptJson(invocationId: string, row: ReceiptRow | undefined, e
     signed_at: row.signedAt.toISOString(),
     jws: row.jws,
   };
+}
+
+/** The stored receipt of an invocation or a decision, in the caller's tenant. */
+export function receiptOf({ ctx, subjectId }: { ctx: { db: Db; tenantId: string }; subjectId: string }) {
+  return receiptRepo.forSubject(ctx.db, ctx.tenantId, subjectId);
 }

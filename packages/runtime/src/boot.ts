@@ -1,7 +1,7 @@
 import { type Config, ConfigError, loadConfig } from "@gw/config";
 import { type Fetchable, listen, onShutdown, type Served } from "@gw/http";
 import { startTelemetry } from "@gw/telemetry";
-import { createRuntime, type Runtime } from "./index.ts";
+import { createRuntime, type Runtime } from "./runtime.ts";
 
 /**
  * The start-up every service shares: configuration parsed once (a bad value prints one line and
@@ -26,6 +26,8 @@ export async function boot(opts: {
   const stopTelemetry = await startTelemetry({
     endpoint: config.OTEL_EXPORTER_OTLP_ENDPOINT,
     serviceName: config.OTEL_SERVICE_NAME ?? `gw-${opts.service}`,
+    tenantLabels: config.GW_METRICS_TENANT_LABELS,
+    metricIntervalMs: config.OTEL_METRIC_EXPORT_INTERVAL,
   });
   const rt = await createRuntime(config, { service: opts.service });
   return {

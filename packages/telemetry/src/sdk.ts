@@ -1,4 +1,4 @@
-import { resetInstruments } from "./tracing.ts";
+import { configureMetrics, resetInstruments } from "./metrics.ts";
 
 /**
  * Starts the OpenTelemetry SDK when an OTLP endpoint is configured. Loaded lazily so that a
@@ -7,7 +7,12 @@ import { resetInstruments } from "./tracing.ts";
 export async function startTelemetry(opts: {
   endpoint: string | undefined;
   serviceName: string;
+  /** GW_METRICS_TENANT_LABELS: add `tenant_id` to the per-call metrics. */
+  tenantLabels?: boolean;
+  /** OTEL_METRIC_EXPORT_INTERVAL; default 60 s. */
+  metricIntervalMs?: number;
 }): Promise<() => Promise<void>> {
+  configureMetrics({ tenantLabels: opts.tenantLabels ?? false });
   if (!opts.endpoint) return async () => {};
   const { NodeSDK } = await import("@opentelemetry/sdk-node");
   const { OTLPTraceExporter } = await import("@opentelemetry/exporter-trace-otlp-http");
@@ -24,6 +29,7 @@ export async function startTelemetry(opts: {
     instrumentations: [new UndiciInstrumentation()],
     metricReader: new PeriodicExportingMetricReader({
       exporter: new OTLPMetricExporter({ url: `${opts.endpoint.replace(/\/$/, "")}/v1/metrics` }),
+      exportIntervalMillis: opts.metricIntervalMs ?? 60_000,
     }),
   });
   sdk.start();

@@ -43,8 +43,10 @@ export type McpUpstream = {
 /**
  * A real MCP server from the official SDK (McpServer + StreamableHTTPServerTransport, stateful:
  * one transport and one server per session id), on node:http at 127.0.0.1 on a free port. Tools:
- * `echo {text}`, `add {a, b}`, and `log_echo {text}`, which sends a logging notification on the
- * request's stream before its result (to prove that notifications ahead of a response are skipped).
+ * `echo {text}`, `add {a, b}`, `log_echo {text}`, which sends a logging notification on the
+ * request's stream before its result (to prove that notifications ahead of a response are skipped),
+ * and `ask_model {question}` / `ask_user`, which send sampling and elicitation requests to the
+ * client on the standalone GET stream and return its answers.
  */
 export async function startMcpUpstream(opts: McpUpstreamOptions = {}): Promise<McpUpstream> {
   const requests: McpUpstreamRequest[] = [];
@@ -149,6 +151,31 @@ function createMcpServer(): McpServer {
         params: { level: "info", data: `echoing ${text.length} characters` },
       });
       return { content: [{ type: "text", text }] };
+    },
+  );
+  // Server-initiated requests sent with no related request: the SDK puts them on the standalone
+  // GET stream, which is how servers that sample or elicit outside a request's own stream work.
+  server.registerTool(
+    "ask_model",
+    { description: "Asks the client's model (sampling)", inputSchema: { question: z.string() } },
+    async ({ question }) => {
+      const answer = await server.server.createMessage({
+        messages: [{ role: "user", content: { type: "text", text: question } }],
+        maxTokens: 64,
+      });
+      return { content: [{ type: "text", text: answer.content.type === "text" ? answer.content.text : "" }] };
+    },
+  );
+  server.registerTool(
+    "ask_user",
+    { description: "Asks the user for a name (elicitation)", inputSchema: {} },
+    async () => {
+      const answer = await server.server.elicitInput({
+        message: "What is your name?",
+        requestedSchema: { type: "object", properties: { name: { type: "string" } }, required: ["name"] },
+      });
+      const name = answer.action === "accept" ? String(answer.content?.name ?? "") : answer.action;
+      return { content: [{ type: "text", text: name }] };
     },
   );
   return server;

@@ -35,7 +35,7 @@ describe("startMcpUpstream", () => {
     expect(client.getServerVersion()).toMatchObject({ name: "gw-test-upstream" });
 
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(["add", "echo", "log_echo"]);
+    expect(tools.map((t) => t.name).sort()).toEqual(["add", "ask_model", "ask_user", "echo", "log_echo"]);
 
     const echoed = await client.callTool({ name: "echo", arguments: { text: "hello" } });
     expect(echoed.content).toEqual([{ type: "text", text: "hello" }]);
@@ -104,7 +104,7 @@ describe("startMcpUpstream", () => {
     await expect(client.listTools()).rejects.toMatchObject({ code: 503 });
     await expect(client.listTools()).rejects.toMatchObject({ code: 503 });
     const { tools } = await client.listTools();
-    expect(tools).toHaveLength(3);
+    expect(tools).toHaveLength(5);
     expect(upstream.posts("tools/list").map((r) => r.injectedFailure)).toEqual([true, true, false]);
     expect(upstream.posts("initialize").map((r) => r.injectedFailure)).toEqual([false]);
   });

@@ -1,23 +1,7 @@
 import type { IncomingHttpHeaders } from "node:http";
-import { setTimeout as sleep } from "node:timers/promises";
 import type { Dispatcher } from "undici";
-import {
-  backoffMs,
-  classifyFailure,
-  type FailureClass,
-  isConnectionFailure,
-  isRetryableStatus,
-} from "./classify.ts";
-
-/** Origin and path of an upstream URL, parsed once per agent (not per call). */
-export type Target = { origin: string; path: string };
-
-export function targetOf(url: string): Target {
-  const u = new URL(url);
-  return { origin: u.origin, path: `${u.pathname}${u.search}` };
-}
-
-export type RetryPolicy = { retries: number; baseMs: number; retryable: boolean };
+import { classifyFailure, type FailureClass } from "./classify.ts";
+import { openUpstream, type RetryPolicy, type Target } from "./open.ts";
 
 /** The final answer of an upstream call; `body` is whatever the call's reader made of it. */
 export type UpstreamAnswerOf<T> = {
@@ -49,56 +33,38 @@ export type OpenAnswer = {
 };
 
 /**
- * One transactional upstream call with the retry policy, the body read by `read`: connection
- * failures and 502/503/504 are tried again (when the call is retryable) with jittered exponential
- * back-off; anything else is final. A retryable status is retried before its body is read (the
- * body is discarded); an I/O error while `read` runs counts as a connection failure of that
- * attempt. `read` must report a body it rejects in its result, never by throwing: a thrown error
- * is classified as a network failure.
+ * One transactional upstream call with the shared retry policy (`openUpstream`), the final
+ * answer's body read by `read`. Once an answer was handed to `read` nothing is retried: a body
+ * that breaks off is a failure of the call (the upstream may have done the work). `read` must
+ * report a body it rejects in its result, never by throwing: a thrown error is classified as a
+ * network failure.
  */
 export async function callUpstreamStreaming<T>(
   opts: UpstreamCall,
   read: (answer: OpenAnswer) => Promise<T>,
 ): Promise<UpstreamAnswerOf<T> | UpstreamFailure> {
-  const maxAttempts = opts.retry.retryable ? opts.retry.retries + 1 : 1;
   const deadline = AbortSignal.timeout(opts.timeoutMs);
   const signal = opts.signal ? AbortSignal.any([deadline, opts.signal]) : deadline;
-  for (let attempt = 1; ; attempt++) {
-    const mayRetry = attempt < maxAttempts;
-    let failure: unknown;
-    try {
-      const res = await opts.dispatcher.request({
-        origin: opts.target.origin,
-        path: opts.target.path,
-        method: "POST",
-        headers: opts.headers,
-        body: opts.body,
-        signal,
-        headersTimeout: opts.timeoutMs,
-        bodyTimeout: opts.timeoutMs,
-      });
-      if (mayRetry && isRetryableStatus(res.statusCode) && !signal.aborted) {
-        await res.body.dump().catch(() => {});
-      } else {
-        const open = { status: res.statusCode, headers: res.headers, body: res.body };
-        const body = await read(open);
-        return { kind: "answer", status: open.status, headers: open.headers, body, attempts: attempt };
-      }
-    } catch (e) {
-      failure = e;
-      if (!mayRetry || signal.aborted || !isConnectionFailure(e)) {
-        // A deadline that fired is a timeout whatever undici reports.
-        return {
-          kind: "failure",
-          failure: deadline.aborted ? "timeout" : classifyFailure(failure),
-          attempts: attempt,
-        };
-      }
-    }
-    await sleep(backoffMs(attempt - 1, opts.retry.baseMs), undefined, { signal }).catch(() => {});
-    if (signal.aborted) {
-      return { kind: "failure", failure: deadline.aborted ? "timeout" : "cancelled", attempts: attempt };
-    }
+  const opened = await openUpstream({
+    dispatcher: opts.dispatcher,
+    target: opts.target,
+    headers: opts.headers,
+    body: opts.body,
+    retry: opts.retry,
+    signal,
+    deadline,
+    headersTimeout: opts.timeoutMs,
+    bodyTimeout: opts.timeoutMs,
+  });
+  if (opened.kind === "failure") return opened;
+  const { res, attempts } = opened;
+  try {
+    const open = { status: res.statusCode, headers: res.headers, body: res.body };
+    const body = await read(open);
+    return { kind: "answer", status: open.status, headers: open.headers, body, attempts };
+  } catch (e) {
+    res.body.destroy();
+    return { kind: "failure", failure: deadline.aborted ? "timeout" : classifyFailure(e), attempts };
   }
 }
 

@@ -2,4 +2,5 @@ export * from "./call.ts";
 export * from "./classify.ts";
 export * from "./dispatcher.ts";
 export * from "./headers.ts";
+export * from "./open.ts";
 export * from "./ssrf.ts";

@@ -2,7 +2,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { Agent } from "undici";
 import { afterEach, describe, expect, it } from "vitest";
-import { callUpstream, callUpstreamStreaming, targetOf } from "../src/call.ts";
+import { callUpstream, callUpstreamStreaming } from "../src/call.ts";
+import { targetOf } from "../src/open.ts";
 
 // The one retry loop, against a real local server: both read modes share it.
 

@@ -1,6 +1,7 @@
 import { type AppEnv, createBaseApp, registerHealth, requireAuth } from "@gw/http";
 import { healthOf, type Runtime } from "@gw/runtime";
-import type { Hono } from "hono";
+import { Hono } from "hono";
+import { publishWrites } from "./changes.ts";
 import { registerAgents } from "./routes/agents/index.ts";
 import { registerCapabilities, surfacesOf } from "./routes/capabilities.ts";
 import { registerCredentials } from "./routes/credentials/index.ts";
@@ -13,12 +14,14 @@ export type ControlPlaneDeps = Runtime;
 
 /** The control plane: catalog writes and every read that is not on the proxy path. */
 export function createControlPlaneApp(deps: ControlPlaneDeps): Hono<AppEnv> {
+  // One base app: request id, access log and span run once per request.
   const app = createBaseApp({ logger: deps.logger });
   registerHealth(app, healthOf(deps));
   // Public: registered before the /v1 family so its auth middleware never runs for it.
   registerJwks(app, deps);
-  const v1 = createBaseApp({ logger: deps.logger, accessLog: false });
+  const v1 = new Hono<AppEnv>();
   v1.use(requireAuth(deps.verifyToken));
+  v1.use(publishWrites(deps.changes));
   registerMe(v1);
   const surfaces = surfacesOf(deps);
   registerCapabilities(v1, deps, surfaces);

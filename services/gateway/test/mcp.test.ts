@@ -9,7 +9,11 @@ import {
 } from "@gw/testkit";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { LoggingMessageNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import {
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
+  LoggingMessageNotificationSchema,
+} from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type Caller, caller, createAgent, pollDone, startGateway } from "./helpers.ts";
 
@@ -58,12 +62,17 @@ async function connect(agentId: string) {
   return { client, transport };
 }
 
-/** The agent's invocations, oldest first, once all of them are terminal. */
+/**
+ * The agent's invocations of JSON-RPC requests and notifications, oldest first, once all of them
+ * are terminal. (The client's standalone GET stream and its DELETE are recorded too, with
+ * mcp_method null; the GET stays running while the client is connected.)
+ */
 async function invocationsOf(agentId: string, count: number) {
   return eventually(async () => {
     const res = await call("GET", `/v1/invocations?agent_id=${agentId}&limit=100`);
     expect(res.status).toBe(200);
-    const rows = (res.json.data as Array<Record<string, unknown>>).slice().reverse();
+    const all = (res.json.data as Array<Record<string, unknown>>).slice().reverse();
+    const rows = all.filter((r) => r.mcp_method !== null);
     const done = rows.every((r) => r.status === "succeeded" || r.status === "failed");
     return rows.length === count && done ? rows : undefined;
   });
@@ -123,7 +132,7 @@ describe("MCP on the streaming endpoint, with the SDK client", () => {
 
     expect(client.getServerVersion()).toMatchObject({ name: "gw-test-upstream" });
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(["add", "echo", "log_echo"]);
+    expect(tools.map((t) => t.name).sort()).toEqual(["add", "ask_model", "ask_user", "echo", "log_echo"]);
     const echoed = await client.callTool({ name: "echo", arguments: { text: "hello" } });
     expect(echoed.content).toEqual([{ type: "text", text: "hello" }]);
     const sum = await client.callTool({ name: "add", arguments: { a: 2, b: 40 } });
@@ -147,8 +156,9 @@ describe("MCP on the streaming endpoint, with the SDK client", () => {
       expect(r.headers.authorization).toBeUndefined();
       expect(r.headers["x-gateway-agent-id"]).toBe(agent);
     }
-    // The standalone-stream probe (GET) was answered by the gateway, never forwarded.
-    expect(upstream.requests.every((r) => r.httpMethod === "POST")).toBe(true);
+    // The client opened its standalone stream through the gateway, with the session id.
+    const gets = upstream.requests.filter((r) => r.httpMethod === "GET");
+    expect(gets.map((r) => r.headers["mcp-session-id"])).toEqual([transport.sessionId]);
 
     const rows = await invocationsOf(agent, 6);
     expect(rows.map((r) => [r.mcp_method, r.mcp_tool])).toEqual([
@@ -164,30 +174,134 @@ describe("MCP on the streaming endpoint, with the SDK client", () => {
     expect(rows[1]?.upstream_status).toBe(202);
   });
 
-  it("answers GET and DELETE with 405 and Allow: POST, and the SDK client carries on", async () => {
+  it("forwards the standalone GET stream: sampling and elicitation on it complete; DELETE ends the session", async () => {
     const upstream = await mcpUpstream();
     const agent = await mcpAgent(upstream.url);
-    for (const method of ["GET", "DELETE"]) {
-      const res = await call(method, `/v1/proxy/${agent}/stream`, undefined, {
-        accept: "text/event-stream",
-      });
-      expect(res.status).toBe(405);
-      expect(res.headers.get("allow")).toBe("POST");
-      expect(typeof res.json.error).toBe("string");
-    }
-
-    // connect() probes GET for the standalone stream once initialized; the 405 does not stop it.
-    const { client, transport } = await connect(agent);
+    const transport = new StreamableHTTPClientTransport(new URL(`${gw.url}/v1/proxy/${agent}/stream`), {
+      requestInit: { headers: { Authorization: `Bearer ${call.token}` } },
+    });
+    const client = new Client(
+      { name: "gw-mcp-test", version: "1.0.0" },
+      { capabilities: { sampling: {}, elicitation: {} } },
+    );
+    const asked: string[] = [];
+    client.setRequestHandler(CreateMessageRequestSchema, async (req) => {
+      asked.push(JSON.stringify(req.params.messages[0]?.content));
+      return { role: "assistant", model: "test-model", content: { type: "text", text: "forty-two" } };
+    });
+    client.setRequestHandler(ElicitRequestSchema, async () => ({
+      action: "accept",
+      content: { name: "Ada" },
+    }));
+    await client.connect(transport);
+    closers.push(() => client.close());
     const session = transport.sessionId;
-    const echoed = await client.callTool({ name: "echo", arguments: { text: "still here" } });
-    expect(echoed.content).toEqual([{ type: "text", text: "still here" }]);
-    expect(upstream.posts("tools/call")[0]?.headers["mcp-session-id"]).toBe(session);
-    // DELETE is how the client ends a session; to the SDK a 405 means "not supported here".
-    await expect(transport.terminateSession()).resolves.toBeUndefined();
-    await client.close();
-    // Neither method reached the upstream: its session simply lives on until it expires it.
-    expect(upstream.requests.filter((r) => r.httpMethod !== "POST")).toEqual([]);
+
+    const sampled = await client.callTool({ name: "ask_model", arguments: { question: "meaning of life?" } });
+    expect(sampled.content).toEqual([{ type: "text", text: "forty-two" }]);
+    expect(asked).toEqual([JSON.stringify({ type: "text", text: "meaning of life?" })]);
+    const elicited = await client.callTool({ name: "ask_user", arguments: {} });
+    expect(elicited.content).toEqual([{ type: "text", text: "Ada" }]);
+
+    // The requests went down the GET stream the gateway forwarded; the answers came back as POSTs.
+    const gets = upstream.requests.filter((r) => r.httpMethod === "GET");
+    expect(gets.map((r) => r.headers["mcp-session-id"])).toEqual([session]);
+    expect(gets[0]?.headers.authorization).toBeUndefined();
+    expect(gets[0]?.headers["x-gateway-agent-id"]).toBe(agent);
+
+    // DELETE ends the session upstream.
     expect(upstream.sessionIds()).toEqual([session]);
+    await transport.terminateSession();
+    expect(upstream.requests.filter((r) => r.httpMethod === "DELETE")).toHaveLength(1);
+    await eventually(() => (upstream.sessionIds().length === 0 ? true : undefined));
+    await client.close();
+
+    // Every exchange is a streaming invocation: the GET stream that the client closed after a 2xx
+    // head succeeded, and so did the DELETE.
+    const rows = await eventually(async () => {
+      const res = await call("GET", `/v1/invocations?agent_id=${agent}&limit=100`);
+      const data = res.json.data as Array<Record<string, unknown>>;
+      const open = data.some((r) => r.status === "running" || r.status === "pending");
+      return data.length >= 8 && !open ? data : undefined;
+    });
+    for (const r of rows) expect(r).toMatchObject({ mode: "streaming", status: "succeeded" });
+    // initialize, notifications/initialized, GET, two tools/call, two responses, DELETE.
+    expect(rows).toHaveLength(8);
+    const byMethod = rows.map((r) => r.mcp_method);
+    expect(byMethod.filter((m) => m === "tools/call")).toHaveLength(2);
+    // GET, DELETE and the client's two JSON-RPC responses carry no method.
+    expect(byMethod.filter((m) => m === null)).toHaveLength(4);
+  });
+
+  it("GET and DELETE are 405 on the transactional path and for http agents", async () => {
+    const mcp = await mcpAgent((await mcpUpstream()).url);
+    const plain = await plainUpstream((_req, res) => res.writeHead(200).end("ok"));
+    const http = await createAgent(call, { upstream_url: plain.url });
+    for (const method of ["GET", "DELETE"]) {
+      const transactional = await call(method, `/v1/proxy/${mcp}`);
+      expect(transactional.status).toBe(405);
+      expect(transactional.headers.get("allow")).toBe("POST");
+      const httpAgent = await call(method, `/v1/proxy/${http}/stream`);
+      expect(httpAgent.status).toBe(405);
+      expect(httpAgent.headers.get("allow")).toBe("POST");
+      expect(typeof httpAgent.json.error).toBe("string");
+    }
+    expect(plain.received).toHaveLength(0);
+  });
+
+  it("forwards MCP 2026-07-28 headers untouched and refuses a header that disagrees with the body", async () => {
+    const upstream = await mcpUpstream({ jsonResponse: true });
+    const agent = await mcpAgent(upstream.url);
+    const init = {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+    };
+    const ok = await call("POST", `/v1/proxy/${agent}/stream`, JSON.stringify(init), {
+      ...MCP_HEADERS,
+      "mcp-method": "initialize",
+    });
+    expect(ok.status).toBe(200);
+    expect(upstream.requests[0]?.headers["mcp-method"]).toBe("initialize");
+    const session = ok.headers.get("mcp-session-id") ?? "";
+    const toolCall = (name: string) =>
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: 2,
+        method: "tools/call",
+        params: { name, arguments: { text: "x" } },
+      });
+    const headers = { ...MCP_HEADERS, "mcp-session-id": session, "mcp-method": "tools/call" };
+
+    const matching = await call("POST", `/v1/proxy/${agent}/stream`, toolCall("echo"), {
+      ...headers,
+      "mcp-name": "echo",
+      "mcp-param-text": "x",
+    });
+    expect(matching.status).toBe(200);
+    const seen = upstream.posts("tools/call")[0]?.headers;
+    expect(seen?.["mcp-name"]).toBe("echo");
+    expect(seen?.["mcp-param-text"]).toBe("x");
+
+    const before = upstream.requests.length;
+    for (const [name, value] of [
+      ["mcp-name", "add"],
+      ["mcp-name", "Echo"],
+      ["mcp-method", "tools/list"],
+    ] as const) {
+      for (const path of [`/v1/proxy/${agent}/stream`, `/v1/proxy/${agent}`]) {
+        const res = await call("POST", path, toolCall("echo"), {
+          ...headers,
+          "mcp-name": "echo",
+          [name]: value,
+        });
+        expect(res.status).toBe(400);
+        expect(res.json).toEqual({ error: "mcp header does not match body" });
+        expect(res.headers.get("x-gateway-invocation-id")).toBeNull();
+      }
+    }
+    expect(upstream.requests.length).toBe(before);
   });
 
   it("retries a failed tools/list but never a tools/call", async () => {

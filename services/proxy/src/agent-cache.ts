@@ -1,25 +1,35 @@
-import { isId } from "@gw/core";
-import { type AgentRow, agentRepo, type Db } from "@gw/db";
+import { type AgentRow, findAgent } from "@gw/agents";
+import type { Runtime } from "@gw/runtime";
 import { type Target, targetOf } from "@gw/upstream";
 
 export type CachedAgent = { row: AgentRow; target: Target | null };
+export type AgentCache = (tenantId: string, agentId: string) => Promise<CachedAgent | undefined>;
 
 const MAX_ENTRIES = 10_000;
 
 /**
- * The proxy's view of the catalog: agent rows served from memory for `ttlMs` so the hot path
- * does not pay a query per call, with the upstream URL parsed once. A PATCH shows up within
- * `ttlMs` on every replica. Misses are not cached: an agent created a moment ago is callable.
+ * The proxy's view of the catalog: agent rows served from memory so the hot path does not pay a
+ * query per call, with the upstream URL parsed once. A write to an agent drops its entry at once
+ * in this process and, through the change bus, on every other replica; `ttlMs` only bounds how
+ * long a lost notification can go unnoticed. Misses are not cached: a new agent is callable at once.
  */
-export function createAgentCache(db: Db, ttlMs: number) {
+export function createAgentCache(rt: Pick<Runtime, "store" | "changes">, ttlMs: number): AgentCache {
   const entries = new Map<string, { value: CachedAgent; until: number }>();
-  return async (tenantId: string, agentId: string): Promise<CachedAgent | undefined> => {
-    if (!isId("agt", agentId)) return undefined;
-    const key = `${tenantId}\u0000${agentId}`;
+  const keyOf = (tenantId: string, agentId: string) => `${tenantId}\u0000${agentId}`;
+  rt.changes.subscribe((change) => {
+    if (change.kind !== "agent") return;
+    if (change.id !== undefined) {
+      entries.delete(keyOf(change.tenantId, change.id));
+      return;
+    }
+    for (const key of entries.keys()) if (key.startsWith(`${change.tenantId}\u0000`)) entries.delete(key);
+  });
+  return async (tenantId, agentId) => {
+    const key = keyOf(tenantId, agentId);
     const now = Date.now();
     const hit = entries.get(key);
     if (hit && hit.until > now) return hit.value;
-    const row = await agentRepo.get(db, tenantId, agentId);
+    const row = await findAgent(rt.store.db, tenantId, agentId);
     if (!row) {
       entries.delete(key);
       return undefined;

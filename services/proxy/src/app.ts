@@ -1,4 +1,3 @@
-import { createInvocationWriter } from "@gw/db";
 import { type AppEnv, createBaseApp, registerHealth, requireAuth } from "@gw/http";
 import { healthOf, type Runtime } from "@gw/runtime";
 import type { Hono } from "hono";
@@ -16,9 +15,8 @@ export type ProxyApp = { app: Hono<AppEnv>; inflight: Tracker };
 export function createProxyApp(rt: Runtime): ProxyApp {
   const deps: ProxyDeps = {
     ...rt,
-    agents: createAgentCache(rt.store.db, rt.config.GW_AGENT_CACHE_MS),
-    invocations: createInvocationWriter(rt.store.recordsQuery),
-    durableInvocations: createInvocationWriter(rt.store.query),
+    agents: createAgentCache(rt, rt.config.GW_AGENT_CACHE_MS),
+    defaultRateLimit: { rps: rt.config.GW_RATE_LIMIT_RPS, burst: rt.config.GW_RATE_LIMIT_BURST },
     inflight: createTracker(),
   };
   const app = createBaseApp({ logger: rt.logger });

@@ -1,14 +1,12 @@
-import type { InvocationWriter } from "@gw/db";
+import type { Limit } from "@gw/ratelimit";
 import type { Runtime } from "@gw/runtime";
-import type { createAgentCache } from "./agent-cache.ts";
+import type { AgentCache } from "./agent-cache.ts";
 import type { Tracker } from "./tracker.ts";
 
 export type ProxyDeps = Runtime & {
-  agents: ReturnType<typeof createAgentCache>;
-  /** Invocation writes of the hot paths, group-committed under load (see GW_RECORDS_SYNC_COMMIT). */
-  invocations: InvocationWriter;
-  /** The transactional path's pending insert, which must be durable before the 202. */
-  durableInvocations: InvocationWriter;
-  /** In-flight work (stream completions) that shutdown waits for. */
+  agents: AgentCache;
+  /** The deployment's per-agent bucket for agents without their own rate_limit. */
+  defaultRateLimit: Limit;
+  /** In-flight work (stream records) that graceful shutdown waits for. */
   inflight: Tracker;
 };

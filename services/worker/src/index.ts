@@ -1,3 +1,2 @@
-export * from "./outcome.ts";
 export * from "./processor.ts";
 export * from "./worker.ts";

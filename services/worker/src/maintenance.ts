@@ -1,4 +1,4 @@
-import { invocationRepo } from "@gw/db";
+import { purgeExpiredResults } from "@gw/invocations";
 import type { Runtime } from "@gw/runtime";
 
 /**
@@ -8,10 +8,10 @@ import type { Runtime } from "@gw/runtime";
 export function startMaintenance(deps: Pick<Runtime, "store" | "logger">, everyMs = 60_000): () => void {
   const tick = async () => {
     try {
-      const purged = await invocationRepo.purgeResults(deps.store.db, new Date());
+      const purged = await purgeExpiredResults(deps.store.db, new Date());
       if (purged) deps.logger.info({ purged }, "expired invocation results purged");
     } catch (e) {
-      deps.logger.warn({ err: e instanceof Error ? e.message : "error" }, "maintenance failed");
+      deps.logger.warn({ err: e instanceof Error ? e.name : "error" }, "maintenance failed");
     }
   };
   const timer = setInterval(tick, everyMs);

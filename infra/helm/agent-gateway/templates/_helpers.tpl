@@ -63,7 +63,8 @@ metadata:
     {{- include "agent-gateway.labels" $root | nindent 4 }}
     app.kubernetes.io/component: {{ .component }}
 spec:
-  {{- if not $v.autoscaling.enabled }}
+  {{- /* An autoscaler (the CPU HPA, or KEDA's for the worker) owns the replica count. */}}
+  {{- if not (or $v.autoscaling.enabled (dig "keda" "enabled" false $v)) }}
   replicas: {{ $v.replicas }}
   {{- end }}
   revisionHistoryLimit: 5

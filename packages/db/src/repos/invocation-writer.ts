@@ -1,4 +1,5 @@
 import type { Query } from "../client.ts";
+import type { Reservation } from "../schema/reservations.ts";
 import type { InvocationResult, InvocationUpdate, NewInvocation } from "./invocations.ts";
 
 type Pending<T> = { item: T; resolve: () => void; reject: (e: unknown) => void };
@@ -234,4 +235,70 @@ where tenant_id = $1 and id = $2 and status = 'pending' returning id`;
 /** pending → running for the worker; false when the row was not pending (a redelivered job). */
 export async function claimInvocation(query: Query, tenantId: string, id: string): Promise<boolean> {
   return (await query(CLAIM_SQL, [tenantId, id])).length > 0;
+}
+
+/** A reservation that another call already holds (see `insertWithReservations`). */
+export class ReservationTaken extends Error {
+  constructor(readonly kind: Reservation["kind"]) {
+    super(`reservation already taken: ${kind}`);
+    this.name = "ReservationTaken";
+  }
+}
+
+const R = INSERT_COLS.length;
+// The reservations are inserted by a data-modifying CTE of the invocation insert: one statement,
+// so a taken key (unique violation) leaves neither the reservations nor the invocation behind.
+const RESERVE_SQL = `with r as (
+  insert into reservations (kind, scope, key, invocation_id)
+  select * from unnest($${R + 1}::text[], $${R + 2}::text[], $${R + 3}::text[], $${R + 4}::text[])
+  returning 1
+)
+${INSERT_SQL}`;
+
+/**
+ * Inserts one invocation together with its reservations, atomically and durably. Of concurrent
+ * calls holding the same key exactly one succeeds; the others get `ReservationTaken` naming the
+ * kind of the key that was taken, and nothing of theirs is written.
+ */
+export async function insertWithReservations(
+  query: Query,
+  tenantId: string,
+  row: NewInvocation,
+  reservations: readonly Reservation[],
+): Promise<void> {
+  const params = [
+    ...insertParams([{ tenantId, row }]),
+    reservations.map((r) => r.kind),
+    reservations.map((r) => r.scope),
+    reservations.map((r) => r.key),
+    reservations.map(() => row.id),
+  ];
+  try {
+    await query(RESERVE_SQL, params);
+  } catch (e) {
+    if ((e as { code?: string }).code !== "23505") throw e;
+    const taken = await query(
+      "select kind from reservations r join unnest($1::text[], $2::text[], $3::text[]) as v(kind, scope, key) using (kind, scope, key) limit 1",
+      [reservations.map((r) => r.kind), reservations.map((r) => r.scope), reservations.map((r) => r.key)],
+    );
+    const kind = taken[0]?.kind as Reservation["kind"] | undefined;
+    if (!kind) throw e;
+    throw new ReservationTaken(kind);
+  }
+}
+
+const FAIL_OPEN_SQL = `update invocations set status = 'failed', error_class = 'internal', completed_at = now()
+where tenant_id = $1 and id = $2 and status in ('pending', 'running') returning agent_id`;
+
+/** Ends an invocation that is still open as failed/internal; false when it was already terminal. */
+export async function failIfOpen(query: Query, tenantId: string, id: string): Promise<boolean> {
+  return (await query(FAIL_OPEN_SQL, [tenantId, id])).length > 0;
+}
+
+const REPEAT_SQL = `update invocations set attempts = attempts + 1, started_at = now()
+where tenant_id = $1 and id = $2 and status = 'running' returning attempts`;
+
+/** Marks a running invocation as being tried again (a redelivered job); false when not running. */
+export async function markRepeat(query: Query, tenantId: string, id: string): Promise<boolean> {
+  return (await query(REPEAT_SQL, [tenantId, id])).length > 0;
 }

@@ -3,3 +3,4 @@ export * from "./credentials.ts";
 export * from "./invocations.ts";
 export * from "./policies.ts";
 export * from "./receipts.ts";
+export * from "./reservations.ts";

@@ -18,9 +18,9 @@ export type Surfaces = {
  * Which route families this deployment mounts. A false value is the reason the family's routes
  * answer 404. Families not built yet report false rather than pretending.
  */
-export function surfacesOf(deps: Pick<Runtime, "config">): Surfaces {
+export function surfacesOf(deps: Pick<Runtime, "features">): Surfaces {
   return {
-    credentials: deps.config.GW_CREDENTIALS === "on",
+    credentials: deps.features.credentials,
     proxy: true,
     invocations: true,
     analytics: false,
@@ -33,13 +33,13 @@ export function surfacesOf(deps: Pick<Runtime, "config">): Surfaces {
 
 export function registerCapabilities(
   app: Hono<AppEnv>,
-  deps: Pick<Runtime, "config" | "store" | "receipts">,
+  deps: Pick<Runtime, "config" | "store" | "features">,
   surfaces: Surfaces,
 ) {
   // Built once: everything here is fixed for the life of the process.
   const body = {
     surfaces,
-    verified_action_required: deps.config.GW_VERIFIER_BINARY !== undefined,
+    verified_action_required: deps.features.verifier,
     limits: {
       transact_max_body_bytes: LIMITS.transactMaxBodyBytes,
       captured_body_max_bytes: LIMITS.capturedBodyMaxBytes,
@@ -53,9 +53,9 @@ export function registerCapabilities(
     posture: {
       store: deps.store.kind,
       kms_key_configured: deps.config.GW_KMS_KEY !== undefined,
-      receipts_enabled: deps.receipts !== undefined,
-      receipt_actor: deps.receipts?.actor ?? "",
-      settlement_orchestration: deps.config.GW_SETTLE_THEN_FORWARD,
+      receipts_enabled: deps.features.receipts,
+      receipt_actor: deps.features.receiptActor,
+      settlement_orchestration: deps.features.settlement,
     },
   };
   app.get("/capabilities", (c) => c.json(body));

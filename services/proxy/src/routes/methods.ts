@@ -3,8 +3,8 @@ import type { AppEnv } from "@gw/http";
 import type { Hono } from "hono";
 
 /**
- * Other methods on the proxy paths → 405 with Allow, so MCP clients that probe for a standalone
- * SSE stream (GET) or end a session (DELETE) degrade gracefully instead of failing.
+ * Other methods on the proxy paths → 405 with Allow. The streaming path also takes GET and DELETE
+ * for MCP agents (routes/stream.ts decides per agent).
  */
 export function registerMethodNotAllowed(app: Hono<AppEnv>) {
   const deny = (allow: string) => () => {
@@ -13,6 +13,6 @@ export function registerMethodNotAllowed(app: Hono<AppEnv>) {
     });
   };
   app.all("/v1/proxy/:id", deny("POST"));
-  app.all("/v1/proxy/:id/stream", deny("POST"));
+  app.all("/v1/proxy/:id/stream", deny("POST, GET, DELETE"));
   app.all("/v1/proxy/:id/invocations/:invId", deny("GET"));
 }

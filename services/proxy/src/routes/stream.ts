@@ -1,280 +1,175 @@
-import type { IncomingMessage, ServerResponse } from "node:http";
-import { setTimeout as sleep } from "node:timers/promises";
-import { LIMITS, newId } from "@gw/core";
-import type { ErrorClass, InvocationUpdate } from "@gw/db";
-import { type AppEnv, readNodeBodyCapped } from "@gw/http";
-import { isRetryableMcpMethod, type McpMessage, parseMcpRequest } from "@gw/mcp";
+import type { IncomingMessage } from "node:http";
+import { DomainError, LIMITS } from "@gw/core";
+import type { AppEnv } from "@gw/http";
+import type { Failure, InvocationRef } from "@gw/invocations";
+import { isRetryableMcpMethod } from "@gw/mcp";
 import { proxyCalls, upstreamDuration } from "@gw/telemetry";
-import {
-  backoffMs,
-  classifyFailure,
-  downstreamResponseHeaders,
-  isConnectionFailure,
-  isRetryableStatus,
-  upstreamRequestHeaders,
-} from "@gw/upstream";
-import { CredentialError, type InjectedHeader, openCredential } from "@gw/vault";
+import { type OneShotBody, openUpstream, upstreamRequestHeaders } from "@gw/upstream";
 import { RESPONSE_ALREADY_SENT } from "@hono/node-server/utils/response";
-import type { Hono } from "hono";
-import type { Dispatcher } from "undici";
-import { type Admitted, admit } from "../admission.ts";
+import type { Context, Hono } from "hono";
+import type { Call } from "../call.ts";
 import { Capture } from "../capture.ts";
+import { credentialFor } from "../credential.ts";
 import type { ProxyDeps } from "../deps.ts";
+import { type Admitted, admitCall, gatewayHeaders } from "../pipeline.ts";
+import { type Relayed, relay } from "../relay.ts";
 
 /**
- * POST /v1/proxy/{id}/stream: the upstream's status, headers and body streamed back verbatim with
- * backpressure (SSE event by event), the request body streamed up the same way. Nothing is
- * buffered but an MCP request (its JSON-RPC envelope must be read to record method and tool).
+ * POST /v1/proxy/{id}/stream (and GET/DELETE for MCP agents): steps 1–8, then step 9 here: open
+ * the upstream, stream both bodies verbatim with backpressure, record the outcome when the stream
+ * ends. Failures before the upstream answered are DomainErrors (502, 504) through the one error
+ * map, carrying the invocation id.
  */
 export function registerStream(app: Hono<AppEnv>, deps: ProxyDeps) {
-  app.post("/v1/proxy/:id/stream", async (c) => {
-    const admitted = await admit(c, deps);
-    const { incoming, outgoing } = c.env;
-    let buffered: Buffer | null = null;
-    let mcp: McpMessage | null = null;
-    if (admitted.agent.protocol === "mcp") {
-      // seam: verifier — with the verifier configured an MCP agent is refused here (409).
-      buffered = await readNodeBodyCapped(incoming, LIMITS.transactMaxBodyBytes);
-      mcp = parseMcpRequest(buffered);
-    }
-    // seam: policy, x402 — steps 6–7, then settlement before the upstream opens.
-    const adm: Admitted = { ...admitted, mcpMethod: mcp?.method ?? null, mcpTool: mcp?.tool ?? null };
-    const invocationId = newId("inv");
-    await deps.invocations.insert(adm.tenantId, {
-      id: invocationId,
-      agentId: adm.agent.id,
-      mode: "streaming",
-      status: "running",
-      model: adm.model,
-      mcpMethod: adm.mcpMethod,
-      mcpTool: adm.mcpTool,
-      startedAt: new Date(),
-    });
-    await runStream(deps, adm, invocationId, c.var.requestId, incoming, outgoing, buffered, c.var.log);
+  const handler = async (c: Context<AppEnv>) => {
+    const call = await admitCall(c, deps, "streaming");
+    await forward(c, call, deps);
     return RESPONSE_ALREADY_SENT;
-  });
+  };
+  app.post("/v1/proxy/:id/stream", handler);
+  app.get("/v1/proxy/:id/stream", handler);
+  app.delete("/v1/proxy/:id/stream", handler);
 }
 
-async function runStream(
-  deps: ProxyDeps,
-  adm: Admitted,
-  invocationId: string,
-  requestId: string,
-  incoming: IncomingMessage,
-  outgoing: ServerResponse,
-  buffered: Buffer | null,
-  log: ProxyDeps["logger"],
-): Promise<void> {
+async function forward(c: Context<AppEnv>, call: Admitted, deps: ProxyDeps): Promise<void> {
+  const { incoming, outgoing } = c.env;
   const { config } = deps;
   const t0 = performance.now();
-  const capture = adm.agent.captureBodies;
+  const ref: InvocationRef = { tenantId: call.tenantId, id: call.invocationId, agentId: call.agent.id };
+  const capture = call.agent.captureBodies;
   const reqCapture = capture ? new Capture(LIMITS.capturedBodyMaxBytes) : null;
   const respCapture = capture ? new Capture(LIMITS.capturedBodyMaxBytes) : null;
-  let reqSize = buffered?.length ?? 0;
-  let reqTouched = false;
-  if (buffered) reqCapture?.add(buffered);
+  if (call.forward) reqCapture?.add(call.forward);
+  const upload = call.forward === null && call.method === "POST" ? uploadOf(incoming, reqCapture) : null;
 
-  const ac = new AbortController();
-  let done = false;
-  const finish = (
-    set: Pick<InvocationUpdate, "status" | "errorClass" | "upstreamStatus">,
-    ttftMs: number | null,
-    respSize: number,
-  ) => {
-    if (done) return;
-    done = true;
+  // The record: the stream's facts once it ended, written after the invocation row (step 8).
+  const record = (end: (facts: Record<string, unknown>) => Promise<void>, relayed?: Relayed) => {
     const latencyMs = Math.round(performance.now() - t0);
     upstreamDuration.record(latencyMs, { mode: "streaming" });
-    proxyCalls.add(1, { mode: "streaming", outcome: set.status ?? "unknown" });
-    const update: InvocationUpdate = {
-      ...set,
+    const facts = {
       latencyMs,
-      ttftMs,
-      reqSize,
-      respSize,
+      ttftMs: relayed?.ttftMs ?? null,
+      respSize: relayed?.respSize ?? 0,
+      reqSize: call.forward?.length ?? upload?.size() ?? 0,
+      upstreamStatus: relayed?.upstreamStatus ?? null,
       completedAt: new Date(),
+      ...(reqCapture && respCapture
+        ? { bodyCaptured: true, reqBody: reqCapture.bytes(), respBody: respCapture.bytes() }
+        : {}),
     };
-    if (reqCapture && respCapture) {
-      update.bodyCaptured = true;
-      update.reqBody = reqCapture.bytes();
-      update.respBody = respCapture.bytes();
-    }
-    deps.inflight.track(
-      deps.invocations.update(adm.tenantId, invocationId, update).catch((e: unknown) => {
-        log.error(
-          { invocation_id: invocationId, err: e instanceof Error ? e.message : "error" },
-          "could not record stream outcome",
-        );
-      }),
-    );
-    log.info(
+    // The access-log line of a streaming call (the base app's is skipped: the handler answered).
+    c.var.log.info(
       {
-        invocation_id: invocationId,
-        status: set.status,
-        error_class: set.errorClass,
-        upstream_status: set.upstreamStatus,
-        latency_ms: latencyMs,
+        method: call.method,
+        path: c.req.path,
+        status: outgoing.statusCode,
+        invocation_id: call.invocationId,
+        ms: latencyMs,
       },
-      "stream finished",
+      "request",
+    );
+    deps.inflight.track(
+      call.opened
+        .then(() => end(facts))
+        .catch((e: unknown) => {
+          c.var.log.error(
+            { invocation_id: call.invocationId, err: e instanceof Error ? e.name : "error" },
+            "could not record stream outcome",
+          );
+        }),
     );
   };
+  const fail = (failure: Failure, relayed?: Relayed) => {
+    proxyCalls.add(1, { mode: "streaming", outcome: "failed" });
+    record((facts) => deps.invocations.fail(ref, failure, facts), relayed);
+  };
 
-  // A client that goes away cancels the upstream call.
-  outgoing.once("close", () => {
-    if (!outgoing.writableFinished) {
-      ac.abort();
-      finish({ status: "failed", errorClass: "cancelled", upstreamStatus: null }, null, 0);
-    }
+  const credential = await credentialFor(call, deps, c.var.log);
+  if (credential === "refused") {
+    fail("credential");
+    drain(incoming);
+    throw upstreamError(call, "credential");
+  }
+  const ac = new AbortController();
+  outgoing.once("close", () => ac.abort());
+  const opened = await openUpstream({
+    dispatcher: deps.dispatcher,
+    target: call.target,
+    method: call.method,
+    headers: upstreamRequestHeaders(call.rawHeaders, {
+      invocationId: call.invocationId,
+      agentId: call.agent.id,
+      tenantId: call.tenantId,
+      // A streamed body keeps the caller's framing; a held one gets its own from undici.
+      keepContentLength: upload !== null,
+      credential,
+    }),
+    body: call.forward ?? upload,
+    retry: {
+      retries: config.GW_UPSTREAM_RETRIES,
+      baseMs: config.GW_RETRY_BASE_MS,
+      retryable: call.agent.protocol === "http" || isRetryableMcpMethod(call.mcp?.method ?? null),
+    },
+    signal: ac.signal,
+    headersTimeout: config.GW_STREAM_FIRST_BYTE_TIMEOUT_MS,
+    bodyTimeout: config.GW_STREAM_IDLE_TIMEOUT_MS,
   });
+  if (opened.kind === "failure") {
+    const failure = ac.signal.aborted ? "cancelled" : opened.failure;
+    fail(failure);
+    drain(incoming);
+    throw upstreamError(call, failure);
+  }
 
-  const body = () => {
-    if (buffered) return buffered;
-    return (async function* () {
-      reqTouched = true;
+  const own = { ...gatewayHeaders(call), "x-request-id": c.var.requestId };
+  const relayed = await relay(opened.res, outgoing, own, { t0, capture: respCapture });
+  // A standalone GET stream is ended by the client: that is its normal end, not a cancellation.
+  const closedNormally = relayed.ended === "client_closed" && call.method === "GET";
+  if (relayed.ended === "end" || closedNormally) {
+    const outcome = relayed.upstreamStatus < 400 ? "succeeded" : "failed";
+    proxyCalls.add(1, { mode: "streaming", outcome });
+    record((facts) => deps.invocations.complete(ref, relayed.upstreamStatus, facts), relayed);
+    return;
+  }
+  fail(relayed.failure ?? "unreachable", relayed);
+}
+
+/** The caller's body as a one-shot stream, counted and teed into the capture as it goes up. */
+function uploadOf(incoming: IncomingMessage, capture: Capture | null): OneShotBody & { size: () => number } {
+  let size = 0;
+  let touched = false;
+  return {
+    touched: () => touched,
+    size: () => size,
+    stream: async function* () {
+      touched = true;
       for await (const chunk of incoming) {
-        reqSize += (chunk as Buffer).length;
-        reqCapture?.add(chunk as Buffer);
+        size += (chunk as Buffer).length;
+        capture?.add(chunk as Buffer);
         yield chunk as Buffer;
       }
-    })();
+    },
   };
-  // The credential is opened just in time and lives only as long as this call.
-  let credential: InjectedHeader | undefined;
-  if (adm.agent.credentialRef) {
-    try {
-      credential = await openCredential({
-        db: deps.store.db,
-        keyring: deps.keyring,
-        tenantId: adm.tenantId,
-        credentialId: adm.agent.credentialRef,
-      });
-    } catch (e) {
-      if (!(e instanceof CredentialError)) throw e;
-      log.warn({ invocation_id: invocationId, reason: e.reason }, "credential could not be opened");
-      failBeforeResponse(e);
-      return;
-    }
-  }
-  const headers = upstreamRequestHeaders(incoming.rawHeaders, {
-    invocationId,
-    agentId: adm.agent.id,
-    tenantId: adm.tenantId,
-    keepContentLength: true,
-    credential,
-  });
-  const retrySafe = adm.agent.protocol === "http" || isRetryableMcpMethod(adm.mcpMethod);
+}
 
-  let res: Dispatcher.ResponseData;
-  for (let attempt = 1; ; attempt++) {
-    try {
-      res = await deps.dispatcher.request({
-        origin: adm.target.origin,
-        path: adm.target.path,
-        method: "POST",
-        headers,
-        // undici streams async iterables; its types list only Readable.
-        body: body() as unknown as Buffer,
-        signal: ac.signal,
-        headersTimeout: config.GW_STREAM_FIRST_BYTE_TIMEOUT_MS,
-        bodyTimeout: config.GW_STREAM_IDLE_TIMEOUT_MS,
-      });
-    } catch (e) {
-      // Retry only while not a byte of the request has left (or it is held whole) and repeating is safe.
-      const again =
-        attempt <= config.GW_UPSTREAM_RETRIES &&
-        retrySafe &&
-        !reqTouched &&
-        !ac.signal.aborted &&
-        isConnectionFailure(e);
-      if (again) {
-        await sleep(backoffMs(attempt - 1, config.GW_RETRY_BASE_MS));
-        continue;
-      }
-      failBeforeResponse(e);
-      return;
-    }
-    const replayable = buffered !== null && retrySafe;
-    if (
-      replayable &&
-      isRetryableStatus(res.statusCode) &&
-      attempt <= config.GW_UPSTREAM_RETRIES &&
-      !ac.signal.aborted
-    ) {
-      await res.body.dump().catch(() => {});
-      await sleep(backoffMs(attempt - 1, config.GW_RETRY_BASE_MS));
-      continue;
-    }
-    break;
-  }
+/** The caller may still be sending: let Node drain the rest so the error reaches them. */
+function drain(incoming: IncomingMessage) {
+  if (!incoming.complete) incoming.resume();
+}
 
-  const upstreamStatus = res.statusCode;
-  const responseHeaders = downstreamResponseHeaders(res.headers);
-  responseHeaders["x-gateway-invocation-id"] = invocationId;
-  responseHeaders["x-request-id"] = requestId;
-  outgoing.writeHead(upstreamStatus, responseHeaders);
-  // A body of known length follows at once: its headers leave with its first bytes, in one write.
-  // A stream (SSE, chunked) may wait long for its first event: its headers go now.
-  if (res.headers["content-length"] === undefined) outgoing.flushHeaders();
+const ANSWERS: Record<Failure, [kind: "bad_gateway" | "gateway_timeout", message: string]> = {
+  timeout: ["gateway_timeout", "upstream timed out"],
+  ssrf_blocked: ["bad_gateway", "upstream address is not allowed"],
+  credential: ["bad_gateway", "the agent's upstream credential could not be used"],
+  internal: ["bad_gateway", "upstream call failed"],
+  unreachable: ["bad_gateway", "upstream unreachable"],
+  cancelled: ["bad_gateway", "upstream call cancelled"],
+  no_response: ["bad_gateway", "upstream call failed"],
+  too_large: ["bad_gateway", "upstream call failed"],
+};
 
-  const outcome = (): Pick<InvocationUpdate, "status" | "errorClass" | "upstreamStatus"> =>
-    upstreamStatus >= 500
-      ? { status: "failed", errorClass: "upstream_5xx", upstreamStatus }
-      : upstreamStatus >= 400
-        ? { status: "failed", errorClass: "upstream_4xx", upstreamStatus }
-        : { status: "succeeded", errorClass: null, upstreamStatus };
-
-  let ttftMs: number | null = null;
-  let respSize = 0;
-  const up = res.body;
-  up.on("data", (chunk: Buffer) => {
-    if (ttftMs === null) ttftMs = Math.round(performance.now() - t0);
-    respSize += chunk.length;
-    respCapture?.add(chunk);
-    if (!outgoing.write(chunk)) up.pause();
-  });
-  outgoing.on("drain", () => up.resume());
-  up.once("end", () => {
-    outgoing.end(() => finish(outcome(), ttftMs, respSize));
-  });
-  up.once("error", (e) => {
-    if (done) return;
-    // Headers are out: the only honest signal left to the client is an aborted response.
-    outgoing.destroy();
-    const failure = classifyFailure(e);
-    const errorClass: ErrorClass = ac.signal.aborted
-      ? "cancelled"
-      : failure === "timeout"
-        ? "timeout"
-        : "upstream_5xx";
-    finish({ status: "failed", errorClass, upstreamStatus }, ttftMs, respSize);
-  });
-
-  function failBeforeResponse(e: unknown) {
-    const failure = e instanceof CredentialError ? "credential" : classifyFailure(e);
-    if (ac.signal.aborted || outgoing.destroyed) {
-      finish({ status: "failed", errorClass: "cancelled", upstreamStatus: null }, null, 0);
-      return;
-    }
-    const [status, message, errorClass]: [number, string, ErrorClass] =
-      failure === "timeout"
-        ? [504, "upstream timed out", "timeout"]
-        : failure === "ssrf_blocked"
-          ? [502, "upstream address is not allowed", "ssrf_blocked"]
-          : failure === "credential"
-            ? [502, "the agent's upstream credential could not be used", "credential_error"]
-            : failure === "internal"
-              ? [502, "upstream call failed", "internal"]
-              : [502, "upstream unreachable", "upstream_5xx"];
-    const payload = JSON.stringify({ error: message });
-    outgoing.writeHead(status, {
-      "content-type": "application/json",
-      "content-length": Buffer.byteLength(payload),
-      "x-gateway-invocation-id": invocationId,
-      "x-request-id": requestId,
-    });
-    outgoing.end(payload);
-    finish({ status: "failed", errorClass, upstreamStatus: null }, null, 0);
-    // The caller may still be sending: let Node drain the rest of the request.
-    if (!incoming.complete) incoming.resume();
-  }
+/** 502 unreachable/refused, 504 time-out (DESIGN.md §1 step 9), with the invocation id. */
+function upstreamError(call: Call, failure: Failure): DomainError {
+  const [kind, message] = ANSWERS[failure];
+  return new DomainError(kind, message, { headers: gatewayHeaders(call) });
 }

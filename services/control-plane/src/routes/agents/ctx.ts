@@ -3,7 +3,7 @@ import type { AppEnv } from "@gw/http";
 import type { Runtime } from "@gw/runtime";
 import type { Context } from "hono";
 
-export type AgentRouteDeps = Pick<Runtime, "store" | "ssrf" | "config">;
+export type AgentRouteDeps = Pick<Runtime, "store" | "ssrf" | "features">;
 
 /** The domain context of one request: the caller's tenant, never one taken from input. */
 export function agentsCtx(c: Context<AppEnv>, deps: AgentRouteDeps): AgentsCtx {
@@ -15,5 +15,4 @@ export function agentsCtx(c: Context<AppEnv>, deps: AgentRouteDeps): AgentsCtx {
   };
 }
 
-export const receiptsEnabled = (deps: AgentRouteDeps) =>
-  deps.config.GW_RECEIPT_SIGNING_KEY !== undefined && deps.config.GW_RECEIPT_ACTOR !== undefined;
+export const receiptsEnabled = (deps: AgentRouteDeps) => deps.features.receipts;

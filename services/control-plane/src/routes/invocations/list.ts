@@ -1,6 +1,5 @@
-import { INVOCATION_MODES, INVOCATION_STATUSES } from "@gw/db";
 import { type AppEnv, enumParam, pageOf, rangeOf } from "@gw/http";
-import { invocationJson, listInvocations } from "@gw/invocations";
+import { INVOCATION_MODES, INVOCATION_STATUSES, invocationJson, listInvocations } from "@gw/invocations";
 import type { Runtime } from "@gw/runtime";
 import type { Hono } from "hono";
 

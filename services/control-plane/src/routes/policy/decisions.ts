@@ -1,7 +1,6 @@
 import { LIMITS } from "@gw/core";
-import { POLICY_ACTIONS } from "@gw/db";
 import { type AppEnv, enumParam, pageOf, rangeOf } from "@gw/http";
-import { decisionJson, listDecisions } from "@gw/policy";
+import { ACTIONS, decisionJson, listDecisions } from "@gw/policy";
 import type { Hono } from "hono";
 import { type PolicyRouteDeps, policyCtx } from "./ctx.ts";
 
@@ -16,7 +15,7 @@ export function registerListDecisions(app: Hono<AppEnv>, deps: PolicyRouteDeps) 
         ...page,
         ...rangeOf(q),
         // Unlike the invocation list, deny is a value here: denials are recorded decisions.
-        action: enumParam(q.action, "action", POLICY_ACTIONS),
+        action: enumParam(q.action, "action", ACTIONS),
         // An unknown agent simply matches nothing.
         agentId: q.agent_id,
       },

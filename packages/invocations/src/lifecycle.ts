@@ -1,0 +1,111 @@
+import {
+  claimInvocation,
+  createInvocationWriter,
+  failIfOpen,
+  type InvocationResult,
+  type InvocationUpdate,
+  insertWithReservations,
+  markRepeat,
+  type NewInvocation,
+  type Reservation,
+  type Store,
+} from "@gw/db";
+import { ERROR_CLASS, type Failure, outcomeOfStatus } from "./outcome.ts";
+
+/** Which invocation: every lifecycle verb is scoped by tenant. */
+export type InvocationRef = { tenantId: string; id: string; agentId: string };
+
+/** What the terminal hook hears after a terminal write committed (the receipts' input). */
+export type TerminalEvent = InvocationRef & {
+  status: "succeeded" | "failed";
+  /** sha256 of the bytes forwarded each way, when the path hashed them. */
+  digests?: { request: string; response: string } | undefined;
+  settlement?: { status: string; tx_hash?: string | undefined } | undefined;
+};
+
+/** Facts recorded with the terminal state (sizes, latency, captured bodies, settlement, ...). */
+export type Facts = Omit<InvocationUpdate, "status" | "errorClass">;
+export type Extras = { result?: InvocationResult | undefined; digests?: TerminalEvent["digests"] };
+
+export type Lifecycle = ReturnType<typeof createInvocationLifecycle>;
+
+/**
+ * The one invocation lifecycle: open → (claim) → complete | fail. Every terminal write of every
+ * service goes through `complete` or `fail`, and `onTerminal` hears each one after it committed
+ * (fail-open: a hook that throws changes nothing). Writes are group-committed under load; `open`
+ * with `durable` (the transactional 202) or with reservations waits for a durable commit.
+ */
+export function createInvocationLifecycle(opts: {
+  store: Pick<Store, "query" | "recordsQuery">;
+  onTerminal?: ((e: TerminalEvent) => void) | undefined;
+}) {
+  const { store } = opts;
+  const fast = createInvocationWriter(store.recordsQuery);
+  const durable = createInvocationWriter(store.query);
+  const terminal = (e: TerminalEvent) => {
+    try {
+      opts.onTerminal?.(e);
+    } catch {
+      // Fail-open by contract: the hook's own errors are its own to count.
+    }
+  };
+  const write = async (ref: InvocationRef, set: InvocationUpdate, extras: Extras | undefined) => {
+    await fast.update(ref.tenantId, ref.id, set, extras?.result);
+    const status = set.status === "succeeded" ? "succeeded" : "failed";
+    terminal({
+      ...ref,
+      status,
+      digests: extras?.digests,
+      settlement: set.settlement
+        ? { status: set.settlement.status, tx_hash: set.settlement.tx_hash }
+        : undefined,
+    });
+  };
+  return {
+    /**
+     * Creates the record. With reservations, the keys and the row are one durable statement and a
+     * taken key throws `ReservationTaken` with nothing written.
+     */
+    async open(
+      tenantId: string,
+      row: NewInvocation,
+      o: { durable: boolean; reservations?: readonly Reservation[] | undefined },
+    ): Promise<void> {
+      if (o.reservations && o.reservations.length > 0) {
+        await insertWithReservations(store.query, tenantId, row, o.reservations);
+        return;
+      }
+      await (o.durable ? durable : fast).insert(tenantId, row);
+    },
+    /** pending → running, only if still pending (a call whose caller got an error never runs). */
+    claim: (ref: InvocationRef) => claimInvocation(store.recordsQuery, ref.tenantId, ref.id),
+    /** A redelivered job of a running call is tried again: attempts + 1; false when not running. */
+    repeat: (ref: InvocationRef) => markRepeat(store.query, ref.tenantId, ref.id),
+    /** Terminal: the upstream answered; its status decides succeeded or failed. */
+    complete: (ref: InvocationRef, upstreamStatus: number, facts: Facts, extras?: Extras) =>
+      write(
+        ref,
+        { completedAt: new Date(), ...facts, ...outcomeOfStatus(upstreamStatus), upstreamStatus },
+        extras,
+      ),
+    /** Terminal: no usable answer; `failure` decides the error class. */
+    fail: (ref: InvocationRef, failure: Failure, facts: Facts = {}, extras?: Extras) =>
+      write(
+        ref,
+        { completedAt: new Date(), ...facts, status: "failed", errorClass: ERROR_CLASS[failure] },
+        extras,
+      ),
+    /**
+     * Terminal: a settlement failure ends the call with no error class (DESIGN.md, x402): the
+     * upstream was never called.
+     */
+    failUnsettled: (ref: InvocationRef, facts: Facts) =>
+      write(ref, { completedAt: new Date(), ...facts, status: "failed", errorClass: null }, undefined),
+    /** Ends a call that is still open as failed/internal (its job was lost); false if terminal. */
+    async failIfOpen(ref: InvocationRef): Promise<boolean> {
+      const ended = await failIfOpen(store.query, ref.tenantId, ref.id);
+      if (ended) terminal({ ...ref, status: "failed" });
+      return ended;
+    },
+  };
+}

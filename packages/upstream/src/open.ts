@@ -1,0 +1,84 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import type { Dispatcher } from "undici";
+import {
+  backoffMs,
+  classifyFailure,
+  type FailureClass,
+  isConnectionFailure,
+  isRetryableStatus,
+} from "./classify.ts";
+
+/** Origin and path of an upstream URL, parsed once per agent (not per call). */
+export type Target = { origin: string; path: string };
+
+export function targetOf(url: string): Target {
+  const u = new URL(url);
+  return { origin: u.origin, path: `${u.pathname}${u.search}` };
+}
+
+export type RetryPolicy = { retries: number; baseMs: number; retryable: boolean };
+
+/** A request body that can be sent once only: retried only while not a byte of it was read. */
+export type OneShotBody = { stream: () => AsyncIterable<Uint8Array>; touched: () => boolean };
+
+export type OpenRequest = {
+  dispatcher: Dispatcher;
+  target: Target;
+  method?: "POST" | "GET" | "DELETE";
+  headers: string[];
+  /** A held body (can be sent again), a one-shot stream, or none. */
+  body: Buffer | OneShotBody | null;
+  retry: RetryPolicy;
+  signal: AbortSignal;
+  /** When this signal fired, a failure is a time-out whatever undici reports. */
+  deadline?: AbortSignal | undefined;
+  headersTimeout: number;
+  bodyTimeout: number;
+};
+
+export type Opened =
+  | { kind: "open"; res: Dispatcher.ResponseData; attempts: number }
+  | { kind: "failure"; failure: FailureClass; attempts: number };
+
+/**
+ * Opens one upstream request with the retry policy both proxy modes share (DESIGN.md, Proxy):
+ * connection failures, and 502/503/504 answers whose body is discarded, are tried again with
+ * jittered exponential back-off when the call is retryable. Nothing is retried once an answer was
+ * handed out: what happens to its body afterwards is final. A one-shot body is retried only while
+ * none of it was read; a 5xx answer to it is final (it cannot be sent again).
+ */
+export async function openUpstream(req: OpenRequest): Promise<Opened> {
+  const maxAttempts = req.retry.retryable ? req.retry.retries + 1 : 1;
+  const oneShot = req.body !== null && !Buffer.isBuffer(req.body) ? req.body : null;
+  const failure = (e: unknown, attempts: number): Opened => ({
+    kind: "failure",
+    failure: req.deadline?.aborted ? "timeout" : classifyFailure(e),
+    attempts,
+  });
+  for (let attempt = 1; ; attempt++) {
+    const mayRetry = () => attempt < maxAttempts && !req.signal.aborted;
+    try {
+      const res = await req.dispatcher.request({
+        origin: req.target.origin,
+        path: req.target.path,
+        method: req.method ?? "POST",
+        headers: req.headers,
+        // undici streams async iterables; its types list only Readable.
+        body: (oneShot ? oneShot.stream() : req.body) as unknown as Buffer,
+        signal: req.signal,
+        headersTimeout: req.headersTimeout,
+        bodyTimeout: req.bodyTimeout,
+      });
+      if (!(oneShot === null && mayRetry() && isRetryableStatus(res.statusCode))) {
+        return { kind: "open", res, attempts: attempt };
+      }
+      await res.body.dump().catch(() => {});
+    } catch (e) {
+      if (!mayRetry() || !isConnectionFailure(e) || oneShot?.touched()) return failure(e, attempt);
+    }
+    await sleep(backoffMs(attempt - 1, req.retry.baseMs), undefined, { signal: req.signal }).catch(() => {});
+    if (req.signal.aborted) {
+      return { kind: "failure", failure: req.deadline?.aborted ? "timeout" : "cancelled", attempts: attempt };
+    }
+  }
+}

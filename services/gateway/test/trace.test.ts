@@ -1,0 +1,141 @@
+import { once } from "node:events";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { client, newTenant, startUpstream, token } from "@gw/testkit";
+import { request } from "undici";
+import { describe, expect, it } from "vitest";
+import { spawnGateway } from "./helpers.ts";
+
+type OtlpSpan = {
+  traceId: string;
+  spanId: string;
+  parentSpanId?: string;
+  name: string;
+  kind: number;
+  attributes?: Array<{ key: string; value: Record<string, unknown> }>;
+};
+/** OTLP span kinds. */
+const KIND = { SERVER: 2, CLIENT: 3, PRODUCER: 4, CONSUMER: 5 };
+
+describe("one trace from the caller to the upstream, across the queue", () => {
+  it("a transactional call's server, send, process and upstream client spans share the caller's trace id; queue and worker metrics reach the collector", async () => {
+    const payloads: Array<{ path: string; body: string }> = [];
+    const collector = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on("data", (c) => chunks.push(c));
+      req.on("end", () => {
+        payloads.push({ path: req.url ?? "", body: Buffer.concat(chunks).toString("utf8") });
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end("{}");
+      });
+    });
+    await new Promise<void>((r) => collector.listen(0, "127.0.0.1", r));
+    const endpoint = `http://127.0.0.1:${(collector.address() as AddressInfo).port}`;
+    const upstream = await startUpstream((_req, res) => res.end("done"));
+    const secret = `sk-live-${Math.random().toString(36).slice(2)}-do-not-export`;
+    const body = `{"prompt":"body-${Math.random().toString(36).slice(2)}"}`;
+    const { child, url: base } = await spawnGateway({
+      OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
+      OTEL_SERVICE_NAME: "gw-trace",
+      OTEL_METRIC_EXPORT_INTERVAL: "200",
+    });
+    try {
+      const bearer = await token(newTenant());
+      const call = client(base, bearer);
+      const cred = await call("POST", "/v1/credentials", { name: "k", kind: "bearer", secret });
+      const agent = await call("POST", "/v1/agents", {
+        name: "a",
+        upstream_url: upstream.url,
+        credential_ref: cred.json.id,
+      });
+      const agentId = agent.json.id as string;
+      // The caller's own trace: everything below must continue it.
+      const traceId = "4bf92f3577b34da6a3ce929d0e0e4736";
+      const res = await request(`${base}/v1/proxy/${agentId}`, {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${bearer}`,
+          "content-type": "application/json",
+          traceparent: `00-${traceId}-00f067aa0ba902b7-01`,
+        },
+        body,
+      });
+      expect(res.statusCode).toBe(202);
+      const invocationId = res.headers["x-gateway-invocation-id"] as string;
+      await res.body.text();
+      await expect
+        .poll(
+          async () => (await call("GET", `/v1/proxy/${agentId}/invocations/${invocationId}`)).json.status,
+          {
+            timeout: 20_000,
+          },
+        )
+        .toBe("succeeded");
+      expect(upstream.received[0]?.headers.authorization).toBe(`Bearer ${secret}`);
+      // A streaming call too: a short mixed run.
+      const s = await request(`${base}/v1/proxy/${agentId}/stream`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${bearer}` },
+        body,
+      });
+      await s.body.text();
+
+      // The queue gauges are read by the periodic export while the worker runs.
+      await expect
+        .poll(() => payloads.some((p) => p.path === "/v1/metrics" && p.body.includes('"gw.queue.depth"')), {
+          timeout: 10_000,
+        })
+        .toBe(true);
+      child.kill("SIGTERM"); // shutdown flushes the exporters
+      const [code] = await once(child, "exit");
+      expect(code).toBe(0);
+
+      const traces = payloads.filter((p) => p.path === "/v1/traces").map((p) => p.body);
+      const spans: OtlpSpan[] = traces.flatMap((t) =>
+        (
+          JSON.parse(t) as { resourceSpans: Array<{ scopeSpans: Array<{ spans: OtlpSpan[] }> }> }
+        ).resourceSpans.flatMap((r) => r.scopeSpans.flatMap((sc) => sc.spans)),
+      );
+      const mine = spans.filter((sp) => sp.traceId === traceId);
+      const one = (kind: number, name: RegExp) => {
+        const found = mine.filter((sp) => sp.kind === kind && name.test(sp.name));
+        expect(
+          found.map((f) => f.name),
+          `${name} in ${mine.map((m) => m.name).join(", ")}`,
+        ).toHaveLength(1);
+        return found[0] as OtlpSpan;
+      };
+      const server = one(KIND.SERVER, /^POST \/v1\/proxy\/:id$/);
+      const send = one(KIND.PRODUCER, /^send /);
+      const process = one(KIND.CONSUMER, /^process /);
+      const upstreamCall = one(KIND.CLIENT, /^POST/);
+      expect(server.parentSpanId).toBe("00f067aa0ba902b7");
+      expect(send.parentSpanId).toBe(server.spanId);
+      expect(process.parentSpanId).toBe(send.spanId);
+      expect(upstreamCall.parentSpanId).toBe(process.spanId);
+      expect(JSON.stringify(upstreamCall.attributes)).toContain(upstream.url);
+
+      const metrics = payloads
+        .filter((p) => p.path === "/v1/metrics")
+        .map((p) => p.body)
+        .join("\n");
+      for (const name of [
+        "gw.proxy.calls",
+        "gw.upstream.duration",
+        "gw.worker.jobs",
+        "gw.queue.depth",
+        "gw.queue.oldest_age",
+      ])
+        expect(metrics).toContain(`"name":"${name}"`);
+      for (const text of [...traces, metrics]) {
+        expect(text).not.toContain(secret);
+        expect(text).not.toContain(bearer);
+        expect(text).not.toContain(body.slice(12, 30));
+      }
+    } finally {
+      child.kill("SIGKILL");
+      collector.close();
+      await upstream.close();
+    }
+  });
+});

@@ -1,0 +1,57 @@
+import type { IncomingHttpHeaders } from "node:http";
+import type { AgentRow } from "@gw/agents";
+import type { AppEnv } from "@gw/http";
+import type { Reservation } from "@gw/invocations";
+import type { McpMessage } from "@gw/mcp";
+import type { Target } from "@gw/upstream";
+
+export type Mode = "transactional" | "streaming";
+
+/** A verified x402 payment (filled by the payment step once payments land). */
+export type CallPayment = {
+  network: string;
+  asset: string;
+  amount: string;
+  payer: string;
+  nonce: string;
+};
+
+/**
+ * One proxied call as it moves through the pipeline (DESIGN.md §1). Each step takes the Call and
+ * returns it with what it established; nothing before step 8 creates an invocation.
+ */
+export type Call = {
+  readonly mode: Mode;
+  /** POST on both modes; GET (standalone SSE stream) and DELETE (session end) for MCP streaming. */
+  readonly method: "POST" | "GET" | "DELETE";
+  readonly principal: AppEnv["Variables"]["principal"];
+  readonly tenantId: string;
+  /** The agent id of the route. */
+  readonly agentId: string;
+  /** The path called, e.g. `/v1/proxy/agt_…/stream` (the x402 `resource`). */
+  readonly path: string;
+  /** The caller's headers (Node's lower-case map) and their raw list (for forwarding). */
+  readonly headers: IncomingHttpHeaders;
+  readonly rawHeaders: readonly string[];
+  /** Step 2. */
+  agent: AgentRow;
+  target: Target;
+  /** Step 4: X-Gateway-Model. */
+  model: string | null;
+  /** Step 4: the body held in memory (transactional, MCP POSTs); null while it is streamed. */
+  body: Buffer | null;
+  /** Step 5: the parsed JSON-RPC envelope of an MCP POST. */
+  mcp: McpMessage | null;
+  /** What is forwarded when held: the body, or a verified envelope's inner call. */
+  forward: Buffer | null;
+  /** Step 6: the policy's decision; null when the tenant has no policy document. */
+  policy: { action: "allow" | "warn"; matchedRule: string } | null;
+  /** Step 7. */
+  payment: CallPayment | null;
+  /** Keys step 8 takes together with the invocation (a verified digest, a payment nonce). */
+  reservations: Reservation[];
+  /** Headers a step adds to the caller's response; both modes apply them in one place. */
+  responseHeaders: Record<string, string>;
+  /** Step 8. */
+  invocationId: string;
+};

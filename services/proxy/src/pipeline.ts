@@ -1,0 +1,74 @@
+import { newId } from "@gw/core";
+import type { AppEnv } from "@gw/http";
+import type { Context } from "hono";
+import type { Call, Mode } from "./call.ts";
+import type { ProxyDeps } from "./deps.ts";
+import { loadAgent } from "./steps/agent.ts";
+import { readBody } from "./steps/body.ts";
+import { checkHeaders } from "./steps/headers.ts";
+import { openInvocation } from "./steps/invocation.ts";
+import { parseMcp } from "./steps/mcp.ts";
+import { checkPayment } from "./steps/payment.ts";
+import { evaluatePolicy } from "./steps/policy.ts";
+import { rateLimit } from "./steps/rate-limit.ts";
+import { verifyAction } from "./steps/verifier.ts";
+
+export type Admitted = Awaited<ReturnType<typeof admitCall>>;
+
+/**
+ * The proxy pipeline of DESIGN.md §1, steps 1–8, the one definition both modes run; each mode then
+ * does only its own step 9 (`routes/transact.ts`, `routes/stream.ts`). Every step before 8 is
+ * cheap, fails fast with a DomainError, and creates nothing.
+ */
+export async function admitCall(c: Context<AppEnv>, deps: ProxyDeps, mode: Mode) {
+  // 1. Authenticated by the middleware in front of the proxy routes (401, no body).
+  let call = newCall(c, mode);
+  call = await loadAgent(call, deps); // 2. the agent in the tenant: 404, 422 (405 for GET/DELETE)
+  call = await rateLimit(call, deps); // 3. per-agent bucket: 429
+  if (call.method === "POST") {
+    call = checkHeaders(call); // 4. X-Gateway-Model: 400
+    call = await readBody(call, c.env.incoming); // 4. the body: 413
+    call = parseMcp(call); // 5. the JSON-RPC envelope, MCP headers: 400
+    call = await verifyAction(call, deps); // 5. verified-action mode: 400, 403, 409, 413
+    call = await evaluatePolicy(call, deps); // 6. policy: 403 on deny, decision recorded
+    call = await checkPayment(call, deps); // 7. x402: 402, 503
+  }
+  // An MCP GET (standalone SSE stream) or DELETE (session end) is forwarded after steps 1–3.
+  return openInvocation(call, deps); // 8. the invocation, with the call's reservations
+}
+
+/**
+ * The gateway's own headers on the caller's response, the one place both modes take them from: the
+ * invocation id and whatever the steps added (policy warning, payment receipt).
+ */
+export function gatewayHeaders(call: Call): Record<string, string> {
+  return { ...call.responseHeaders, "x-gateway-invocation-id": call.invocationId };
+}
+
+function newCall(c: Context<AppEnv>, mode: Mode): Call {
+  const { incoming } = c.env;
+  const method = c.req.method === "GET" ? "GET" : c.req.method === "DELETE" ? "DELETE" : "POST";
+  const principal = c.var.principal;
+  // Filled by the steps; the placeholders are never read before their step ran.
+  return {
+    mode,
+    method,
+    principal,
+    tenantId: principal.tenantId,
+    agentId: c.req.param("id") ?? "",
+    path: c.req.path,
+    headers: incoming.headers,
+    rawHeaders: incoming.rawHeaders,
+    agent: undefined as unknown as Call["agent"],
+    target: undefined as unknown as Call["target"],
+    model: null,
+    body: null,
+    mcp: null,
+    forward: null,
+    policy: null,
+    payment: null,
+    reservations: [],
+    responseHeaders: {},
+    invocationId: newId("inv"),
+  };
+}
