@@ -19,6 +19,8 @@ export type TransactJob = {
    */
   mcpRequestId?: string | number | null;
   captureBodies: boolean;
+  /** The agent's emit_receipts when accepted (false: no receipt, so nothing is hashed). */
+  emitReceipts?: boolean | null;
   /** Caller headers, already stripped of Authorization, X-PAYMENT, x-gateway-* and hop-by-hop. */
   headers: string[];
   /** Request body, base64. */

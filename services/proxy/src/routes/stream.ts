@@ -3,6 +3,7 @@ import { DomainError, LIMITS } from "@gw/core";
 import type { AppEnv } from "@gw/http";
 import type { Failure, InvocationRef } from "@gw/invocations";
 import { isRetryableMcpMethod } from "@gw/mcp";
+import { createDigest, type Digest } from "@gw/receipts";
 import { proxyCalls, upstreamDuration } from "@gw/telemetry";
 import { type OneShotBody, openUpstream, upstreamRequestHeaders } from "@gw/upstream";
 import { RESPONSE_ALREADY_SENT } from "@hono/node-server/utils/response";
@@ -16,8 +17,8 @@ import { type Relayed, relay } from "../relay.ts";
 
 /**
  * POST /v1/proxy/{id}/stream (and GET/DELETE for MCP agents): steps 1–8, then step 9 here: open
- * the upstream, stream both bodies verbatim with backpressure, record the outcome when the stream
- * ends. Failures before the upstream answered are DomainErrors (502, 504) through the one error
+ * the upstream, stream both bodies verbatim with backpressure (hashing them for the receipt when
+ * one is emitted), record the outcome when the stream ends. Failures before the upstream answered are DomainErrors (502, 504) through the one error
  * map, carrying the invocation id.
  */
 export function registerStream(app: Hono<AppEnv>, deps: ProxyDeps) {
@@ -40,10 +41,21 @@ async function forward(c: Context<AppEnv>, call: Admitted, deps: ProxyDeps): Pro
   const reqCapture = capture ? new Capture(LIMITS.capturedBodyMaxBytes) : null;
   const respCapture = capture ? new Capture(LIMITS.capturedBodyMaxBytes) : null;
   if (call.forward) reqCapture?.add(call.forward);
-  const upload = call.forward === null && call.method === "POST" ? uploadOf(incoming, reqCapture) : null;
+  // Receipts attest the bytes forwarded each way: hashed as they pass, only when one will be signed.
+  const hashing = deps.features.receipts && call.agent.emitReceipts !== false;
+  const reqDigest = hashing ? createDigest() : null;
+  const respDigest = hashing ? createDigest() : null;
+  if (call.forward) reqDigest?.update(call.forward);
+  const upload =
+    call.forward === null && call.method === "POST" ? uploadOf(incoming, reqCapture, reqDigest) : null;
+  const digests = () =>
+    reqDigest && respDigest ? { digests: { request: reqDigest.value(), response: respDigest.value() } } : {};
 
   // The record: the stream's facts once it ended, written after the invocation row (step 8).
-  const record = (end: (facts: Record<string, unknown>) => Promise<void>, relayed?: Relayed) => {
+  const record = (
+    end: (facts: Record<string, unknown>, extras: ReturnType<typeof digests>) => Promise<void>,
+    relayed?: Relayed,
+  ) => {
     const latencyMs = Math.round(performance.now() - t0);
     upstreamDuration.record(latencyMs, { mode: "streaming" });
     const facts = {
@@ -70,7 +82,7 @@ async function forward(c: Context<AppEnv>, call: Admitted, deps: ProxyDeps): Pro
     );
     deps.inflight.track(
       call.opened
-        .then(() => end(facts))
+        .then(() => end(facts, relayed ? digests() : {}))
         .catch((e: unknown) => {
           c.var.log.error(
             { invocation_id: call.invocationId, err: e instanceof Error ? e.name : "error" },
@@ -81,7 +93,7 @@ async function forward(c: Context<AppEnv>, call: Admitted, deps: ProxyDeps): Pro
   };
   const fail = (failure: Failure, relayed?: Relayed) => {
     proxyCalls.add(1, { mode: "streaming", outcome: "failed" });
-    record((facts) => deps.invocations.fail(ref, failure, facts), relayed);
+    record((facts, extras) => deps.invocations.fail(ref, failure, facts, extras), relayed);
   };
 
   const credential = await credentialFor(call, deps, c.var.log);
@@ -122,20 +134,24 @@ async function forward(c: Context<AppEnv>, call: Admitted, deps: ProxyDeps): Pro
   }
 
   const own = { ...gatewayHeaders(call), "x-request-id": c.var.requestId };
-  const relayed = await relay(opened.res, outgoing, own, { t0, capture: respCapture });
+  const relayed = await relay(opened.res, outgoing, own, { t0, capture: respCapture, digest: respDigest });
   // A standalone GET stream is ended by the client: that is its normal end, not a cancellation.
   const closedNormally = relayed.ended === "client_closed" && call.method === "GET";
   if (relayed.ended === "end" || closedNormally) {
     const outcome = relayed.upstreamStatus < 400 ? "succeeded" : "failed";
     proxyCalls.add(1, { mode: "streaming", outcome });
-    record((facts) => deps.invocations.complete(ref, relayed.upstreamStatus, facts), relayed);
+    record((facts, extras) => deps.invocations.complete(ref, relayed.upstreamStatus, facts, extras), relayed);
     return;
   }
   fail(relayed.failure ?? "unreachable", relayed);
 }
 
 /** The caller's body as a one-shot stream, counted and teed into the capture as it goes up. */
-function uploadOf(incoming: IncomingMessage, capture: Capture | null): OneShotBody & { size: () => number } {
+function uploadOf(
+  incoming: IncomingMessage,
+  capture: Capture | null,
+  digest: Digest | null,
+): OneShotBody & { size: () => number } {
   let size = 0;
   let touched = false;
   return {
@@ -146,6 +162,7 @@ function uploadOf(incoming: IncomingMessage, capture: Capture | null): OneShotBo
       for await (const chunk of incoming) {
         size += (chunk as Buffer).length;
         capture?.add(chunk as Buffer);
+        digest?.update(chunk as Buffer);
         yield chunk as Buffer;
       }
     },
