@@ -1,5 +1,6 @@
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
+import { buildConsole } from "../packages/console/build.mjs";
 
 /**
  * Where the suite gets Postgres and Redis (DESIGN.md §4): DATABASE_URL / REDIS_URL when set; else,
@@ -8,6 +9,8 @@ import { promisify } from "node:util";
  * Variables set here are inherited by the test workers, which start after this runs.
  */
 export default async function setup(): Promise<(() => Promise<void>) | undefined> {
+  // The console is served from its build output (docs/console.md); built fresh for every run.
+  await buildConsole();
   if (process.env.DATABASE_URL && process.env.REDIS_URL) return undefined;
   if (!(await dockerAnswers())) {
     console.log(

@@ -10,9 +10,10 @@
 // checkout (the benchmark does): third-party imports point at the files in node_modules, and the
 // migrations are copied to `<service>/migrations` (git- and docker-ignored; the image gets its
 // migrations from the Dockerfile).
-import { cpSync, rmSync } from "node:fs";
+import { cpSync, readFileSync, rmSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
+import { buildConsole } from "../../packages/console/build.mjs";
 
 const args = process.argv.slice(2);
 const local = args.includes("--local");
@@ -58,6 +59,14 @@ await build({
   ...(local ? { mainFields: ["main"], conditions: ["node"] } : {}),
   logLevel: "info",
 });
+
+// Services that mount the control plane serve the operator console from dist/console, which is
+// where @gw/console's CONSOLE_DIR resolves once inlined into dist/main.js (docs/console.md).
+const pkg = JSON.parse(readFileSync(`${dir}/package.json`, "utf8"));
+if (pkg.name === "@gw/control-plane" || pkg.dependencies?.["@gw/control-plane"]) {
+  const files = await buildConsole(`${dir}/dist/console`);
+  console.error(`console: ${files.join(", ")}`);
+}
 
 if (local) {
   const migrations = fileURLToPath(new URL("../../packages/db/migrations/", import.meta.url));

@@ -1,6 +1,6 @@
 import { invalid, isId, newId, notFound } from "@gw/core";
 import { type AgentPatch, type AgentRow, agentRepo, credentialRepo, type Db } from "@gw/db";
-import { type SsrfPolicy, validateUpstreamUrl } from "@gw/upstream";
+import { hostMatches, hostOf, type SsrfPolicy, validateUpstreamUrl } from "@gw/upstream";
 import type { CreateAgentInput, PatchAgentInput } from "./schema.ts";
 
 export type AgentsCtx = {
@@ -34,9 +34,15 @@ async function checkState(ctx: AgentsCtx, s: WireState, changed: Set<string>) {
   if (upstream !== null && changed.has("upstream_url")) {
     upstream = validateUpstreamUrl(upstream, ctx.ssrf);
   }
-  if (s.credential_ref !== null && changed.has("credential_ref")) {
-    if (!(await credentialRepo.exists(ctx.db, ctx.tenantId, s.credential_ref))) {
-      throw invalid("credential_ref does not name a credential of this tenant");
+  if (s.credential_ref !== null && (changed.has("credential_ref") || changed.has("upstream_url"))) {
+    const credential = await credentialRepo.get(ctx.db, ctx.tenantId, s.credential_ref);
+    if (!credential) throw invalid("credential_ref does not name a credential of this tenant");
+    // A credential limited to some hosts cannot be pointed anywhere else (DESIGN.md §3 Credentials).
+    const host = upstream === null ? undefined : hostOf(upstream);
+    if (credential.allowedHosts && host !== undefined && !hostMatches(host, credential.allowedHosts)) {
+      throw invalid(
+        "upstream_url host is not in the allowed_hosts of the credential named by credential_ref",
+      );
     }
   }
   return { mcpTransport: transport, upstreamUrl: upstream };

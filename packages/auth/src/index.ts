@@ -1,2 +1,4 @@
+export * from "./claims.ts";
 export * from "./dev-token.ts";
+export * from "./jwks.ts";
 export * from "./verify.ts";

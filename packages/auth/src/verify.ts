@@ -1,7 +1,9 @@
 import { createHash } from "node:crypto";
-import { createRemoteJWKSet, type JWTPayload, jwtVerify } from "jose";
+import { decodeProtectedHeader, errors, type JWTPayload, jwtVerify } from "jose";
+import { type Principal, principalOf } from "./claims.ts";
+import { createJwksSource } from "./jwks.ts";
 
-export type Principal = Readonly<{ tenantId: string; userId: string; scopes: readonly string[] }>;
+export type { Principal } from "./claims.ts";
 
 export type AuthOptions = {
   jwksUrl?: string | undefined;
@@ -12,28 +14,32 @@ export type AuthOptions = {
   devSecret?: string | undefined;
   /** Upper bound on how long a verified token is remembered (ms). */
   cacheMs?: number;
+  /** Minimum time between two JWKS fetches (ms); DESIGN.md says 5 s. */
+  jwksMinRefetchMs?: number;
 };
 
 export type TokenVerifier = (token: string) => Promise<Principal | null>;
 
 const ASYMMETRIC = ["RS256", "ES256", "EdDSA"];
 const CACHE_MAX = 10_000;
+/**
+ * Header parameters that point at a key. The key always comes from configuration (the JWKS or the
+ * dev secret), never from the token; a token that tries to name its own key is refused outright.
+ */
+const KEY_POINTERS = ["jku", "x5u", "jwk", "x5c"] as const;
 
-function principalOf(payload: JWTPayload, tenantClaim: string): Principal | null {
-  const tenant = payload[tenantClaim];
-  const sub = payload.sub;
-  if (typeof tenant !== "string" || tenant === "" || typeof sub !== "string" || sub === "") return null;
-  let scopes: string[] = [];
-  if (typeof payload.scope === "string") scopes = payload.scope.split(" ").filter(Boolean);
-  else if (Array.isArray(payload.scp)) scopes = payload.scp.filter((s): s is string => typeof s === "string");
-  return Object.freeze({ tenantId: tenant, userId: sub, scopes: Object.freeze(scopes) });
+function headerOf(token: string) {
+  const header = decodeProtectedHeader(token);
+  if (KEY_POINTERS.some((k) => k in header)) throw new Error("token names its own key");
+  return header;
 }
 
 /**
- * Builds the bearer-token verifier. JWKS keys are fetched and cached by jose (rotation: an unknown
- * `kid` triggers a refetch). Verified principals are remembered per token (keyed by its SHA-256) until the earlier of the
- * token's expiry and `cacheMs`, so the hot path pays for a signature check once per token, not
- * once per request. Any failure yields null: the caller answers 401 without saying why.
+ * Builds the bearer-token verifier. JWKS keys come from `createJwksSource` (an unknown `kid`
+ * refetches at most once per 5 s). Verified principals are remembered per token (keyed by its
+ * SHA-256) until the earlier of the token's expiry and `cacheMs`, so the hot path pays for a
+ * signature check once per token, not once per request. Any failure yields null: the caller
+ * answers 401 without saying why.
  */
 export function createTokenVerifier(opts: AuthOptions): TokenVerifier {
   const verifyOpts = {
@@ -42,14 +48,33 @@ export function createTokenVerifier(opts: AuthOptions): TokenVerifier {
   };
   let verify: (token: string) => Promise<JWTPayload>;
   if (opts.jwksUrl) {
-    const jwks = createRemoteJWKSet(new URL(opts.jwksUrl), {
-      cooldownDuration: 30_000,
-      cacheMaxAge: 600_000,
-    });
-    verify = async (t) => (await jwtVerify(t, jwks, { ...verifyOpts, algorithms: ASYMMETRIC })).payload;
+    const jwks = createJwksSource(
+      new URL(opts.jwksUrl),
+      opts.jwksMinRefetchMs !== undefined ? { minRefetchMs: opts.jwksMinRefetchMs } : {},
+    );
+    verify = async (t) => {
+      const header = headerOf(t);
+      // The algorithm must be asymmetric: an HS256 token "signed" with a public key is refused here.
+      if (typeof header.alg !== "string" || !ASYMMETRIC.includes(header.alg)) throw new Error("alg");
+      const keys = await jwks.candidates(header);
+      let last: unknown = new Error("no key for this token");
+      // More than one candidate only when the issuer published duplicate `kid`s: try each.
+      for (const key of keys) {
+        try {
+          return (await jwtVerify(t, key, { ...verifyOpts, algorithms: [header.alg] })).payload;
+        } catch (e) {
+          last = e;
+          if (!(e instanceof errors.JWSSignatureVerificationFailed)) break;
+        }
+      }
+      throw last;
+    };
   } else if (opts.devSecret) {
     const key = new TextEncoder().encode(opts.devSecret);
-    verify = async (t) => (await jwtVerify(t, key, { ...verifyOpts, algorithms: ["HS256"] })).payload;
+    verify = async (t) => {
+      headerOf(t);
+      return (await jwtVerify(t, key, { ...verifyOpts, algorithms: ["HS256"] })).payload;
+    };
   } else {
     throw new Error("no token verification configured: set GW_JWKS_URL or GW_DEV_JWT_SECRET");
   }
@@ -72,7 +97,7 @@ export function createTokenVerifier(opts: AuthOptions): TokenVerifier {
     } catch {
       return null;
     }
-    const principal = principalOf(payload, opts.tenantClaim);
+    const principal = principalOf(payload, opts.tenantClaim, now);
     if (!principal) return null;
     const until = Math.min(
       now + cacheMs,

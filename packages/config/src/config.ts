@@ -1,4 +1,6 @@
 import { createPrivateKey, createPublicKey } from "node:crypto";
+import { accessSync, constants, statSync } from "node:fs";
+import { isAbsolute } from "node:path";
 import * as v from "valibot";
 
 /** Thrown for a bad environment; its message is the one line the process prints before exiting. */
@@ -86,6 +88,25 @@ const cidrList = v.pipe(
   ),
 );
 
+// The verifier runs with an empty environment (no PATH): only an absolute path can name it, and a
+// missing or non-executable program would refuse every tools/call, so it is refused at start-up.
+const executablePath = v.optional(
+  v.pipe(
+    v.string(),
+    v.check(isAbsolute, "must be an absolute path (the verifier runs with no PATH)"),
+    v.check(isExecutableFile, "must name an executable file"),
+  ),
+);
+
+function isExecutableFile(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK);
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
+
 /**
  * The whole environment of every service, in one commented schema. Defaults follow DESIGN.md §2.
  * Nothing else in the code base reads process.env.
@@ -108,7 +129,8 @@ const EnvSchema = v.object({
   GW_DEV_JWT_SECRET: v.optional(v.pipe(v.string(), v.minLength(32, "must be at least 32 characters"))),
   /** base64 32-byte key-encryption key for credentials; unset → ephemeral key. */
   GW_KMS_KEY: kmsKey,
-  GW_VERIFIER_BINARY: optStr(),
+  /** Verifier program; set → verified-action mode (docs/verifier.md). */
+  GW_VERIFIER_BINARY: executablePath,
   /** Ed25519 private JWK that signs receipts; with GW_RECEIPT_ACTOR → the emitter is attached. */
   GW_RECEIPT_SIGNING_KEY: receiptKey,
   /** Actor URI receipts are signed as; required with GW_RECEIPT_SIGNING_KEY (and only with it). */

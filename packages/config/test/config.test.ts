@@ -32,9 +32,19 @@ describe("loadConfig", () => {
     [{ GW_ALLOW_HTTP_UPSTREAMS: "yes" }, "GW_ALLOW_HTTP_UPSTREAMS"],
     [{ GW_DEV_JWT_SECRET: "short" }, "GW_DEV_JWT_SECRET"],
     [{ PORT: "99999" }, "PORT"],
+    [{ GW_VERIFIER_BINARY: "gw-verify" }, "GW_VERIFIER_BINARY"],
+    [{ GW_VERIFIER_BINARY: "/nonexistent/gw-verify" }, "GW_VERIFIER_BINARY"],
+    [{ GW_VERIFIER_BINARY: "/etc/passwd" }, "GW_VERIFIER_BINARY"],
+    [{ GW_VERIFIER_BINARY: "/usr/bin" }, "GW_VERIFIER_BINARY"],
   ])("rejects %o naming the variable", (env, name) => {
     expect(() => loadConfig(env, { defaultPort: 1 })).toThrow(ConfigError);
     expect(() => loadConfig(env, { defaultPort: 1 })).toThrow(new RegExp(`^invalid configuration: ${name} `));
+  });
+
+  it("accepts an absolute path of an executable file as the verifier", () => {
+    expect(loadConfig({ GW_VERIFIER_BINARY: "/bin/sh" }, { defaultPort: 1 }).GW_VERIFIER_BINARY).toBe(
+      "/bin/sh",
+    );
   });
 
   it("never echoes the bad value", () => {

@@ -1,11 +1,13 @@
 import { randomUUID } from "node:crypto";
 import { bearerToken, type Principal, type TokenVerifier } from "@gw/auth";
+import { invalid } from "@gw/core";
 import { type Logger, tracer } from "@gw/telemetry";
 import type { HttpBindings } from "@hono/node-server";
 import { RESPONSE_ALREADY_SENT } from "@hono/node-server/utils/response";
 import { context, propagation, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
 import { Hono, type MiddlewareHandler } from "hono";
 import { errorResponse } from "./errors.ts";
+import { hasNul } from "./text.ts";
 
 export type AppEnv = {
   Bindings: HttpBindings;
@@ -64,6 +66,18 @@ export function createBaseApp(opts: { logger: Logger; accessLog?: boolean }): Ho
         "request",
       );
     }
+  });
+  // The NUL rule (see text.ts) for every query parameter of every route, before any handler runs.
+  app.use(async (c, next) => {
+    const q = c.req.url.indexOf("?");
+    if (q >= 0) {
+      for (const [name, value] of new URLSearchParams(c.req.url.slice(q + 1))) {
+        if (hasNul(name) || hasNul(value)) {
+          throw invalid(`${hasNul(name) ? "query parameter names" : name} must not contain NUL characters`);
+        }
+      }
+    }
+    await next();
   });
   app.onError((err, c) => errorResponse(c, err));
   app.notFound((c) => c.json({ error: "not found" }, 404));

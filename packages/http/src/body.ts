@@ -2,6 +2,7 @@ import type { IncomingMessage } from "node:http";
 import { DomainError, invalid, LIMITS, tooLarge } from "@gw/core";
 import type { Context } from "hono";
 import * as v from "valibot";
+import { assertNoNul } from "./text.ts";
 
 /** Reads the request body counting bytes as they arrive; Content-Length alone is never trusted. */
 export async function readBodyCapped(req: Request, maxBytes: number): Promise<Uint8Array> {
@@ -29,8 +30,11 @@ export function issueMessage(issues: readonly v.BaseIssue<unknown>[]): string {
   const issue = issues[0];
   if (!issue) return "invalid request";
   const path = issue.path?.map((p) => String(p.key)).join(".") ?? "";
-  if (issue.type === "strict_object" && issue.path) {
-    return `unknown field "${path}"`;
+  // Object schemas report both an unknown key (expected "never") and a missing one (received
+  // "undefined") as their own issue; only the first is an unknown field.
+  if ((issue.type === "strict_object" || issue.type === "object") && issue.path) {
+    if (issue.expected === "never") return `unknown field "${path}"`;
+    if (issue.received === "undefined") return `${path} is required`;
   }
   const expected = issue.message;
   return path ? `${path}: ${expected}` : expected;
@@ -44,7 +48,8 @@ export function validate<const S extends v.GenericSchema>(schema: S, input: unkn
 }
 
 /**
- * Reads a JSON body: size cap (413), JSON syntax (400), schema with unknown-field rejection (400).
+ * Reads a JSON body: size cap (413), JSON syntax (400), no NUL in any string or key (400, see
+ * `assertNoNul`), schema with unknown-field rejection (400).
  */
 export async function readJson<const S extends v.GenericSchema>(
   // biome-ignore lint/suspicious/noExplicitAny: any Hono env may use the reader.
@@ -63,6 +68,7 @@ export async function readJson<const S extends v.GenericSchema>(
   } catch {
     throw invalid("request body must be valid JSON");
   }
+  assertNoNul(parsed);
   return validate(schema, parsed);
 }
 

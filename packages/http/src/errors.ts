@@ -1,4 +1,5 @@
 import { DomainError, type ErrorKind } from "@gw/core";
+import { safeError } from "@gw/telemetry";
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 
@@ -39,15 +40,9 @@ export function errorResponse(c: Context<any>, err: unknown): Response {
     if (err.status === 401) return new Response(null, { status: 401 });
     return Response.json({ error: err.message || "bad request" }, { status: err.status });
   }
+  // Only the safe subset: a driver error carries the SQL and its parameters (for a credential
+  // insert, the ciphertext and the wrapped key), and its message may quote an input value.
   const log = c.get("log");
-  log?.error(
-    {
-      err: {
-        name: err instanceof Error ? err.name : "unknown",
-        stack: err instanceof Error ? err.stack : undefined,
-      },
-    },
-    "unhandled error",
-  );
+  log?.error({ err: safeError(err) }, "unhandled error");
   return new Response(null, { status: 500 });
 }

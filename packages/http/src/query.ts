@@ -1,4 +1,6 @@
 import { invalid, LIMITS } from "@gw/core";
+import { hasNul } from "./text.ts";
+import { parseTimestamp } from "./timestamp.ts";
 
 /** `limit` (default 20, clamped to 1..max) and `offset` (default 0) of every list. */
 export function pageOf(q: Record<string, string | undefined>, max = 100): { limit: number; offset: number } {
@@ -14,14 +16,20 @@ function intParam(raw: string | undefined, name: string, dflt: number): number {
   return Number(raw);
 }
 
-const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
-
-/** An RFC 3339 date-time query parameter, or undefined when absent; 400 when malformed. */
+/** An RFC 3339 date-time query parameter (see parseTimestamp), or undefined when absent; 400 when malformed. */
 export function timeParam(raw: string | undefined, name: string): Date | undefined {
   if (raw === undefined || raw === "") return undefined;
-  const d = new Date(raw);
-  if (!RFC3339.test(raw) || Number.isNaN(d.getTime())) throw invalid(`${name} must be an RFC 3339 date-time`);
+  const d = parseTimestamp(raw);
+  if (!d) throw invalid(`${name} must be an RFC 3339 date-time with a year 0001..9999`);
   return d;
+}
+
+/** A free-text query parameter that reaches Postgres: no NUL, at most `maxBytes`; 400 otherwise. */
+export function textParam(raw: string | undefined, name: string, maxBytes = 256): string | undefined {
+  if (raw === undefined || raw === "") return undefined;
+  if (hasNul(raw)) throw invalid(`${name} must not contain NUL characters`);
+  if (Buffer.byteLength(raw, "utf8") > maxBytes) throw invalid(`${name} must be at most ${maxBytes} bytes`);
+  return raw;
 }
 
 /** since/until pair: each optional, since ≤ until. */

@@ -61,6 +61,8 @@ export function parseMcpRequest(body: Uint8Array): McpMessage {
 function requestOf(msg: Record<string, unknown>): McpMessage {
   const { method, params } = msg;
   if (typeof method !== "string" || method === "") throw invalid("method must be a non-empty string");
+  // Recorded in Postgres, which cannot hold U+0000 (the NUL rule of @gw/http).
+  if (method.includes("\u0000")) throw invalid("method must not contain NUL characters");
   if (byteLength(method) > MCP_NAME_MAX_BYTES) {
     throw invalid(`method must be at most ${MCP_NAME_MAX_BYTES} bytes`);
   }
@@ -93,6 +95,7 @@ function toolOf(params: unknown): string {
   if (typeof name !== "string" || name === "") {
     throw invalid("tools/call requires params.name, a non-empty string");
   }
+  if (name.includes("\u0000")) throw invalid("params.name must not contain NUL characters");
   if (byteLength(name) > MCP_NAME_MAX_BYTES) {
     throw invalid(`params.name must be at most ${MCP_NAME_MAX_BYTES} bytes`);
   }

@@ -205,6 +205,15 @@ describe("parseMcpRequest: refused bodies (400)", () => {
     expect(r.message).toBe("params.name must be at most 256 bytes");
   });
 
+  it("refuses a NUL in the method or the tool name (they are recorded in Postgres)", () => {
+    expect(refusal({ jsonrpc: "2.0", id: 1, method: "tools/\u0000list" }).message).toBe(
+      "method must not contain NUL characters",
+    );
+    expect(refusal({ jsonrpc: "2.0", method: "notifications/\u0000x" }).kind).toBe("invalid");
+    const r = refusal({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "echo\u0000" } });
+    expect(r).toEqual({ kind: "invalid", message: "params.name must not contain NUL characters" });
+  });
+
   it("refuses a method over the limit", () => {
     const r = refusal({ jsonrpc: "2.0", id: 1, method: "m".repeat(MCP_NAME_MAX_BYTES + 1) });
     expect(r.message).toBe("method must be at most 256 bytes");

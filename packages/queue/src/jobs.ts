@@ -23,6 +23,8 @@ export type TransactJob = {
   emitReceipts?: boolean | null;
   /** Caller headers, already stripped of Authorization, X-PAYMENT, x-gateway-* and hop-by-hop. */
   headers: string[];
+  /** The caller's address, appended to X-Forwarded-For upstream. */
+  clientAddress?: string | undefined;
   /** Request body, base64. */
   body: string;
   /**

@@ -85,11 +85,19 @@ const instruments = {
 
 export type CallMode = "transactional" | "streaming";
 /**
- * `error_class` of a failed call: who failed. `none` for a success, `client` for a 4xx the gateway
- * answered (auth, validation, rate limit, payment required), `upstream` for an upstream error or
- * time-out, `gateway` for our own 5xx.
+ * `error_class` of a call: the invocation's own (`timeout`, `upstream_5xx`, `upstream_4xx`,
+ * `ssrf_blocked`, `credential_error`, `cancelled`, `internal`), `none` for a success or an
+ * accepted transactional call. A closed set, so the label stays low-cardinality.
  */
-export type ErrorClass = "none" | "client" | "upstream" | "gateway";
+export type ErrorClass =
+  | "none"
+  | "timeout"
+  | "upstream_5xx"
+  | "upstream_4xx"
+  | "ssrf_blocked"
+  | "credential_error"
+  | "cancelled"
+  | "internal";
 
 /** One proxy call. `outcome` is a small enum (`accepted`, `ok`, `error`, `timeout`, `rejected`...) or an HTTP status class such as `2xx`. */
 export function recordProxyCall(a: {

@@ -32,7 +32,7 @@ export function testEnv(
 
 /** A fresh tenant per test: suites share one database without sharing rows. */
 export function newTenant(): string {
-  return `t_${randomUUID()}`;
+  return `t-${randomUUID()}`;
 }
 
 export function token(tenant: string, sub = "user-1", scopes: string[] = []): Promise<string> {

@@ -15,11 +15,12 @@ export class SsrfBlockedError extends Error {
 /**
  * A DNS lookup that refuses the whole answer when any address in it is blocked: the address that
  * is checked is the address that is dialled, so a name that rebinds to 127.0.0.1 after the
- * write-time check is still refused.
+ * write-time check is still refused. `resolve` is dns.lookup; tests pass a resolver whose answer
+ * changes between calls (rebinding).
  */
-export function guardedLookup(policy: SsrfPolicy): LookupFunction {
+export function guardedLookup(policy: SsrfPolicy, resolve: typeof dnsLookup = dnsLookup): LookupFunction {
   return (hostname, options, callback) => {
-    dnsLookup(hostname, { ...options, all: true }, (err, addresses: LookupAddress[]) => {
+    resolve(hostname, { ...options, all: true }, (err, addresses: LookupAddress[]) => {
       if (err) return callback(err, "", 0);
       if (addresses.length === 0 || addresses.some((a) => isBlockedIp(a.address, policy))) {
         return callback(new SsrfBlockedError() as NodeJS.ErrnoException, "", 0);

@@ -40,6 +40,11 @@ export type GatewayHeaders = {
   credential?: { header: string; value: string } | undefined;
   /** Keep the caller's content-length (streaming); buffered bodies get theirs from undici. */
   keepContentLength: boolean;
+  /**
+   * The caller's socket address, appended to `X-Forwarded-For` (after any the caller sent), so an
+   * upstream sees the hop the gateway saw. Undefined leaves the caller's header as it was.
+   */
+  clientAddress?: string | undefined;
 };
 
 /**
@@ -71,10 +76,22 @@ export function forwardableHeaders(
 /** The upstream request headers: forwardable caller headers plus the gateway's own. */
 export function upstreamRequestHeaders(rawHeaders: readonly string[], g: GatewayHeaders): string[] {
   // The injected credential wins over a caller header of the same name.
-  const out = forwardableHeaders(rawHeaders, {
+  const forwarded = forwardableHeaders(rawHeaders, {
     keepContentLength: g.keepContentLength,
     skip: g.credential?.header.toLowerCase(),
   });
+  let out = forwarded;
+  if (g.clientAddress !== undefined) {
+    const chain: string[] = [];
+    out = [];
+    for (let i = 0; i < forwarded.length; i += 2) {
+      const name = forwarded[i] as string;
+      if (name.toLowerCase() === "x-forwarded-for") chain.push(forwarded[i + 1] as string);
+      else out.push(name, forwarded[i + 1] as string);
+    }
+    chain.push(g.clientAddress);
+    out.push("x-forwarded-for", chain.join(", "));
+  }
   out.push(
     "x-gateway-invocation-id",
     g.invocationId,
@@ -87,12 +104,25 @@ export function upstreamRequestHeaders(rawHeaders: readonly string[], g: Gateway
   return out;
 }
 
-/** Upstream response headers to send back to the caller: everything but hop-by-hop. */
+/**
+ * Response headers only the gateway sets: an upstream must not be able to forge an invocation id,
+ * a policy warning or a settlement receipt on the caller's response (DESIGN.md §3 Proxy).
+ */
+export function isGatewayResponseHeader(lower: string): boolean {
+  return lower.startsWith("x-gateway-") || lower === "x-payment-response" || lower === "payment-response";
+}
+
+/**
+ * Upstream response headers to send back to the caller: everything but hop-by-hop headers and the
+ * gateway's own (which the gateway adds itself afterwards).
+ */
 export function downstreamResponseHeaders(headers: IncomingHttpHeaders): Record<string, string | string[]> {
   const tokens = connectionTokensOf(typeof headers.connection === "string" ? headers.connection : undefined);
   const out: Record<string, string | string[]> = {};
   for (const [name, value] of Object.entries(headers)) {
-    if (value === undefined || HOP_BY_HOP.has(name) || tokens?.has(name)) continue;
+    const lower = name.toLowerCase();
+    if (value === undefined || HOP_BY_HOP.has(lower) || tokens?.has(lower) || isGatewayResponseHeader(lower))
+      continue;
     out[name] = value;
   }
   return out;

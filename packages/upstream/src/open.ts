@@ -8,12 +8,12 @@ import {
   isRetryableStatus,
 } from "./classify.ts";
 
-/** Origin and path of an upstream URL, parsed once per agent (not per call). */
-export type Target = { origin: string; path: string };
+/** Origin, path and host name of an upstream URL, parsed once per agent (not per call). */
+export type Target = { origin: string; path: string; host: string };
 
 export function targetOf(url: string): Target {
   const u = new URL(url);
-  return { origin: u.origin, path: `${u.pathname}${u.search}` };
+  return { origin: u.origin, path: `${u.pathname}${u.search}`, host: u.hostname };
 }
 
 export type RetryPolicy = { retries: number; baseMs: number; retryable: boolean };

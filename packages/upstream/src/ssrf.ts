@@ -6,8 +6,11 @@ import { invalid } from "@gw/core";
  * and the dial-time guard (every connection the gateway opens to an upstream).
  *
  * Addresses are compared as 128-bit integers; IPv4 lives in the IPv4-mapped block ::ffff:0:0/96,
- * so one table covers both families. IPv6 forms that embed an IPv4 address (mapped, compatible,
- * NAT64, 6to4) are checked again by the address they embed.
+ * so one table covers both families. IPv6 forms that embed an IPv4 address (mapped ::ffff:0:0/96,
+ * translated ::ffff:0:0:0/96, NAT64 64:ff9b::/96, 6to4 2002::/16) are judged by the address they
+ * embed; IPv4-compatible ::/96 and Teredo 2001::/32 are blocked whole. Any other IPv6 address
+ * must be global unicast (2000::/3) and outside the blocked table: an allow-list, so a range IANA
+ * reserves tomorrow is not reachable today.
  */
 
 type Range = { base: bigint; bits: number };
@@ -97,9 +100,12 @@ const BLOCKED: Range[] = [
   "ff00::/8", // multicast
 ].map(parseCidr);
 
-/** The IPv4 address an IPv6 value embeds (mapped, NAT64, 6to4), if any. */
+const GLOBAL_UNICAST = parseCidr("2000::/3");
+
+/** The IPv4 address an IPv6 value embeds (mapped, translated, NAT64, 6to4), if any. */
 function embeddedV4(value: bigint): bigint | undefined {
   if (value >> 32n === 0xffffn) return value & 0xffffffffn; // ::ffff:a.b.c.d
+  if (value >> 32n === 0xffff0000n) return value & 0xffffffffn; // ::ffff:0:a.b.c.d (SIIT)
   if (value >> 32n === 0x64ff9b0000000000000000n) return value & 0xffffffffn; // 64:ff9b::/96
   if (value >> 112n === 0x2002n) return (value >> 80n) & 0xffffffffn; // 2002:AABB:CCDD::/48
   return undefined;
@@ -119,7 +125,10 @@ export function isBlockedIp(ip: string, policy: SsrfPolicy): boolean {
   const v4 = embeddedV4(value);
   const candidates = v4 === undefined ? [value] : [value, V4_MAPPED | v4];
   if (candidates.some((c) => policy.allow.some((r) => inRange(c, r)))) return false;
-  return candidates.some((c) => BLOCKED.some((r) => inRange(c, r)));
+  if (candidates.some((c) => BLOCKED.some((r) => inRange(c, r)))) return true;
+  // Plain IPv6 (nothing embedded, not IPv4 itself): only global unicast may be dialled.
+  const isV4 = value >> 32n === 0xffffn;
+  return v4 === undefined && !isV4 && !inRange(value, GLOBAL_UNICAST);
 }
 
 /** Host names that always mean this machine. */
@@ -148,6 +157,8 @@ export function validateUpstreamUrl(
     throw invalid(opts.allowHttp ? `${field} must use https or http` : `${field} must use https`);
   }
   if (url.username || url.password) throw invalid(`${field} must not contain credentials`);
+  // Port 0 is not a port a server listens on; some stacks read it as "any" or as the default.
+  if (url.port === "0") throw invalid(`${field} port is not allowed`);
   const host = url.hostname;
   if (isLocalName(host)) throw invalid(`${field} host is not allowed`);
   // WHATWG parsing already turned 127.1, 0x7f000001 and 017700000001 into dotted quads.

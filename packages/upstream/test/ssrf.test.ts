@@ -81,6 +81,26 @@ const TABLE: Array<[string, "allowed" | "blocked"]> = [
   ["not a url", "blocked"],
   ["//example.com/relative", "blocked"],
   ["https://exa mple.com", "blocked"],
+  // Port 0 and every IPv6 form that embeds a blocked IPv4 address.
+  ["https://example.com:0/", "blocked"],
+  ["https://8.8.8.8:0/", "blocked"],
+  ["http://[::ffff:0:0]", "blocked"],
+  ["http://[::ffff:0:7f00:1]", "blocked"], // IPv4-translated (SIIT) 127.0.0.1
+  ["http://[::ffff:0:a00:1]", "blocked"],
+  ["http://[::ffff:0:0:7f00:1]", "blocked"], // reserved ::/8, not global unicast
+  ["http://[64:ff9b::a00:1]", "blocked"],
+  ["http://[64:ff9b::a9fe:a9fe]", "blocked"],
+  ["http://[64:ff9b:1::1]", "blocked"],
+  ["http://[2002:a00:1::]", "blocked"],
+  ["http://[2002:c0a8:101::1]", "blocked"],
+  ["http://[::a00:1]", "blocked"], // IPv4-compatible
+  ["http://[2001:0:4136:e378:8000:63bf:80ff:fffe]", "blocked"], // Teredo
+  ["http://[1::1]", "blocked"], // outside 2000::/3
+  ["http://[4000::1]", "blocked"],
+  ["https://[64:ff9b::808:808]/", "allowed"],
+  ["https://[2002:808:808::1]/", "allowed"],
+  ["https://[::ffff:0:808:808]/", "allowed"],
+  ["https://example.com:65535/", "allowed"],
 ];
 
 describe("write-time SSRF validation", () => {
@@ -126,6 +146,12 @@ describe("dial-time address classification", () => {
     ["93.184.216.34", false],
     ["2606:4700::1", false],
     ["not-an-ip", true],
+    ["::ffff:0:0", true],
+    ["::ffff:0:7f00:1", true],
+    ["64:ff9b::7f00:1", true],
+    ["2002:7f00:1::1", true],
+    ["64:ff9b::808:808", false],
+    ["fd12::1", true],
   ])("%s blocked=%s", (ip, blocked) => {
     expect(isBlockedIp(ip, ssrfPolicy([]))).toBe(blocked);
   });

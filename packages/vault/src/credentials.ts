@@ -34,6 +34,7 @@ export async function createCredential({
       kind: input.kind,
       headerName,
       hint: hintOf(input.secret),
+      allowedHosts: input.allowed_hosts ?? null,
       ...sealed,
     });
   } catch (e) {
@@ -80,6 +81,7 @@ export async function rotateCredential({
       headerName,
       hint: hintOf(input.secret),
       ...(input.name !== undefined ? { name: input.name } : {}),
+      ...("allowed_hosts" in input ? { allowedHosts: input.allowed_hosts ?? null } : {}),
       ...sealed,
     });
   } catch (e) {

@@ -1,6 +1,7 @@
 export * from "./credentials.ts";
 export * from "./keyring.ts";
 export * from "./open.ts";
+export * from "./redact.ts";
 export * from "./rewrap.ts";
 export * from "./schema.ts";
 export * from "./serialize.ts";

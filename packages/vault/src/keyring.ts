@@ -17,7 +17,7 @@ const KEY_BYTES = 32;
 const HEADER_BYTES = 1 + NONCE_BYTES + TAG_BYTES;
 
 /** Why a secret could not be produced. Only `reason` is meant for machines; nothing secret inside. */
-export type CredentialFailure = "not_found" | "unknown_kek" | "decrypt_failed";
+export type CredentialFailure = "not_found" | "unknown_kek" | "decrypt_failed" | "host_not_allowed";
 
 /**
  * A credential could not be opened. Fail closed: the caller must not call the upstream without it.

@@ -1,9 +1,13 @@
 import { isId } from "@gw/core";
 import { credentialRepo, type Db } from "@gw/db";
+import { hostMatches } from "@gw/upstream";
 import { CredentialError, type Keyring } from "./keyring.ts";
 
-/** The header to add to the upstream request. Lower-case name; the value holds the secret. */
-export type InjectedHeader = { header: string; value: string };
+/**
+ * The header to add to the upstream request. Lower-case name; the value holds the secret.
+ * `secret` is the bare secret, for `redactSecret` over whatever the upstream sends back.
+ */
+export type InjectedHeader = { header: string; value: string; secret: string };
 
 /**
  * Opens a tenant's credential just in time for one upstream call and returns the header to inject:
@@ -11,22 +15,31 @@ export type InjectedHeader = { header: string; value: string };
  * CredentialError when the row is missing, was wrapped by another KEK, or fails to decrypt: the
  * call must then fail with `error_class: "credential_error"`, never go out without it. Nothing is
  * cached: every call reads and decrypts afresh, so a rotation applies to the next call.
+ *
+ * `targetHost` is the hostname the secret is about to be sent to. A credential with
+ * `allowed_hosts` opens only towards a host it allows, and never when no host is given (fail
+ * closed): otherwise CredentialError("host_not_allowed"), before anything is decrypted.
  */
 export async function openCredential({
   db,
   keyring,
   tenantId,
   credentialId,
+  targetHost,
 }: {
   db: Db;
   keyring: Keyring;
   tenantId: string;
   credentialId: string;
+  targetHost?: string | undefined;
 }): Promise<InjectedHeader> {
   const row = isId("cred", credentialId) ? await credentialRepo.get(db, tenantId, credentialId) : undefined;
   if (!row) throw new CredentialError("not_found");
+  if (row.allowedHosts && (targetHost === undefined || !hostMatches(targetHost, row.allowedHosts))) {
+    throw new CredentialError("host_not_allowed");
+  }
   const secret = keyring.open({ tenantId, credentialId }, row);
-  if (row.kind === "bearer") return { header: "authorization", value: `Bearer ${secret}` };
+  if (row.kind === "bearer") return { header: "authorization", value: `Bearer ${secret}`, secret };
   if (!row.headerName) throw new CredentialError("decrypt_failed");
-  return { header: row.headerName.toLowerCase(), value: secret };
+  return { header: row.headerName.toLowerCase(), value: secret, secret };
 }

@@ -1,4 +1,4 @@
-import { HOP_BY_HOP } from "@gw/upstream";
+import { HOP_BY_HOP, normalizeHostPattern } from "@gw/upstream";
 import * as v from "valibot";
 
 /** Largest accepted secret, in bytes (it is sent as one header value). */
@@ -61,23 +61,53 @@ const HeaderName = v.pipe(
   v.check(isAllowedHeaderName, "is a reserved header name"),
 );
 
+/** Most entries an `allowed_hosts` list may hold. */
+export const ALLOWED_HOSTS_MAX = 50;
+
+/**
+ * `allowed_hosts`: host names, IP literals or `*.suffix`, normalized (lower-case, punycode) and
+ * de-duplicated. An empty list would allow no host at all, which is never what is meant: 400.
+ */
+const AllowedHosts = v.pipe(
+  v.array(
+    v.pipe(
+      v.string("must be a list of host names"),
+      v.maxLength(253, "entries must be at most 253 characters"),
+      v.rawTransform(({ dataset, addIssue, NEVER }) => {
+        const host = normalizeHostPattern(dataset.value);
+        if (host === undefined) {
+          addIssue({ message: 'entries must be host names, IP literals or "*.suffix"' });
+          return NEVER;
+        }
+        return host;
+      }),
+    ),
+    "must be a list of host names",
+  ),
+  v.minLength(1, "must not be empty (omit it or send null to allow any host)"),
+  v.maxLength(ALLOWED_HOSTS_MAX, `must hold at most ${ALLOWED_HOSTS_MAX} entries`),
+  v.transform((hosts) => [...new Set(hosts)]),
+);
+
 export const CreateCredential = v.strictObject({
   name: Name,
   kind: Kind,
   secret: Secret,
   header_name: v.nullish(HeaderName),
+  allowed_hosts: v.nullish(AllowedHosts),
 });
 
 /**
  * PUT replaces the secret: `secret` is required and every PUT is a rotation (`version` + 1). `name`,
- * `kind` and `header_name` may change in the same call; absent means unchanged, a null
- * `header_name` goes back to the default.
+ * `kind`, `header_name` and `allowed_hosts` may change in the same call; absent means unchanged,
+ * a null `header_name` goes back to the default, a null `allowed_hosts` allows any host.
  */
 export const PutCredential = v.strictObject({
   secret: Secret,
   name: v.optional(Name),
   kind: v.optional(Kind),
   header_name: v.nullish(HeaderName),
+  allowed_hosts: v.nullish(AllowedHosts),
 });
 
 export type CreateCredentialInput = v.InferOutput<typeof CreateCredential>;

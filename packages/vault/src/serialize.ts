@@ -8,6 +8,7 @@ export function credentialJson(row: CredentialRow) {
     kind: row.kind,
     header_name: row.headerName,
     hint: row.hint,
+    allowed_hosts: row.allowedHosts ?? null,
     version: row.version,
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),

@@ -88,9 +88,13 @@ describe("openCredential", () => {
     });
     const open = (credentialId: string) =>
       openCredential({ db: env.store.db, keyring, tenantId, credentialId });
-    expect(await open(bearer.id)).toEqual({ header: "authorization", value: `Bearer ${bearerSecret}` });
-    expect(await open(apiKey.id)).toEqual({ header: "x-api-key", value: apiSecret });
-    expect(await open(named.id)).toEqual({ header: "x-goog-api-key", value: apiSecret });
+    expect(await open(bearer.id)).toEqual({
+      header: "authorization",
+      value: `Bearer ${bearerSecret}`,
+      secret: bearerSecret,
+    });
+    expect(await open(apiKey.id)).toEqual({ header: "x-api-key", value: apiSecret, secret: apiSecret });
+    expect(await open(named.id)).toEqual({ header: "x-goog-api-key", value: apiSecret, secret: apiSecret });
 
     // The secret is not in the row in the clear.
     const row = await rowOf(tenantId, bearer.id);
@@ -100,7 +104,35 @@ describe("openCredential", () => {
     // A rotation applies to the very next open: nothing is cached.
     const next = secretOf("rotated");
     await rotateCredential({ ctx, id: bearer.id, input: { secret: next } });
-    expect(await open(bearer.id)).toEqual({ header: "authorization", value: `Bearer ${next}` });
+    expect(await open(bearer.id)).toEqual({ header: "authorization", value: `Bearer ${next}`, secret: next });
+  });
+
+  it("opens a credential with allowed_hosts only towards a host it allows", async () => {
+    const keyring = createKeyring(randomBytes(32));
+    const tenantId = tenant();
+    const ctx = { db: env.store.db, tenantId, keyring };
+    const secret = secretOf("scoped");
+    const cred = await createCredential({
+      ctx,
+      input: { name: "s", kind: "bearer", secret, allowed_hosts: ["api.example.com", "*.svc.example.org"] },
+    });
+    const open = (targetHost?: string) =>
+      openCredential({ db: env.store.db, keyring, tenantId, credentialId: cred.id, targetHost }).then(
+        (h) => h.value,
+        (e: unknown) => (e instanceof CredentialError ? e.reason : "other"),
+      );
+    expect(await open("api.example.com")).toBe(`Bearer ${secret}`);
+    expect(await open("API.EXAMPLE.COM")).toBe(`Bearer ${secret}`);
+    expect(await open("a.svc.example.org")).toBe(`Bearer ${secret}`);
+    expect(await open("evil.test")).toBe("host_not_allowed");
+    expect(await open("api.example.com.evil.test")).toBe("host_not_allowed");
+    // No target host named: fail closed.
+    expect(await open(undefined)).toBe("host_not_allowed");
+    // A PUT that clears the list (null) opens towards any host; absent keeps it.
+    await rotateCredential({ ctx, id: cred.id, input: { secret } });
+    expect(await open("evil.test")).toBe("host_not_allowed");
+    await rotateCredential({ ctx, id: cred.id, input: { secret, allowed_hosts: null } });
+    expect(await open("evil.test")).toBe(`Bearer ${secret}`);
   });
 
   it("fails closed: unknown id, other tenant, other KEK, ciphertext moved between rows or tenants", async () => {
@@ -187,6 +219,7 @@ describe("rewrapAll", () => {
       expect(await openCredential({ db, keyring: newKr, tenantId, credentialId: m.id })).toEqual({
         header: "authorization",
         value: `Bearer ${m.secret}`,
+        secret: m.secret,
       });
       expect(await reason(openCredential({ db, keyring: oldKr, tenantId, credentialId: m.id }))).toBe(
         "unknown_kek",
@@ -234,7 +267,7 @@ describe("rewrapAll", () => {
       tenantId,
       credentialId: cred.id,
     });
-    expect(opened).toEqual({ header: "x-api-key", value: secret });
+    expect(opened).toEqual({ header: "x-api-key", value: secret, secret });
 
     // Wrong usage exits non-zero with one line and touches nothing.
     const bad = await run("pnpm", ["run", "--silent", "rotate-kek"], {

@@ -2,8 +2,11 @@ import { type AppEnv, createBaseApp, registerHealth, requireAuth } from "@gw/htt
 import { healthOf, type Runtime } from "@gw/runtime";
 import { Hono } from "hono";
 import { publishWrites } from "./changes.ts";
+import { registerAgentEvents } from "./routes/agent-events/index.ts";
 import { registerAgents } from "./routes/agents/index.ts";
+import { registerAnalytics } from "./routes/analytics.ts";
 import { registerCapabilities, surfacesOf } from "./routes/capabilities.ts";
+import { registerConsole } from "./routes/console.ts";
 import { registerCredentials } from "./routes/credentials/index.ts";
 import { registerInvocations } from "./routes/invocations/index.ts";
 import { registerMe } from "./routes/me.ts";
@@ -19,6 +22,8 @@ export function createControlPlaneApp(deps: ControlPlaneDeps): Hono<AppEnv> {
   registerHealth(app, healthOf(deps));
   // Public: registered before the /v1 family so its auth middleware never runs for it.
   registerJwks(app, deps);
+  // Outside requireAuth: static files carry no data; the page calls /v1 with the pasted token.
+  registerConsole(app);
   const v1 = new Hono<AppEnv>();
   v1.use(requireAuth(deps.verifyToken));
   v1.use(publishWrites(deps.changes));
@@ -28,6 +33,8 @@ export function createControlPlaneApp(deps: ControlPlaneDeps): Hono<AppEnv> {
   registerAgents(v1, deps);
   registerInvocations(v1, deps);
   registerPolicy(v1, deps);
+  if (surfaces.agent_events) registerAgentEvents(v1, deps);
+  if (surfaces.analytics) registerAnalytics(v1, deps);
   // Mounted exactly when capabilities says so: the one value decides both.
   if (surfaces.credentials) registerCredentials(v1, deps);
   app.route("/v1", v1);

@@ -41,7 +41,17 @@ describe("credentials: happy path", () => {
     expect(created.status).toBe(201);
     const cred = created.json;
     expect(Object.keys(cred).sort()).toEqual(
-      ["created_at", "header_name", "hint", "id", "kind", "name", "updated_at", "version"].sort(),
+      [
+        "allowed_hosts",
+        "created_at",
+        "header_name",
+        "hint",
+        "id",
+        "kind",
+        "name",
+        "updated_at",
+        "version",
+      ].sort(),
     );
     expect(cred).toMatchObject({ name: "openai", kind: "bearer", header_name: null, version: 1 });
     expect(cred.id).toMatch(ID_RE);
@@ -73,7 +83,7 @@ describe("credentials: happy path", () => {
       tenantId: (await call("GET", "/v1/me")).json.tenant_id,
       credentialId: cred.id,
     });
-    expect(injected).toEqual({ header: "authorization", value: `Bearer ${second}` });
+    expect(injected).toEqual({ header: "authorization", value: `Bearer ${second}`, secret: second });
 
     const del = await call("DELETE", `/v1/credentials/${cred.id}`);
     expect(del.status).toBe(204);

@@ -29,6 +29,8 @@ export async function devBanner(config: Config): Promise<string> {
     "  dev token (tenant 'dev', valid 12 h):",
     `    export GW_TOKEN=${token}`,
     "",
+    `  operator console: ${base}/console  (paste the token above)`,
+    "",
     "  try it:",
     `    curl -s ${base}/v1/me -H "Authorization: Bearer $GW_TOKEN"`,
     `    curl -s ${base}/v1/agents -H "Authorization: Bearer $GW_TOKEN" -H 'content-type: application/json' \\`,

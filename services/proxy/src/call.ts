@@ -33,6 +33,8 @@ export type Call = {
   /** The caller's headers (Node's lower-case map) and their raw list (for forwarding). */
   readonly headers: IncomingHttpHeaders;
   readonly rawHeaders: readonly string[];
+  /** The caller's address as the gateway saw it (appended to X-Forwarded-For upstream). */
+  readonly clientAddress: string | undefined;
   /** Step 2. */
   agent: AgentRow;
   target: Target;

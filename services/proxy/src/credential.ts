@@ -19,6 +19,8 @@ export async function credentialFor(
       keyring: deps.keyring,
       tenantId: call.tenantId,
       credentialId: call.agent.credentialRef,
+      // A credential with allowed_hosts opens only towards a host it names.
+      targetHost: call.target.host,
     });
   } catch (e) {
     if (!(e instanceof CredentialError)) throw e;

@@ -11,7 +11,7 @@ import { parseMcp } from "./steps/mcp.ts";
 import { checkPayment } from "./steps/payment.ts";
 import { evaluatePolicy } from "./steps/policy.ts";
 import { rateLimit } from "./steps/rate-limit.ts";
-import { verifyAction } from "./steps/verifier.ts";
+import { refuseStreamedMcp, verifyAction } from "./steps/verifier.ts";
 
 export type Admitted = Awaited<ReturnType<typeof admitCall>>;
 
@@ -25,11 +25,13 @@ export async function admitCall(c: Context<AppEnv>, deps: ProxyDeps, mode: Mode)
   let call = newCall(c, mode);
   call = await loadAgent(call, deps); // 2. the agent in the tenant: 404, 422 (405 for GET/DELETE)
   call = await rateLimit(call, deps); // 3. per-agent bucket: 429
+  call = refuseStreamedMcp(call, deps); // 5. verified-action mode: no MCP agent on the stream: 409
   if (call.method === "POST") {
     call = checkHeaders(call); // 4. X-Gateway-Model: 400
     call = await readBody(call, c.env.incoming); // 4. the body: 413
-    call = parseMcp(call); // 5. the JSON-RPC envelope, MCP headers: 400
+    // Verification first: it turns an envelope into the inner call that step 5 then parses.
     call = await verifyAction(call, deps); // 5. verified-action mode: 400, 403, 409, 413
+    call = parseMcp(call); // 5. the JSON-RPC message forwarded, MCP headers: 400
     call = await evaluatePolicy(call, deps); // 6. policy: 403 on deny, decision recorded
     call = await checkPayment(call, deps); // 7. x402: 402, 503
   }
@@ -59,6 +61,7 @@ function newCall(c: Context<AppEnv>, mode: Mode): Call {
     path: c.req.path,
     headers: incoming.headers,
     rawHeaders: incoming.rawHeaders,
+    clientAddress: incoming.socket.remoteAddress,
     agent: undefined as unknown as Call["agent"],
     target: undefined as unknown as Call["target"],
     model: null,

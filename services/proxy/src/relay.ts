@@ -2,6 +2,7 @@ import type { ServerResponse } from "node:http";
 import type { Failure } from "@gw/invocations";
 import type { Digest } from "@gw/receipts";
 import { classifyFailure, downstreamResponseHeaders } from "@gw/upstream";
+import { redactHeaders } from "@gw/vault";
 import type { Dispatcher } from "undici";
 import type { Capture } from "./capture.ts";
 
@@ -20,16 +21,18 @@ export type Relayed = {
  * event): the head with the gateway's own headers, then every chunk as it arrives, pausing the
  * upstream while the caller is slow. Counts what was delivered (time to first byte, size), tees
  * the first bytes into `capture`, hashes every byte into `digest` (receipts), and never buffers
- * the stream.
+ * the stream. The body itself is relayed verbatim.
  */
 export function relay(
   res: Dispatcher.ResponseData,
   outgoing: ServerResponse,
   own: Record<string, string>,
-  opts: { t0: number; capture: Capture | null; digest?: Digest | null },
+  opts: { t0: number; capture: Capture | null; secret: string; digest?: Digest | null },
 ): Promise<Relayed> {
   const upstreamStatus = res.statusCode;
-  outgoing.writeHead(upstreamStatus, { ...downstreamResponseHeaders(res.headers), ...own });
+  // Response headers that reflect the injected credential carry [REDACTED] instead.
+  const headers = redactHeaders(downstreamResponseHeaders(res.headers), opts.secret);
+  outgoing.writeHead(upstreamStatus, { ...headers, ...own });
   // A body of known length follows at once: its headers leave with its first bytes, in one write.
   // A stream (SSE, chunked) may wait long for its first event: its headers go now.
   if (res.headers["content-length"] === undefined) outgoing.flushHeaders();

@@ -4,9 +4,9 @@ import { isRetryableMcpMethod } from "@gw/mcp";
 import type { ProcessJob, TransactJob } from "@gw/queue";
 import { digestOf } from "@gw/receipts";
 import type { Runtime } from "@gw/runtime";
-import { upstreamDuration } from "@gw/telemetry";
+import { recordUpstreamDuration } from "@gw/telemetry";
 import { callUpstreamStreaming, targetOf, upstreamRequestHeaders } from "@gw/upstream";
-import { CredentialError, type InjectedHeader, openCredential } from "@gw/vault";
+import { CredentialError, type InjectedHeader, openCredential, redactHeaders, redactSecret } from "@gw/vault";
 import { answerReader, keptHeaders } from "./answer.ts";
 
 export type WorkerDeps = Pick<
@@ -64,18 +64,20 @@ export function createProcessor(deps: WorkerDeps): ProcessJob {
     const fail = (failure: Failure, more: Facts = {}) =>
       invocations.fail(ref, failure, { ...facts(), ...more });
 
-    const credential = await credentialOf(job, deps, log);
+    const target = targetOf(job.upstreamUrl);
+    const credential = await credentialOf(job, target.host, deps, log);
     if (credential === "refused") return fail("credential");
     const result = await callUpstreamStreaming(
       {
         dispatcher: deps.dispatcher,
-        target: targetOf(job.upstreamUrl),
+        target,
         headers: upstreamRequestHeaders(job.headers, {
           invocationId: job.invocationId,
           agentId: job.agentId,
           tenantId: job.tenantId,
           keepContentLength: false,
           credential,
+          clientAddress: job.clientAddress,
         }),
         body,
         retry: {
@@ -87,11 +89,14 @@ export function createProcessor(deps: WorkerDeps): ProcessJob {
       },
       answerReader(job),
     );
-    upstreamDuration.record(Math.round(performance.now() - started), { mode: "transactional" });
+    recordUpstreamDuration(Math.round(performance.now() - started), { mode: "transactional" });
     if (result.kind === "failure") return fail(result.failure, { attempts: result.attempts });
     const answered: Facts = { attempts: result.attempts, upstreamStatus: result.status };
     if (!result.body.ok) return fail(result.body.failure, answered);
-    const { body: respBody, contentType } = result.body;
+    // An upstream that reflects the injected secret must not get it stored (DESIGN.md, Credentials).
+    const secret = credential?.secret ?? "";
+    const respBody = Buffer.from(redactSecret(result.body.body, secret));
+    const { contentType } = result.body;
     await invocations.complete(
       ref,
       result.status,
@@ -105,7 +110,7 @@ export function createProcessor(deps: WorkerDeps): ProcessJob {
         result: {
           status: result.status,
           contentType,
-          headers: keptHeaders(result.headers),
+          headers: keptHeaders(redactHeaders(result.headers, secret)),
           body: respBody,
           expiresAt: new Date(Date.now() + config.GW_RESULT_TTL_SECONDS * 1000),
         },
@@ -118,6 +123,7 @@ export function createProcessor(deps: WorkerDeps): ProcessJob {
 /** The agent's credential, opened just in time for this call; `refused` when it cannot be used. */
 async function credentialOf(
   job: TransactJob,
+  targetHost: string,
   deps: WorkerDeps,
   log: WorkerDeps["logger"],
 ): Promise<InjectedHeader | undefined | "refused"> {
@@ -128,6 +134,7 @@ async function credentialOf(
       keyring: deps.keyring,
       tenantId: job.tenantId,
       credentialId: job.credentialRef,
+      targetHost,
     });
   } catch (e) {
     if (!(e instanceof CredentialError)) throw e;

@@ -5,7 +5,7 @@ import { agents, type CredentialRow, credentials } from "../schema/index.ts";
 export type NewCredential = Omit<typeof credentials.$inferInsert, "tenantId" | "createdAt" | "updatedAt">;
 /** A rotation: new sealed secret (and optionally new name, kind, header). `version` goes up by one. */
 export type CredentialRotation = Pick<NewCredential, "ciphertext" | "wrappedKey" | "kekId" | "hint"> &
-  Partial<Pick<NewCredential, "name" | "kind" | "headerName">>;
+  Partial<Pick<NewCredential, "name" | "kind" | "headerName" | "allowedHosts">>;
 
 const one = (tenantId: string, id: string) => and(eq(credentials.tenantId, tenantId), eq(credentials.id, id));
 

@@ -1,4 +1,4 @@
-import { index, integer, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { index, integer, jsonb, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
 import { timestamps } from "./columns.ts";
 import { bytea } from "./invocations.ts";
 
@@ -21,6 +21,11 @@ export const credentials = pgTable(
     wrappedKey: bytea("wrapped_key").notNull(),
     /** Which key-encryption key wrapped the data key (sha256 prefix of the KEK), for rotation. */
     kekId: text("kek_id").notNull(),
+    /**
+     * Hosts the secret may be sent to (names, IP literals, `*.suffix`), lower-case; null = any host.
+     * Checked when an agent references the credential and again each time it is opened.
+     */
+    allowedHosts: jsonb("allowed_hosts").$type<string[]>(),
     ...timestamps,
   },
   (t) => [

@@ -1,3 +1,4 @@
+export * from "./agent-events.ts";
 export * from "./agents.ts";
 export * from "./credentials.ts";
 export * from "./invocations.ts";

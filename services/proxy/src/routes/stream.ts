@@ -1,11 +1,12 @@
 import type { IncomingMessage } from "node:http";
 import { DomainError, LIMITS } from "@gw/core";
 import type { AppEnv } from "@gw/http";
-import type { Failure, InvocationRef } from "@gw/invocations";
+import { ERROR_CLASS, type Failure, type InvocationRef, outcomeOfStatus } from "@gw/invocations";
 import { isRetryableMcpMethod } from "@gw/mcp";
 import { createDigest, type Digest } from "@gw/receipts";
-import { proxyCalls, upstreamDuration } from "@gw/telemetry";
+import { recordProxyCall, recordUpstreamDuration } from "@gw/telemetry";
 import { type OneShotBody, openUpstream, upstreamRequestHeaders } from "@gw/upstream";
+import { redactSecret } from "@gw/vault";
 import { RESPONSE_ALREADY_SENT } from "@hono/node-server/utils/response";
 import type { Context, Hono } from "hono";
 import type { Call } from "../call.ts";
@@ -57,7 +58,7 @@ async function forward(c: Context<AppEnv>, call: Admitted, deps: ProxyDeps): Pro
     relayed?: Relayed,
   ) => {
     const latencyMs = Math.round(performance.now() - t0);
-    upstreamDuration.record(latencyMs, { mode: "streaming" });
+    recordUpstreamDuration(latencyMs, { mode: "streaming" });
     const facts = {
       latencyMs,
       ttftMs: relayed?.ttftMs ?? null,
@@ -65,8 +66,13 @@ async function forward(c: Context<AppEnv>, call: Admitted, deps: ProxyDeps): Pro
       reqSize: call.forward?.length ?? upload?.size() ?? 0,
       upstreamStatus: relayed?.upstreamStatus ?? null,
       completedAt: new Date(),
+      // Stored copies never hold a secret the upstream reflected (DESIGN.md, Credentials).
       ...(reqCapture && respCapture
-        ? { bodyCaptured: true, reqBody: reqCapture.bytes(), respBody: respCapture.bytes() }
+        ? {
+            bodyCaptured: true,
+            reqBody: reqCapture.bytes(),
+            respBody: Buffer.from(redactSecret(respCapture.bytes(), secret)),
+          }
         : {}),
     };
     // The access-log line of a streaming call (the base app's is skipped: the handler answered).
@@ -92,7 +98,7 @@ async function forward(c: Context<AppEnv>, call: Admitted, deps: ProxyDeps): Pro
     );
   };
   const fail = (failure: Failure, relayed?: Relayed) => {
-    proxyCalls.add(1, { mode: "streaming", outcome: "failed" });
+    recordProxyCall({ mode: "streaming", outcome: "failed", errorClass: ERROR_CLASS[failure] });
     record((facts, extras) => deps.invocations.fail(ref, failure, facts, extras), relayed);
   };
 
@@ -102,6 +108,7 @@ async function forward(c: Context<AppEnv>, call: Admitted, deps: ProxyDeps): Pro
     drain(incoming);
     throw upstreamError(call, "credential");
   }
+  const secret = credential?.secret ?? "";
   const ac = new AbortController();
   outgoing.once("close", () => ac.abort());
   const opened = await openUpstream({
@@ -115,6 +122,7 @@ async function forward(c: Context<AppEnv>, call: Admitted, deps: ProxyDeps): Pro
       // A streamed body keeps the caller's framing; a held one gets its own from undici.
       keepContentLength: upload !== null,
       credential,
+      clientAddress: call.clientAddress,
     }),
     body: call.forward ?? upload,
     retry: {
@@ -134,12 +142,17 @@ async function forward(c: Context<AppEnv>, call: Admitted, deps: ProxyDeps): Pro
   }
 
   const own = { ...gatewayHeaders(call), "x-request-id": c.var.requestId };
-  const relayed = await relay(opened.res, outgoing, own, { t0, capture: respCapture, digest: respDigest });
+  const relayed = await relay(opened.res, outgoing, own, {
+    t0,
+    capture: respCapture,
+    secret,
+    digest: respDigest,
+  });
   // A standalone GET stream is ended by the client: that is its normal end, not a cancellation.
   const closedNormally = relayed.ended === "client_closed" && call.method === "GET";
   if (relayed.ended === "end" || closedNormally) {
-    const outcome = relayed.upstreamStatus < 400 ? "succeeded" : "failed";
-    proxyCalls.add(1, { mode: "streaming", outcome });
+    const { status, errorClass } = outcomeOfStatus(relayed.upstreamStatus);
+    recordProxyCall({ mode: "streaming", outcome: status, errorClass: errorClass ?? "none" });
     record((facts, extras) => deps.invocations.complete(ref, relayed.upstreamStatus, facts, extras), relayed);
     return;
   }

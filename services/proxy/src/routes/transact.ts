@@ -1,6 +1,6 @@
 import { unavailable } from "@gw/core";
 import type { AppEnv } from "@gw/http";
-import { proxyCalls } from "@gw/telemetry";
+import { recordProxyCall } from "@gw/telemetry";
 import { forwardableHeaders } from "@gw/upstream";
 import type { Hono } from "hono";
 import type { ProxyDeps } from "../deps.ts";
@@ -14,7 +14,7 @@ export function registerTransact(app: Hono<AppEnv>, deps: ProxyDeps) {
   app.post("/v1/proxy/:id", async (c) => {
     const call = await admitCall(c, deps, "transactional");
     await enqueue(call, deps, c.var.log);
-    proxyCalls.add(1, { mode: "transactional", outcome: "accepted" });
+    recordProxyCall({ mode: "transactional", outcome: "accepted", errorClass: "none" });
     return c.json({ invocation_id: call.invocationId }, 202, gatewayHeaders(call));
   });
 }
@@ -33,6 +33,7 @@ async function enqueue(call: Admitted, deps: ProxyDeps, log: ProxyDeps["logger"]
       captureBodies: call.agent.captureBodies,
       emitReceipts: call.agent.emitReceipts,
       headers: forwardableHeaders(call.rawHeaders, { keepContentLength: false }),
+      clientAddress: call.clientAddress,
       body: (call.forward ?? Buffer.alloc(0)).toString("base64"),
     });
   } catch (e) {

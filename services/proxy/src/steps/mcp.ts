@@ -3,15 +3,16 @@ import { parseMcpRequest } from "@gw/mcp";
 import type { Call } from "../call.ts";
 
 /**
- * Step 5: an MCP POST's JSON-RPC envelope (method, and the tool of a tools/call) is parsed (400 when
- * it is not one JSON-RPC 2.0 message). MCP 2026-07-28 requests repeat the call in `Mcp-Method` and
+ * Step 5: the JSON-RPC message an MCP POST forwards (the body, or in verified-action mode the
+ * envelope's inner call) is parsed: method, and the tool of a tools/call (400 when it is not one
+ * JSON-RPC 2.0 message). MCP 2026-07-28 requests repeat the call in `Mcp-Method` and
  * `Mcp-Name` headers, forwarded untouched; one that disagrees with the body is refused, because
  * policy and verification judge the body and an upstream that routes on headers must see the same
  * call.
  */
 export function parseMcp(call: Call): Call {
-  if (call.agent.protocol !== "mcp" || call.body === null) return call;
-  const mcp = parseMcpRequest(call.body);
+  if (call.agent.protocol !== "mcp" || call.forward === null) return call;
+  const mcp = parseMcpRequest(call.forward);
   const method = single(call.headers["mcp-method"]);
   const name = single(call.headers["mcp-name"]);
   if ((method !== null && method !== mcp.method) || (name !== null && name !== mcp.name)) {

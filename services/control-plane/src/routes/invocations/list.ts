@@ -1,4 +1,4 @@
-import { type AppEnv, enumParam, pageOf, rangeOf } from "@gw/http";
+import { type AppEnv, enumParam, pageOf, rangeOf, textParam } from "@gw/http";
 import { INVOCATION_MODES, INVOCATION_STATUSES, invocationJson, listInvocations } from "@gw/invocations";
 import type { Runtime } from "@gw/runtime";
 import type { Hono } from "hono";
@@ -16,8 +16,8 @@ export function registerListInvocations(app: Hono<AppEnv>, deps: Pick<Runtime, "
       mode: enumParam(q.mode, "mode", INVOCATION_MODES),
       settlement: enumParam(q.settlement, "settlement", SETTLEMENT),
       policy: enumParam(q.policy, "policy", ["allow", "warn"] as const),
-      // Passed through unvalidated: an unknown agent simply matches nothing.
-      agentId: q.agent_id,
+      // Any other string simply matches nothing; a NUL or an over-long value is a 400.
+      agentId: textParam(q.agent_id, "agent_id", 128),
     };
     const { rows, total } = await listInvocations({
       ctx: { db: deps.store.db, tenantId: c.var.principal.tenantId },

@@ -1,0 +1,3 @@
+export * from "./record.ts";
+export * from "./schema.ts";
+export * from "./summary.ts";

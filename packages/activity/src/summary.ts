@@ -1,0 +1,43 @@
+import { boundedWindow, isId, LIMITS, notFound } from "@gw/core";
+import { agentEventRepo } from "@gw/db";
+import type { ActivityCtx } from "./record.ts";
+
+export const AGENT_EVENT_SUMMARY_SCHEMA = "gw.agent-event-summary.v1";
+
+/**
+ * One agent's activity over [since, until] on occurred_at (defaults: the last 24 hours; at most
+ * LIMITS.agentEventMaxRangeDays). The agent may be soft-deleted: its history stays readable.
+ * Definitions are in docs/activity.md.
+ */
+export async function summarizeAgentEvents({
+  ctx,
+  input,
+}: {
+  ctx: ActivityCtx;
+  input: { agentId: string; since?: Date | undefined; until?: Date | undefined };
+}) {
+  const { since, until } = boundedWindow(input, LIMITS.agentEventMaxRangeDays);
+  const known =
+    isId("agt", input.agentId) &&
+    (await agentEventRepo.agentExists(ctx.db, ctx.tenantId, input.agentId, { live: false }));
+  if (!known) throw notFound("agent");
+  const s = await agentEventRepo.summary(ctx.db, ctx.tenantId, input.agentId, since, until);
+  return {
+    schema: AGENT_EVENT_SUMMARY_SCHEMA,
+    agent_id: input.agentId,
+    since: since.toISOString(),
+    until: until.toISOString(),
+    summary: {
+      sessions: s.sessions,
+      tool_calls: s.toolCalls,
+      tools_succeeded: s.toolsSucceeded,
+      tools_failed: s.toolsFailed,
+      tool_duration_ms: s.toolDurationMs,
+      input_tokens: s.inputTokens,
+      output_tokens: s.outputTokens,
+      cost_usd: Number(s.costUsd),
+      cost_known: s.costKnown,
+      ...(s.lastEventAt ? { last_event_at: s.lastEventAt.toISOString() } : {}),
+    },
+  };
+}

@@ -1,0 +1,64 @@
+import { createHash } from "node:crypto";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { extname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { gzipSync } from "node:zlib";
+
+/**
+ * Where the built console lives: `packages/console/dist/console/` when running from source, and
+ * `dist/console/` beside the bundled `dist/main.js` of a service image (infra/docker/bundle.mjs
+ * builds it there). The same relative URL resolves to both, as the migrations' does.
+ */
+export const CONSOLE_DIR = fileURLToPath(new URL("../dist/console/", import.meta.url));
+
+/**
+ * The console's Content-Security-Policy: everything from this origin only, no inline script or
+ * style, no framing, no form posts, no base-tag tricks. `img-src data:` is for the empty favicon.
+ */
+export const CONSOLE_CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join("; ");
+
+const TYPES: Record<string, string> = {
+  ".html": "text/html; charset=utf-8",
+  ".js": "text/javascript; charset=utf-8",
+  ".css": "text/css; charset=utf-8",
+  ".svg": "image/svg+xml",
+  ".png": "image/png",
+};
+
+export type ConsoleAsset = {
+  body: Buffer;
+  /** Pre-compressed once at load: the bundle is ~100 KiB and compresses about 3×. */
+  gzip: Buffer;
+  type: string;
+  etag: string;
+  /** Content-hashed names never change content: cache them for a year. index.html revalidates. */
+  immutable: boolean;
+};
+
+/** Reads the built console into memory; null when it was never built. */
+export function loadConsoleAssets(dir: string = CONSOLE_DIR): Map<string, ConsoleAsset> | null {
+  if (!existsSync(join(dir, "index.html"))) return null;
+  const assets = new Map<string, ConsoleAsset>();
+  for (const name of readdirSync(dir)) {
+    const type = TYPES[extname(name)];
+    if (!type) continue;
+    const body = readFileSync(join(dir, name));
+    assets.set(name, {
+      body,
+      gzip: gzipSync(body, { level: 9 }),
+      type,
+      etag: `"${createHash("sha256").update(body).digest("base64url").slice(0, 22)}"`,
+      immutable: name !== "index.html",
+    });
+  }
+  return assets;
+}

@@ -1,0 +1,225 @@
+import { useState } from "preact/hooks";
+import { unwrap } from "../api.ts";
+import type { Agent } from "../types.ts";
+import { ErrorBox, formValues, messageOf, Picker, useLoad, useSession } from "../ui.tsx";
+
+type Body = Record<string, unknown>;
+
+/**
+ * The agent write body from the form. On create, empty fields are left out; on edit they are sent
+ * as null, which clears them (PATCH semantics, DESIGN.md §3). Validation is the server's: a
+ * number that does not parse goes out as null and comes back as the API's own error message.
+ */
+function bodyOf(
+  v: Record<string, string>,
+  checks: { capture: boolean; priced: boolean },
+  editing: boolean,
+): Body {
+  const orNull = (x: string | undefined) => (x === undefined ? (editing ? null : undefined) : x);
+  const body: Body = {
+    name: v.name ?? "",
+    description: orNull(v.description),
+    upstream_url: orNull(v.upstream_url),
+    protocol: v.protocol ?? "http",
+    credential_ref: orNull(v.credential_ref),
+    capture_bodies: checks.capture,
+  };
+  if (body.protocol === "mcp") {
+    body.mcp_transport = "streamable_http";
+    body.mcp_protocol_version = orNull(v.mcp_protocol_version);
+  } else if (editing) {
+    body.mcp_transport = null;
+    body.mcp_protocol_version = null;
+  }
+  if (checks.priced) {
+    body.price = {
+      amount: v.amount ?? "",
+      asset: "USDC",
+      network: v.network ?? "base",
+      pay_to: v.pay_to ?? "",
+    };
+  } else if (editing) body.price = null;
+  if (v.rps !== undefined || v.burst !== undefined) {
+    body.rate_limit = { rps: Number(v.rps ?? Number.NaN), burst: Number(v.burst ?? Number.NaN) };
+  } else if (editing) body.rate_limit = null;
+  for (const k of Object.keys(body)) if (body[k] === undefined) delete body[k];
+  return body;
+}
+
+export function AgentForm(props: {
+  agent?: Agent;
+  submitLabel: string;
+  onSubmit: (body: Body) => Promise<void>;
+  onCancel?: () => void;
+}) {
+  const { api, caps } = useSession();
+  const a = props.agent;
+  const [protocol, setProtocol] = useState<string>(a?.protocol ?? "http");
+  const [priced, setPriced] = useState(Boolean(a?.price));
+  const [error, setError] = useState<string>();
+  const [busy, setBusy] = useState(false);
+  const creds = useLoad(
+    () =>
+      caps.surfaces.credentials
+        ? unwrap(api.GET("/v1/credentials", { params: { query: { limit: 100 } } })).then((l) => l.data)
+        : Promise.resolve([]),
+    "creds",
+  );
+
+  return (
+    <form
+      class="form"
+      aria-label={props.submitLabel}
+      onSubmit={async (e) => {
+        e.preventDefault();
+        const form = e.currentTarget;
+        const checks = {
+          capture: (form.elements.namedItem("capture_bodies") as HTMLInputElement).checked,
+          priced,
+        };
+        setBusy(true);
+        setError(undefined);
+        try {
+          const body = bodyOf(formValues(form), checks, Boolean(a));
+          // Per-tool prices have no form fields yet: an edit keeps them as they are.
+          if (body.price && a?.price?.tools) body.price = { ...(body.price as Body), tools: a.price.tools };
+          await props.onSubmit(body);
+        } catch (err) {
+          setError(messageOf(err));
+        } finally {
+          setBusy(false);
+        }
+      }}
+    >
+      <label>
+        Name
+        <input name="name" required maxLength={200} defaultValue={a?.name ?? ""} autoComplete="off" />
+      </label>
+      <label>
+        Description
+        <input name="description" maxLength={4000} defaultValue={a?.description ?? ""} autoComplete="off" />
+      </label>
+      <label>
+        Upstream URL
+        <input
+          name="upstream_url"
+          type="url"
+          placeholder="https://agent.example.com/"
+          defaultValue={a?.upstream_url ?? ""}
+          autoComplete="off"
+        />
+      </label>
+      <label>
+        Protocol
+        <select name="protocol" value={protocol} onChange={(e) => setProtocol(e.currentTarget.value)}>
+          <option value="http">http</option>
+          <option value="mcp">mcp (Streamable HTTP)</option>
+        </select>
+      </label>
+      {protocol === "mcp" ? (
+        <label>
+          MCP protocol version
+          <input
+            name="mcp_protocol_version"
+            placeholder="2025-06-18"
+            defaultValue={a?.mcp_protocol_version ?? ""}
+            autoComplete="off"
+          />
+        </label>
+      ) : null}
+      <label>
+        Credential
+        {/* Re-mounted once the list arrives, so the stored choice is selected among real options. */}
+        <Picker
+          name="credential_ref"
+          initial={a?.credential_ref ?? ""}
+          key={creds.data ? "loaded" : "loading"}
+        >
+          <option value="">none</option>
+          {(creds.data ?? []).map((c) => (
+            <option key={c.id} value={c.id}>
+              {c.name} ({c.kind}, …{c.hint})
+            </option>
+          ))}
+          {a?.credential_ref && !creds.data?.some((c) => c.id === a.credential_ref) ? (
+            <option value={a.credential_ref}>{a.credential_ref}</option>
+          ) : null}
+        </Picker>
+      </label>
+      <label class="check">
+        <input type="checkbox" name="capture_bodies" defaultChecked={a?.capture_bodies ?? false} />
+        Capture request and response bodies (first 1 MiB)
+      </label>
+      <fieldset>
+        <legend>Rate limit (empty: deployment default)</legend>
+        <div class="row">
+          <label>
+            Requests per second
+            <input
+              name="rps"
+              inputMode="decimal"
+              defaultValue={a?.rate_limit ? String(a.rate_limit.rps) : ""}
+              autoComplete="off"
+            />
+          </label>
+          <label>
+            Burst
+            <input
+              name="burst"
+              inputMode="numeric"
+              defaultValue={a?.rate_limit ? String(a.rate_limit.burst) : ""}
+              autoComplete="off"
+            />
+          </label>
+        </div>
+      </fieldset>
+      <fieldset>
+        <legend>Price (x402)</legend>
+        <label class="check">
+          <input type="checkbox" checked={priced} onChange={(e) => setPriced(e.currentTarget.checked)} />
+          Priced: callers pay per call in USDC
+        </label>
+        {priced ? (
+          <div class="row">
+            <label>
+              Amount (smallest unit)
+              <input
+                name="amount"
+                inputMode="numeric"
+                defaultValue={a?.price?.amount ?? ""}
+                autoComplete="off"
+              />
+            </label>
+            <label>
+              Network
+              <Picker name="network" initial={a?.price?.network ?? "base"}>
+                <option value="base">base</option>
+                <option value="base-sepolia">base-sepolia</option>
+              </Picker>
+            </label>
+            <label class="grow">
+              Pay to
+              <input
+                name="pay_to"
+                placeholder="0x…"
+                defaultValue={a?.price?.pay_to ?? ""}
+                autoComplete="off"
+              />
+            </label>
+          </div>
+        ) : null}
+      </fieldset>
+      <ErrorBox message={error} />
+      <div class="actions">
+        <button type="submit" disabled={busy}>
+          {props.submitLabel}
+        </button>
+        {props.onCancel ? (
+          <button type="button" class="secondary" onClick={props.onCancel}>
+            Cancel
+          </button>
+        ) : null}
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,243 @@
+import { useState } from "preact/hooks";
+import { unwrap } from "../api.ts";
+import { href, navigate, useRoute } from "../router.ts";
+import type { Agent } from "../types.ts";
+import { ErrorBox, Fields, fmtTime, messageOf, Page, Pager, Status, useLoad, useSession } from "../ui.tsx";
+import { AgentForm } from "./agent-form.tsx";
+
+export function AgentsScreen() {
+  const route = useRoute();
+  const id = route.segments[1];
+  if (id === "new") return <CreateAgent />;
+  if (id) return <AgentDetail id={id} />;
+  return <AgentList />;
+}
+
+function AgentList() {
+  const { api } = useSession();
+  const route = useRoute();
+  const protocol = route.query.get("protocol") ?? "";
+  const offset = Number(route.query.get("offset") ?? 0) || 0;
+  const list = useLoad(
+    () => unwrap(api.GET("/v1/agents", { params: { query: { protocol, offset, limit: 20 } } })),
+    `${protocol}|${offset}`,
+  );
+  return (
+    <Page
+      title="Agents"
+      actions={
+        <a class="button" href={href("/agents/new")}>
+          New agent
+        </a>
+      }
+    >
+      <form class="filters" onSubmit={(e) => e.preventDefault()}>
+        <label>
+          Protocol
+          <select
+            value={protocol}
+            onChange={(e) => navigate("/agents", { protocol: e.currentTarget.value || undefined })}
+          >
+            <option value="">any</option>
+            <option value="http">http</option>
+            <option value="mcp">mcp</option>
+          </select>
+        </label>
+      </form>
+      {route.query.get("deleted") ? (
+        <p class="ok" role="status">
+          Deleted “{route.query.get("deleted")}”. Its invocation history stays readable.
+        </p>
+      ) : null}
+      <ErrorBox message={list.error} />
+      {list.data ? (
+        <>
+          <div class="table-wrap">
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">Name</th>
+                  <th scope="col">Protocol</th>
+                  <th scope="col">State</th>
+                  <th scope="col" class="wide">
+                    Upstream
+                  </th>
+                  <th scope="col">Price</th>
+                  <th scope="col">Rate limit</th>
+                </tr>
+              </thead>
+              <tbody>
+                {list.data.data.map((a) => (
+                  <tr key={a.id}>
+                    <td>
+                      <a href={href(`/agents/${a.id}`)}>{a.name}</a>
+                    </td>
+                    <td>{a.protocol}</td>
+                    <td>
+                      <AgentState agent={a} />
+                    </td>
+                    <td class="wide mono">{a.upstream_url ?? "—"}</td>
+                    <td class="mono">{a.price ? `${a.price.amount} ${a.price.asset}` : "free"}</td>
+                    <td>{a.rate_limit ? `${a.rate_limit.rps}/s, burst ${a.rate_limit.burst}` : "default"}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+          {list.data.total === 0 ? <p class="empty">No agents yet.</p> : null}
+          <Pager path="/agents" query={{ protocol }} {...list.data} />
+        </>
+      ) : null}
+    </Page>
+  );
+}
+
+function AgentState({ agent }: { agent: Agent }) {
+  if (agent.suspended) return <Status value="suspended" />;
+  return <Status value={agent.status} />;
+}
+
+function CreateAgent() {
+  const { api } = useSession();
+  return (
+    <Page title="New agent">
+      <AgentForm
+        submitLabel="Create agent"
+        onSubmit={async (body) => {
+          const agent = await unwrap(api.POST("/v1/agents", { body }));
+          navigate(`/agents/${agent.id}`);
+        }}
+      />
+    </Page>
+  );
+}
+
+function AgentDetail({ id }: { id: string }) {
+  const { api } = useSession();
+  const agent = useLoad(() => unwrap(api.GET("/v1/agents/{id}", { params: { path: { id } } })), id);
+  const [editing, setEditing] = useState(false);
+  const [confirmDelete, setConfirmDelete] = useState(false);
+  const [error, setError] = useState<string>();
+  const [busy, setBusy] = useState(false);
+
+  /** Runs a write, then re-reads the agent unless the write returned false (it left the page). */
+  const act = async (fn: () => Promise<unknown>) => {
+    setBusy(true);
+    setError(undefined);
+    try {
+      if ((await fn()) !== false) agent.reload();
+    } catch (e) {
+      setError(messageOf(e));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const a = agent.data;
+  return (
+    <Page title={a ? a.name : "Agent"}>
+      <p>
+        <a href={href("/agents")}>← All agents</a>
+      </p>
+      <ErrorBox message={agent.error ?? error} />
+      {a ? (
+        editing ? (
+          <AgentForm
+            agent={a}
+            submitLabel="Save changes"
+            onCancel={() => setEditing(false)}
+            onSubmit={async (body) => {
+              await unwrap(api.PATCH("/v1/agents/{id}", { params: { path: { id } }, body }));
+              setEditing(false);
+              agent.reload();
+            }}
+          />
+        ) : (
+          <>
+            <div class="actions">
+              <button type="button" onClick={() => setEditing(true)}>
+                Edit
+              </button>
+              <button
+                type="button"
+                disabled={busy}
+                onClick={() =>
+                  act(() =>
+                    unwrap(
+                      api.PATCH("/v1/agents/{id}", {
+                        params: { path: { id } },
+                        body: { suspended: !a.suspended },
+                      }),
+                    ),
+                  )
+                }
+              >
+                {a.suspended ? "Resume" : "Suspend"}
+              </button>
+              <a class="button secondary" href={href("/invocations", { agent_id: a.id })}>
+                Invocations
+              </a>
+              {a.status === "active" ? (
+                confirmDelete ? (
+                  <>
+                    <button
+                      type="button"
+                      class="danger"
+                      disabled={busy}
+                      onClick={() =>
+                        act(async () => {
+                          await unwrap(api.DELETE("/v1/agents/{id}", { params: { path: { id } } }));
+                          // Deleted agents leave the catalog (their invocations stay readable).
+                          navigate("/agents", { deleted: a.name });
+                          return false;
+                        })
+                      }
+                    >
+                      Confirm delete
+                    </button>
+                    <button type="button" class="secondary" onClick={() => setConfirmDelete(false)}>
+                      Keep
+                    </button>
+                  </>
+                ) : (
+                  <button type="button" class="danger" onClick={() => setConfirmDelete(true)}>
+                    Delete
+                  </button>
+                )
+              ) : null}
+            </div>
+            <Fields
+              rows={[
+                ["Id", <code key="id">{a.id}</code>],
+                ["State", <AgentState key="s" agent={a} />],
+                ["Description", a.description],
+                ["Upstream URL", a.upstream_url ? <code key="u">{a.upstream_url}</code> : null],
+                ["Protocol", a.protocol],
+                ["MCP transport", a.mcp_transport],
+                ["MCP protocol version", a.mcp_protocol_version],
+                ["Credential", a.credential_ref ? <code key="c">{a.credential_ref}</code> : null],
+                [
+                  "Price",
+                  a.price
+                    ? `${a.price.amount} ${a.price.asset} on ${a.price.network} to ${a.price.pay_to}`
+                    : "free",
+                ],
+                [
+                  "Rate limit",
+                  a.rate_limit
+                    ? `${a.rate_limit.rps} per second, burst ${a.rate_limit.burst}`
+                    : "deployment default",
+                ],
+                ["Capture bodies", a.capture_bodies ? "yes" : "no"],
+                ["Emit receipts", a.emit_receipts ? "yes" : "no"],
+                ["Created by", a.created_by],
+                ["Created", fmtTime(a.created_at)],
+                ["Updated", fmtTime(a.updated_at)],
+              ]}
+            />
+          </>
+        )
+      ) : null}
+    </Page>
+  );
+}

@@ -1,0 +1,238 @@
+import { useState } from "preact/hooks";
+import { unwrap } from "../api.ts";
+import { useRoute } from "../router.ts";
+import type { Credential } from "../types.ts";
+import {
+  ErrorBox,
+  fmtTime,
+  formValues,
+  messageOf,
+  NotEnabled,
+  Page,
+  Pager,
+  useLoad,
+  useSession,
+} from "../ui.tsx";
+
+/**
+ * Credentials: secrets go in (password fields, cleared after each submit) and never come back;
+ * the API itself only ever answers the last-4 `hint`.
+ */
+export function CredentialsScreen() {
+  const { caps } = useSession();
+  if (!caps.surfaces.credentials) return <NotEnabled what="Credentials" />;
+  return <Credentials />;
+}
+
+function Credentials() {
+  const { api } = useSession();
+  const route = useRoute();
+  const offset = Number(route.query.get("offset") ?? 0) || 0;
+  const list = useLoad(
+    () => unwrap(api.GET("/v1/credentials", { params: { query: { offset, limit: 20 } } })),
+    String(offset),
+  );
+  const [rotating, setRotating] = useState<string>();
+  const [deleting, setDeleting] = useState<string>();
+  const [error, setError] = useState<string>();
+
+  return (
+    <Page title="Credentials">
+      <CreateCredential onCreated={list.reload} />
+      <h2>Stored credentials</h2>
+      <ErrorBox message={list.error ?? error} />
+      {list.data ? (
+        <>
+          <div class="table-wrap">
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">Name</th>
+                  <th scope="col">Kind</th>
+                  <th scope="col">Header</th>
+                  <th scope="col">Secret</th>
+                  <th scope="col">Version</th>
+                  <th scope="col">Updated</th>
+                  <th scope="col">
+                    <span class="sr-only">Actions</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {list.data.data.map((c) => (
+                  <tr key={c.id}>
+                    <td>
+                      {c.name}
+                      <br />
+                      <code class="small">{c.id}</code>
+                    </td>
+                    <td>{c.kind}</td>
+                    <td class="mono">
+                      {c.kind === "bearer" ? "Authorization" : (c.header_name ?? "X-Api-Key")}
+                    </td>
+                    <td class="mono">…{c.hint}</td>
+                    <td>{c.version}</td>
+                    <td>{fmtTime(c.updated_at)}</td>
+                    <td class="row-actions">
+                      <button type="button" class="secondary" onClick={() => setRotating(c.id)}>
+                        Rotate
+                      </button>
+                      {deleting === c.id ? (
+                        <button
+                          type="button"
+                          class="danger"
+                          onClick={async () => {
+                            setError(undefined);
+                            try {
+                              await unwrap(
+                                api.DELETE("/v1/credentials/{id}", { params: { path: { id: c.id } } }),
+                              );
+                              list.reload();
+                            } catch (e) {
+                              setError(messageOf(e));
+                            }
+                            setDeleting(undefined);
+                          }}
+                        >
+                          Confirm delete
+                        </button>
+                      ) : (
+                        <button type="button" class="danger" onClick={() => setDeleting(c.id)}>
+                          Delete
+                        </button>
+                      )}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+          {list.data.total === 0 ? <p class="empty">No credentials yet.</p> : null}
+          <Pager path="/credentials" query={{}} {...list.data} />
+        </>
+      ) : null}
+      {rotating ? (
+        <Rotate
+          credential={list.data?.data.find((c) => c.id === rotating)}
+          id={rotating}
+          onDone={() => {
+            setRotating(undefined);
+            list.reload();
+          }}
+        />
+      ) : null}
+    </Page>
+  );
+}
+
+function CreateCredential({ onCreated }: { onCreated: () => void }) {
+  const { api } = useSession();
+  const [kind, setKind] = useState("bearer");
+  const [error, setError] = useState<string>();
+  const [done, setDone] = useState<string>();
+  return (
+    <form
+      class="form"
+      aria-label="New credential"
+      onSubmit={async (e) => {
+        e.preventDefault();
+        const form = e.currentTarget;
+        const v = formValues(form);
+        const body: Record<string, unknown> = { name: v.name ?? "", kind, secret: v.secret ?? "" };
+        if (kind === "api_key" && v.header_name) body.header_name = v.header_name;
+        if (v.allowed_hosts) body.allowed_hosts = v.allowed_hosts.split(/[\s,]+/).filter(Boolean);
+        setError(undefined);
+        setDone(undefined);
+        try {
+          const c = await unwrap(api.POST("/v1/credentials", { body }));
+          form.reset();
+          setDone(`Stored “${c.name}” (${c.id}).`);
+          onCreated();
+        } catch (err) {
+          setError(messageOf(err));
+        }
+      }}
+    >
+      <h2>New credential</h2>
+      <div class="row">
+        <label class="grow">
+          Name
+          <input name="name" required autoComplete="off" />
+        </label>
+        <label>
+          Kind
+          <select name="kind" value={kind} onChange={(e) => setKind(e.currentTarget.value)}>
+            <option value="bearer">bearer (Authorization: Bearer …)</option>
+            <option value="api_key">api_key (header)</option>
+          </select>
+        </label>
+        {kind === "api_key" ? (
+          <label>
+            Header name
+            <input name="header_name" placeholder="X-Api-Key" autoComplete="off" />
+          </label>
+        ) : null}
+      </div>
+      <label>
+        Secret
+        <input name="secret" type="password" required autoComplete="new-password" />
+      </label>
+      <label>
+        <span>
+          Allowed hosts (optional, comma-separated; <code>*.example.com</code> allowed)
+        </span>
+        <input name="allowed_hosts" autoComplete="off" />
+      </label>
+      <ErrorBox message={error} />
+      {done ? (
+        <p class="ok" role="status">
+          {done}
+        </p>
+      ) : null}
+      <div class="actions">
+        <button type="submit">Store credential</button>
+      </div>
+    </form>
+  );
+}
+
+function Rotate(props: { id: string; credential: Credential | undefined; onDone: () => void }) {
+  const { api } = useSession();
+  const [error, setError] = useState<string>();
+  return (
+    <form
+      class="form"
+      aria-label="Rotate credential"
+      onSubmit={async (e) => {
+        e.preventDefault();
+        const v = formValues(e.currentTarget);
+        const body: Record<string, unknown> = { secret: v.secret ?? "" };
+        if (v.name) body.name = v.name;
+        setError(undefined);
+        try {
+          await unwrap(api.PUT("/v1/credentials/{id}", { params: { path: { id: props.id } }, body }));
+          props.onDone();
+        } catch (err) {
+          setError(messageOf(err));
+        }
+      }}
+    >
+      <h2>Rotate {props.credential?.name ?? props.id}</h2>
+      <label>
+        New secret
+        <input name="secret" type="password" required autoComplete="new-password" />
+      </label>
+      <label>
+        New name (optional)
+        <input name="name" autoComplete="off" />
+      </label>
+      <ErrorBox message={error} />
+      <div class="actions">
+        <button type="submit">Rotate</button>
+        <button type="button" class="secondary" onClick={props.onDone}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,187 @@
+import { unwrap } from "../api.ts";
+import { href } from "../router.ts";
+import type { InvocationDetail as Detail, Invocation } from "../types.ts";
+import {
+  decodeBody,
+  ErrorBox,
+  Fields,
+  fmtBytes,
+  fmtMs,
+  fmtTime,
+  Page,
+  Status,
+  useLoad,
+  useSession,
+} from "../ui.tsx";
+
+export function InvocationDetail({ id }: { id: string }) {
+  const { api, me, caps } = useSession();
+  const inv = useLoad(() => unwrap(api.GET("/v1/invocations/{id}", { params: { path: { id } } })), id);
+  const d = inv.data;
+  return (
+    <Page
+      title="Invocation"
+      actions={
+        <button type="button" class="secondary" onClick={inv.reload}>
+          Refresh
+        </button>
+      }
+    >
+      <p>
+        <a href={href("/invocations")}>← All invocations</a>
+      </p>
+      <ErrorBox message={inv.error} />
+      {d ? (
+        <>
+          <Summary d={d} />
+          {d.settlement ? (
+            <>
+              <h2>Settlement</h2>
+              <Fields
+                rows={[
+                  ["Status", <Status key="s" value={d.settlement.status} />],
+                  ["Transaction", d.settlement.tx_hash ? <code key="t">{d.settlement.tx_hash}</code> : null],
+                  ["Settled amount", d.settlement.settled_amount],
+                  ["Operator amount", d.settlement.operator_amount],
+                  ["Facilitator fee", d.settlement.facilitator_fee],
+                  ["Attempts", d.settlement.attempts],
+                  ["Reason", d.settlement.reason],
+                  ["Settled at", fmtTime(d.settlement.settled_at)],
+                ]}
+              />
+            </>
+          ) : null}
+          <h2>Bodies</h2>
+          <Bodies d={d} canRead={me.can_read_invocation_bodies} />
+          {d.mode === "transactional" && caps.surfaces.proxy ? <PollResult inv={d} /> : null}
+          {caps.surfaces.receipts ? <ReceiptOf id={d.id} /> : null}
+        </>
+      ) : null}
+    </Page>
+  );
+}
+
+function Summary({ d }: { d: Detail }) {
+  return (
+    <Fields
+      rows={[
+        ["Id", <code key="id">{d.id}</code>],
+        [
+          "Agent",
+          <a key="a" href={href(`/agents/${d.agent_id}`)}>
+            {d.agent_id}
+          </a>,
+        ],
+        ["Mode", d.mode],
+        ["Status", <Status key="s" value={d.status} />],
+        ["Error class", d.error_class],
+        ["Upstream status", d.upstream_status],
+        ["Latency", fmtMs(d.latency_ms)],
+        ["Time to first byte", fmtMs(d.ttft_ms)],
+        ["Request size", fmtBytes(d.req_size)],
+        ["Response size", fmtBytes(d.resp_size)],
+        ["Model", d.model],
+        ["MCP method", d.mcp_method],
+        ["MCP tool", d.mcp_tool],
+        [
+          "Policy",
+          d.policy_action ? `${d.policy_action} (rule ${d.policy_matched_rule || "default"})` : null,
+        ],
+        [
+          "Payment",
+          d.payment_amount
+            ? `${d.payment_amount} ${d.payment_asset ?? ""} on ${d.payment_network ?? ""} from ${d.payment_payer ?? ""}`
+            : null,
+        ],
+        ["Receipt artifact", d.receipt_artifact_id],
+        ["Created", fmtTime(d.created_at)],
+        ["Completed", fmtTime(d.completed_at)],
+      ]}
+    />
+  );
+}
+
+function Bodies({ d, canRead }: { d: Detail; canRead: boolean }) {
+  if (!d.body_captured) return <p class="muted">Body capture was off for this call.</p>;
+  if (!canRead) {
+    return <p class="muted">Bodies were captured, but this token lacks the invocations:read_body scope.</p>;
+  }
+  return (
+    <div class="bodies">
+      <figure>
+        <figcaption>Request body</figcaption>
+        <pre>{d.req_body ? decodeBody(d.req_body) : "(empty)"}</pre>
+      </figure>
+      <figure>
+        <figcaption>Response body</figcaption>
+        <pre>{d.resp_body ? decodeBody(d.resp_body) : "(empty)"}</pre>
+      </figure>
+    </div>
+  );
+}
+
+/** The transactional result as the caller polls it: the body only for its caller or read_body. */
+function PollResult({ inv }: { inv: Invocation }) {
+  const { api } = useSession();
+  const poll = useLoad(
+    () =>
+      unwrap(
+        api.GET("/v1/proxy/{id}/invocations/{inv_id}", {
+          params: { path: { id: inv.agent_id, inv_id: inv.id } },
+        }),
+      ),
+    `${inv.id}|${inv.status}`,
+  );
+  const r = poll.data?.response;
+  return (
+    <section aria-labelledby="poll-title">
+      <h2 id="poll-title">Poll result</h2>
+      <ErrorBox message={poll.error} />
+      {poll.data && !r ? <p class="muted">No upstream answer recorded (status {poll.data.status}).</p> : null}
+      {r ? (
+        <>
+          <Fields
+            rows={[
+              ["Response status", r.status],
+              ["Content type", r.headers["content-type"]],
+            ]}
+          />
+          {r.body_b64 !== undefined ? (
+            <pre data-testid="poll-body">{decodeBody(r.body_b64)}</pre>
+          ) : (
+            <p class="muted">The response body is readable only by the caller who made the call.</p>
+          )}
+        </>
+      ) : null}
+    </section>
+  );
+}
+
+function ReceiptOf({ id }: { id: string }) {
+  const { api } = useSession();
+  const rc = useLoad(() => unwrap(api.GET("/v1/invocations/{id}/receipt", { params: { path: { id } } })), id);
+  return (
+    <section aria-labelledby="receipt-title">
+      <h2 id="receipt-title">Receipt</h2>
+      <ErrorBox message={rc.error} />
+      {rc.data ? (
+        <Fields
+          rows={[
+            ["Attested", rc.data.attested ? "yes" : `no${rc.data.reason ? ` (${rc.data.reason})` : ""}`],
+            ["Artifact", rc.data.artifact_id],
+            ["Actor", rc.data.actor],
+            ["Signed at", fmtTime(rc.data.signed_at)],
+            [
+              "JWS",
+              rc.data.jws ? (
+                <code key="j" class="wrap">
+                  {rc.data.jws}
+                </code>
+              ) : null,
+            ],
+          ]}
+        />
+      ) : null}
+    </section>
+  );
+}

@@ -1,0 +1,193 @@
+import { unwrap } from "../api.ts";
+import { href, navigate, useRoute } from "../router.ts";
+import type { Invocation } from "../types.ts";
+import {
+  ErrorBox,
+  fmtMs,
+  fmtTime,
+  formValues,
+  Page,
+  Pager,
+  Picker,
+  Status,
+  toRfc3339,
+  useLoad,
+  useSession,
+} from "../ui.tsx";
+import { InvocationDetail } from "./invocation-detail.tsx";
+
+/** The list filters of the spec (§4.5), in the order the form shows them. */
+const FILTERS = ["status", "mode", "settlement", "policy", "agent_id", "since", "until"] as const;
+
+export function InvocationsScreen() {
+  const route = useRoute();
+  const id = route.segments[1];
+  return id ? <InvocationDetail id={id} /> : <InvocationList />;
+}
+
+/** Agent id → name for the tenant's agents (first 100), for readable tables and filter choices. */
+export function useAgentNames() {
+  const { api } = useSession();
+  return useLoad(
+    () =>
+      unwrap(api.GET("/v1/agents", { params: { query: { limit: 100 } } })).then(
+        (l) => new Map(l.data.map((a) => [a.id, a.name])),
+      ),
+    "agent-names",
+  );
+}
+
+/** An RFC 3339 instant as a datetime-local value (local time, minutes). */
+function toLocalInput(iso: string | null): string {
+  if (!iso) return "";
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return "";
+  return new Date(d.getTime() - d.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
+}
+
+function InvocationList() {
+  const { api } = useSession();
+  const route = useRoute();
+  const names = useAgentNames();
+  const query: Record<string, string | undefined> = {};
+  for (const f of FILTERS) query[f] = route.query.get(f) ?? undefined;
+  const offset = Number(route.query.get("offset") ?? 0) || 0;
+  const key = `${route.query.toString()}`;
+  const list = useLoad(
+    () => unwrap(api.GET("/v1/invocations", { params: { query: { ...query, offset, limit: 20 } } })),
+    key,
+  );
+
+  return (
+    <Page
+      title="Invocations"
+      actions={
+        <button type="button" class="secondary" onClick={list.reload}>
+          Refresh
+        </button>
+      }
+    >
+      <form
+        class="filters"
+        aria-label="Filters"
+        onSubmit={(e) => {
+          e.preventDefault();
+          const v = formValues(e.currentTarget);
+          navigate("/invocations", { ...v, since: toRfc3339(v.since), until: toRfc3339(v.until) });
+        }}
+      >
+        <Select name="status" value={query.status} options={["pending", "running", "succeeded", "failed"]} />
+        <Select name="mode" value={query.mode} options={["transactional", "streaming"]} />
+        <Select
+          name="settlement"
+          value={query.settlement}
+          options={["pending", "settled", "settlement_failed", "settled_upstream_failed"]}
+        />
+        <Select name="policy" value={query.policy} options={["allow", "warn"]} />
+        <label>
+          Agent
+          <Picker
+            name="agent_id"
+            initial={query.agent_id ?? ""}
+            key={`a-${query.agent_id}-${names.data?.size}`}
+          >
+            <option value="">any</option>
+            {[...(names.data ?? new Map<string, string>())].map(([id, name]) => (
+              <option key={id} value={id}>
+                {name}
+              </option>
+            ))}
+            {query.agent_id && !names.data?.has(query.agent_id) ? (
+              <option value={query.agent_id}>{query.agent_id}</option>
+            ) : null}
+          </Picker>
+        </label>
+        <label>
+          Since
+          <input type="datetime-local" name="since" defaultValue={toLocalInput(query.since ?? null)} />
+        </label>
+        <label>
+          Until
+          <input type="datetime-local" name="until" defaultValue={toLocalInput(query.until ?? null)} />
+        </label>
+        <div class="filter-buttons">
+          <button type="submit">Apply</button>
+          <a class="button secondary" href={href("/invocations")}>
+            Clear
+          </a>
+        </div>
+      </form>
+      <ErrorBox message={list.error} />
+      {list.data ? (
+        <>
+          <InvocationTable rows={list.data.data} names={names.data} />
+          {list.data.total === 0 ? <p class="empty">No invocations match.</p> : null}
+          <Pager path="/invocations" query={query} {...list.data} />
+        </>
+      ) : null}
+    </Page>
+  );
+}
+
+function Select(props: { name: string; value: string | undefined; options: string[] }) {
+  return (
+    <label>
+      {props.name[0]?.toUpperCase()}
+      {props.name.slice(1)}
+      <Picker name={props.name} initial={props.value ?? ""} key={props.value}>
+        <option value="">any</option>
+        {props.options.map((o) => (
+          <option key={o} value={o}>
+            {o}
+          </option>
+        ))}
+      </Picker>
+    </label>
+  );
+}
+
+export function InvocationTable(props: { rows: Invocation[]; names: Map<string, string> | undefined }) {
+  return (
+    <div class="table-wrap">
+      <table data-testid="invocations">
+        <thead>
+          <tr>
+            <th scope="col">Invocation</th>
+            <th scope="col">Agent</th>
+            <th scope="col" class="opt">
+              Mode
+            </th>
+            <th scope="col">Status</th>
+            <th scope="col" class="opt">
+              Upstream
+            </th>
+            <th scope="col">Latency</th>
+            <th scope="col" class="opt">
+              Created
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {props.rows.map((r) => (
+            <tr key={r.id} data-id={r.id}>
+              <td>
+                <a href={href(`/invocations/${r.id}`)} class="mono" title={r.id}>
+                  …{r.id.slice(-12)}
+                </a>
+              </td>
+              <td>{props.names?.get(r.agent_id) ?? <code class="small">{r.agent_id}</code>}</td>
+              <td class="opt">{r.mode}</td>
+              <td>
+                <Status value={r.status} />
+                {r.error_class ? <span class="small"> {r.error_class}</span> : null}
+              </td>
+              <td class="opt">{r.upstream_status ?? "—"}</td>
+              <td class="num">{fmtMs(r.latency_ms)}</td>
+              <td class="opt">{fmtTime(r.created_at)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}

@@ -1,0 +1,1 @@
+ALTER TABLE "credentials" ADD COLUMN IF NOT EXISTS "allowed_hosts" jsonb;

@@ -1,0 +1,17 @@
+import { summarizeAgentEvents } from "@gw/activity";
+import { invalid } from "@gw/core";
+import { type AppEnv, timeParam } from "@gw/http";
+import type { Runtime } from "@gw/runtime";
+import type { Hono } from "hono";
+
+export function registerAgentEventSummary(app: Hono<AppEnv>, deps: Pick<Runtime, "store">) {
+  app.get("/agent-events/summary", async (c) => {
+    const q = c.req.query();
+    if (!q.agent_id) throw invalid("agent_id is required");
+    const body = await summarizeAgentEvents({
+      ctx: { db: deps.store.db, tenantId: c.var.principal.tenantId },
+      input: { agentId: q.agent_id, since: timeParam(q.since, "since"), until: timeParam(q.until, "until") },
+    });
+    return c.json(body);
+  });
+}
