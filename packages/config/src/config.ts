@@ -138,6 +138,8 @@ const EnvSchema = v.object({
   /** How long a tenant's policy may be served from a process's cache (writes elsewhere: ≤ this). */
   GW_POLICY_CACHE_MS: int(1_000, 0, 60_000),
   GW_SETTLE_THEN_FORWARD: bool(true),
+  /** Time-out of one facilitator `/settle` attempt; a time-out is final (DESIGN.md §3 Settlement). */
+  GW_SETTLE_TIMEOUT_MS: int(15_000, 1, 600_000),
   GW_SSRF_ALLOW_CIDRS: cidrList,
   GW_ALLOW_HTTP_UPSTREAMS: bool(false),
   /** PEM bundle trusted for upstream TLS in addition to the system store (private CAs). */

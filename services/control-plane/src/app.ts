@@ -12,6 +12,7 @@ import { registerInvocations } from "./routes/invocations/index.ts";
 import { registerMe } from "./routes/me.ts";
 import { registerPolicy } from "./routes/policy/index.ts";
 import { registerJwks } from "./routes/receipts/jwks.ts";
+import { registerSettlement } from "./routes/settlement/index.ts";
 
 export type ControlPlaneDeps = Runtime;
 
@@ -37,6 +38,7 @@ export function createControlPlaneApp(deps: ControlPlaneDeps): Hono<AppEnv> {
   if (surfaces.analytics) registerAnalytics(v1, deps);
   // Mounted exactly when capabilities says so: the one value decides both.
   if (surfaces.credentials) registerCredentials(v1, deps);
+  if (surfaces.settlement) registerSettlement(v1, deps);
   app.route("/v1", v1);
   return app;
 }

@@ -5,3 +5,4 @@ export * from "./invocations.ts";
 export * from "./policies.ts";
 export * from "./receipts.ts";
 export * from "./reservations.ts";
+export * from "./settlement-configs.ts";

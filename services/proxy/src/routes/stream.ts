@@ -1,7 +1,7 @@
 import type { IncomingMessage } from "node:http";
 import { DomainError, LIMITS } from "@gw/core";
 import type { AppEnv } from "@gw/http";
-import { ERROR_CLASS, type Failure, type InvocationRef, outcomeOfStatus } from "@gw/invocations";
+import { ERROR_CLASS, type Facts, type Failure, type InvocationRef, outcomeOfStatus } from "@gw/invocations";
 import { isRetryableMcpMethod } from "@gw/mcp";
 import { createDigest, type Digest } from "@gw/receipts";
 import { recordProxyCall, recordUpstreamDuration } from "@gw/telemetry";
@@ -13,6 +13,7 @@ import type { Call } from "../call.ts";
 import { Capture } from "../capture.ts";
 import { credentialFor } from "../credential.ts";
 import type { ProxyDeps } from "../deps.ts";
+import { settle } from "../payment.ts";
 import { type Admitted, admitCall, gatewayHeaders } from "../pipeline.ts";
 import { type Relayed, relay } from "../relay.ts";
 
@@ -54,8 +55,9 @@ async function forward(c: Context<AppEnv>, call: Admitted, deps: ProxyDeps): Pro
 
   // The record: the stream's facts once it ended, written after the invocation row (step 8).
   const record = (
-    end: (facts: Record<string, unknown>, extras: ReturnType<typeof digests>) => Promise<void>,
+    end: (facts: Facts, extras: ReturnType<typeof digests>) => Promise<void>,
     relayed?: Relayed,
+    paid: Facts = {},
   ) => {
     const latencyMs = Math.round(performance.now() - t0);
     recordUpstreamDuration(latencyMs, { mode: "streaming" });
@@ -66,6 +68,7 @@ async function forward(c: Context<AppEnv>, call: Admitted, deps: ProxyDeps): Pro
       reqSize: call.forward?.length ?? upload?.size() ?? 0,
       upstreamStatus: relayed?.upstreamStatus ?? null,
       completedAt: new Date(),
+      ...paid,
       // Stored copies never hold a secret the upstream reflected (DESIGN.md, Credentials).
       ...(reqCapture && respCapture
         ? {
@@ -97,9 +100,15 @@ async function forward(c: Context<AppEnv>, call: Admitted, deps: ProxyDeps): Pro
         }),
     );
   };
+  // Step 9's settle: its outcome rides on whatever the record says in the end.
+  let payment = settle.notForwarded(call.payment);
   const fail = (failure: Failure, relayed?: Relayed) => {
     recordProxyCall({ mode: "streaming", outcome: "failed", errorClass: ERROR_CLASS[failure] });
-    record((facts, extras) => deps.invocations.fail(ref, failure, facts, extras), relayed);
+    record(
+      (facts, extras) => deps.invocations.fail(ref, failure, facts, extras),
+      relayed,
+      payment.facts(false),
+    );
   };
 
   const credential = await credentialFor(call, deps, c.var.log);
@@ -109,6 +118,14 @@ async function forward(c: Context<AppEnv>, call: Admitted, deps: ProxyDeps): Pro
     throw upstreamError(call, "credential");
   }
   const secret = credential?.secret ?? "";
+  // Settlement completes before the upstream is dialled; a failed one never reaches it.
+  payment = await settle.call(call, deps);
+  if (!payment.forward) {
+    recordProxyCall({ mode: "streaming", outcome: "failed", errorClass: "none" });
+    record((facts) => deps.invocations.failUnsettled(ref, facts), undefined, payment.facts(false));
+    drain(incoming);
+    throw new DomainError("payment_required", "settlement failed", { headers: gatewayHeaders(call) });
+  }
   const ac = new AbortController();
   outgoing.once("close", () => ac.abort());
   const opened = await openUpstream({
@@ -153,7 +170,11 @@ async function forward(c: Context<AppEnv>, call: Admitted, deps: ProxyDeps): Pro
   if (relayed.ended === "end" || closedNormally) {
     const { status, errorClass } = outcomeOfStatus(relayed.upstreamStatus);
     recordProxyCall({ mode: "streaming", outcome: status, errorClass: errorClass ?? "none" });
-    record((facts, extras) => deps.invocations.complete(ref, relayed.upstreamStatus, facts, extras), relayed);
+    record(
+      (facts, extras) => deps.invocations.complete(ref, relayed.upstreamStatus, facts, extras),
+      relayed,
+      payment.facts(status === "succeeded"),
+    );
     return;
   }
   fail(relayed.failure ?? "unreachable", relayed);

@@ -1,5 +1,6 @@
 import { conflict, DomainError } from "@gw/core";
 import { ReservationTaken } from "@gw/invocations";
+import { pendingSettlement } from "@gw/payments";
 import type { Call } from "../call.ts";
 import type { ProxyDeps } from "../deps.ts";
 
@@ -30,6 +31,8 @@ export async function openInvocation(call: Call, deps: ProxyDeps): Promise<Call 
       paymentAmount: call.payment?.amount ?? null,
       paymentPayer: call.payment?.payer ?? null,
       paymentNonce: call.payment?.nonce ?? null,
+      // A payment the tenant settles is pending until the facilitator answered (step 9).
+      ...(call.payment?.facilitator ? { settlement: pendingSettlement(), settlementStatus: "pending" } : {}),
     },
     { durable: call.mode === "transactional", reservations: call.reservations },
   );
