@@ -1,0 +1,2 @@
+export * from "./document.ts";
+export type { Route } from "./route.ts";
