@@ -42,3 +42,19 @@ export const FAMILIES: Family[] = [
   { name: "analytics", surface: "analytics", routes: analyticsRoutes, components: analyticsComponents },
   { name: "discovery", surface: "discovery", routes: discoveryRoutes, components: discoveryComponents },
 ];
+
+/**
+ * Every named schema of the document, by component name, with its valibot type: @gw/client's
+ * typecheck compares each with the generated type of the same name (packages/client/test).
+ */
+export const COMPONENTS = {
+  ...operationsComponents,
+  ...identityComponents,
+  ...agentsComponents,
+  ...credentialsComponents,
+  ...invocationsComponents,
+  ...proxyComponents,
+  ...agentEventsComponents,
+  ...analyticsComponents,
+  ...discoveryComponents,
+};
