@@ -14,7 +14,7 @@ const { up, closeAll } = upstreamPool();
 
 beforeAll(async () => {
   gw = await startGateway();
-  const doc = await (await fetch(`${gw.url}/openapi.json`)).json();
+  const doc = (await (await fetch(`${gw.url}/openapi.json`)).json()) as Parameters<typeof conformance>[0];
   check = conformance(doc);
   const t = await token(newTenant(), "user-1", ["invocations:read_body"]);
   gwc = createGatewayClient({ baseUrl: gw.url, token: t });
