@@ -151,7 +151,7 @@ describe("an official MCP SDK client with no auth configured", () => {
 
   it("goes from the 401 of initialize to the issuer's authorization page through the transport", async () => {
     const f = viaIngress(gw);
-    const saved: { authorizationServerUrl?: string; resource?: string } = {};
+    const saved: { authorizationServerUrl?: string | undefined; resource?: string | undefined } = {};
     let redirectedTo: URL | undefined;
     // No tokens, a pre-registered client id: the SDK must find everything else by itself.
     const provider: OAuthClientProvider = {
