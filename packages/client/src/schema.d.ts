@@ -369,6 +369,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/settlement/config": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The tenant's settlement configuration */
+        get: operations["getSettlementConfig"];
+        /**
+         * Configure the tenant's facilitator
+         * @description The facilitator URL passes the same SSRF guard as upstreams; the credential is injected into facilitator calls.
+         */
+        put: operations["putSettlementConfig"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/.well-known/oauth-protected-resource/v1/proxy/{id}": {
         parameters: {
             query?: never;
@@ -683,21 +704,18 @@ export interface components {
             x402Version: 1;
             error: string;
             accepts: {
-                /** @constant */
-                scheme: "exact";
-                /** @enum {string} */
-                network: "base" | "base-sepolia";
+                scheme: string;
+                network: string;
                 maxAmountRequired: string;
                 resource: string;
                 description: string;
-                mimeType: string;
+                mimeType?: string;
                 payTo: string;
                 maxTimeoutSeconds: number;
                 asset: string;
-                extra: {
-                    name: string;
-                    version: string;
-                };
+                extra?: {
+                    [key: string]: unknown;
+                } | null;
             }[];
         };
         AgentEvent: {
@@ -772,6 +790,16 @@ export interface components {
                 resp_bytes: number;
                 settled_amount: string;
             }[];
+        };
+        SettlementConfig: {
+            facilitator_url: string;
+            facilitator_credential_ref: string | null;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        PutSettlementConfig: {
+            facilitator_url: string;
+            facilitator_credential_ref?: string | null;
         };
         ProtectedResourceMetadata: {
             resource: string;
@@ -2520,6 +2548,109 @@ export interface operations {
             };
             /** @description agent_id names no agent of the caller's tenant. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected server error; no body. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    getSettlementConfig: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The facilitator of this tenant. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SettlementConfig"];
+                };
+            };
+            /** @description Missing or invalid bearer token, or absent tenant or user claims. No body. */
+            401: {
+                headers: {
+                    /** @description Bearer */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The tenant has no settlement configuration. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected server error; no body. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    putSettlementConfig: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PutSettlementConfig"];
+            };
+        };
+        responses: {
+            /** @description The configuration. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SettlementConfig"];
+                };
+            };
+            /** @description Invalid body: unknown field, a facilitator_url failing SSRF validation, or a credential that does not exist. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid bearer token, or absent tenant or user claims. No body. */
+            401: {
+                headers: {
+                    /** @description Bearer */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Body over the JSON write limit. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };

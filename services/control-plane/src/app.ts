@@ -13,6 +13,7 @@ import { registerDocs } from "./routes/docs.ts";
 import { registerInvocations } from "./routes/invocations/index.ts";
 import { registerMe } from "./routes/me.ts";
 import { registerOpenApi } from "./routes/openapi.ts";
+import { registerSettlement } from "./routes/settlement/index.ts";
 
 export type ControlPlaneDeps = Runtime;
 
@@ -46,6 +47,7 @@ export function createControlPlaneApp(deps: ControlPlaneDeps): Hono<AppEnv> {
   if (surfaces.analytics) registerAnalytics(v1, deps);
   // Mounted exactly when capabilities says so: the one value decides both.
   if (surfaces.credentials) registerCredentials(v1, deps);
+  if (surfaces.settlement) registerSettlement(v1, deps);
   app.route("/v1", v1);
   return app;
 }

@@ -95,6 +95,27 @@ describe("@gw/client against the gateway", () => {
     expect((await gwc.GET("/version")).data?.version).toBeTypeOf("string");
   });
 
+  it("configures settlement and meets the x402 challenge of a priced agent", async () => {
+    const none = await gwc.GET("/v1/settlement/config");
+    expect(none.response.status).toBe(404);
+    const put = await gwc.PUT("/v1/settlement/config", {
+      body: { facilitator_url: `${upstream.url}/facilitator` },
+    });
+    expect(put.data?.facilitator_url).toBe(`${upstream.url}/facilitator`);
+    expect((await gwc.GET("/v1/settlement/config")).data).toEqual(put.data);
+    const priced = await gwc.POST("/v1/agents", {
+      body: {
+        name: "priced",
+        upstream_url: `${upstream.url}/run`,
+        price: { amount: "1000", asset: "USDC", network: "base", pay_to: `0x${"ab".repeat(20)}` },
+      },
+    });
+    if (!priced.data) throw new Error("no agent");
+    const unpaid = await gwc.POST("/v1/proxy/{id}", { params: { path: { id: priced.data.id } }, body: {} });
+    expect(unpaid.response.status).toBe(402);
+    expect(unpaid.error).toMatchObject({ x402Version: 1, accepts: [{ maxAmountRequired: "1000" }] });
+  });
+
   it("gives the API's error body for documented failures", async () => {
     const missing = await gwc.GET("/v1/agents/{id}", {
       params: { path: { id: "agt_01890000-0000-7000-8000-000000000000" } },

@@ -94,10 +94,26 @@ const INSERT_COLS = [
   ["payment_nonce", "text"],
   ["settlement", "jsonb"],
   ["settlement_status", "text"],
+  // A record written once its call already ended carries its outcome too (a quick stream).
+  ["error_class", "text"],
+  ["upstream_status", "int4"],
+  ["latency_ms", "int8"],
+  ["ttft_ms", "int8"],
+  ["resp_size", "int8"],
+  ["completed_at", "timestamptz"],
+  ["body_captured", "boolean"],
+  ["req_body", "bytea"],
+  ["resp_body", "bytea"],
 ] as const;
 
+const DEFAULTS: Readonly<Record<string, string>> = { status: "'pending'", body_captured: "false" };
+const insertValue = (c: string, t: string) => {
+  const v = t === "bytea" ? `decode(v.${c}, 'hex')` : `v.${c}::${t}`;
+  return DEFAULTS[c] ? `coalesce(${v}, ${DEFAULTS[c]})` : v;
+};
+
 const INSERT_SQL = `insert into invocations (${INSERT_COLS.map(([c]) => c).join(", ")})
-select ${INSERT_COLS.map(([c, t]) => (c === "status" ? `coalesce(v.${c}, 'pending')` : `v.${c}::${t}`)).join(", ")}
+select ${INSERT_COLS.map(([c, t]) => insertValue(c, t)).join(", ")}
 from unnest(${INSERT_COLS.map((_, i) => `$${i + 1}::text[]`).join(", ")}) as v(${INSERT_COLS.map(([c]) => c).join(", ")})`;
 
 function insertParams(items: ReadonlyArray<{ tenantId: string; row: NewInvocation }>): (string | null)[][] {
@@ -122,6 +138,15 @@ function insertParams(items: ReadonlyArray<{ tenantId: string; row: NewInvocatio
     (x) => r(x).paymentNonce,
     (x) => r(x).settlement,
     (x) => r(x).settlementStatus,
+    (x) => r(x).errorClass,
+    (x) => r(x).upstreamStatus,
+    (x) => r(x).latencyMs,
+    (x) => r(x).ttftMs,
+    (x) => r(x).respSize,
+    (x) => r(x).completedAt,
+    (x) => r(x).bodyCaptured,
+    (x) => r(x).reqBody,
+    (x) => r(x).respBody,
   ];
   return cols.map((get) => items.map((x) => str(get(x))));
 }

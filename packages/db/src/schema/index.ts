@@ -3,3 +3,4 @@ export * from "./agents.ts";
 export * from "./credentials.ts";
 export * from "./invocations.ts";
 export * from "./reservations.ts";
+export * from "./settlement-configs.ts";

@@ -9,6 +9,7 @@ import { identityComponents, identityRoutes } from "./identity.ts";
 import { invocationsComponents, invocationsRoutes } from "./invocations.ts";
 import { operationsComponents, operationsRoutes } from "./operations.ts";
 import { proxyComponents, proxyRoutes } from "./proxy.ts";
+import { settlementComponents, settlementRoutes } from "./settlement.ts";
 
 /**
  * One entry per route family. `surface` names the /v1/capabilities flag (or deployment switch)
@@ -16,7 +17,7 @@ import { proxyComponents, proxyRoutes } from "./proxy.ts";
  */
 export type Family = {
   name: string;
-  surface?: "credentials" | "agent_events" | "analytics" | "discovery";
+  surface?: "credentials" | "agent_events" | "analytics" | "settlement" | "discovery";
   routes: Route[];
   components: Record<string, v.GenericSchema>;
 };
@@ -40,6 +41,7 @@ export const FAMILIES: Family[] = [
     components: agentEventsComponents,
   },
   { name: "analytics", surface: "analytics", routes: analyticsRoutes, components: analyticsComponents },
+  { name: "settlement", surface: "settlement", routes: settlementRoutes, components: settlementComponents },
   { name: "discovery", surface: "discovery", routes: discoveryRoutes, components: discoveryComponents },
 ];
 
@@ -56,5 +58,6 @@ export const COMPONENTS = {
   ...proxyComponents,
   ...agentEventsComponents,
   ...analyticsComponents,
+  ...settlementComponents,
   ...discoveryComponents,
 };

@@ -1,34 +1,12 @@
 import { LIMITS } from "@gw/core";
 import { ErrorBody } from "@gw/http";
 import { Accepted, PollResult } from "@gw/invocations";
+import { X402Challenge } from "@gw/payments";
 import * as v from "valibot";
 import { error, ok, retryAfter } from "../common.ts";
 import type { Param, Response, Route } from "../route.ts";
 
 const tags = ["Proxy"];
-
-/**
- * The x402 v1 challenge (spec §2.7, DESIGN.md §3 x402): the body of a 402 for a priced agent called
- * without a payment.
- */
-export const X402Challenge = v.object({
-  x402Version: v.literal(1),
-  error: v.string(),
-  accepts: v.array(
-    v.object({
-      scheme: v.literal("exact"),
-      network: v.picklist(["base", "base-sepolia"]),
-      maxAmountRequired: v.pipe(v.string(), v.regex(/^[0-9]+$/)),
-      resource: v.string(),
-      description: v.string(),
-      mimeType: v.string(),
-      payTo: v.string(),
-      maxTimeoutSeconds: v.pipe(v.number(), v.integer()),
-      asset: v.pipe(v.string(), v.regex(/^0x[0-9a-fA-F]{40}$/)),
-      extra: v.object({ name: v.string(), version: v.string() }),
-    }),
-  ),
-});
 
 const callHeaders: Param[] = [
   {

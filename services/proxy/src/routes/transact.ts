@@ -34,6 +34,7 @@ async function enqueue(call: Admitted, deps: ProxyDeps, log: ProxyDeps["logger"]
       headers: forwardableHeaders(call.rawHeaders, { keepContentLength: false }),
       clientAddress: call.clientAddress,
       body: (call.forward ?? Buffer.alloc(0)).toString("base64"),
+      ...(call.payment ? { payment: call.payment } : {}),
     });
   } catch (e) {
     log.error(
