@@ -59,8 +59,8 @@ describe("GET /docs", () => {
     await page.goto(`${gw.url}/docs`);
     await page.getByText("Agent gateway API").first().waitFor();
     await page.locator(".opblock").first().waitFor();
-    const doc = await (await fetch(`${gw.url}/openapi.json`)).json();
-    const operations = Object.values(doc.paths as Record<string, object>).flatMap(Object.keys).length;
+    const doc = (await (await fetch(`${gw.url}/openapi.json`)).json()) as { paths: Record<string, object> };
+    const operations = Object.values(doc.paths).flatMap(Object.keys).length;
     expect(await page.locator(".opblock").count()).toBe(operations);
     await page.locator(".opblock-summary", { hasText: "/v1/proxy/{id}" }).first().click();
     await page.getByText("X-Gateway-Model").first().waitFor();
