@@ -369,6 +369,87 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/policy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The tenant's policy document
+         * @description version 0 and no rules when the tenant has none.
+         */
+        get: operations["getPolicy"];
+        /** Replace the policy document */
+        put: operations["putPolicy"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/policy/decisions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Recorded decisions, denials included
+         * @description Newest first; limit clamped to 1..100.
+         */
+        get: operations["listPolicyDecisions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/invocations/{id}/receipt": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The signed receipt of an invocation
+         * @description attested false with a reason when there is none (emission is fail-open).
+         */
+        get: operations["getInvocationReceipt"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/receipts/jwks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Public keys receipts are signed with
+         * @description kid is the RFC 7638 thumbprint each receipt's JWS header names; no keys when receipts are off.
+         */
+        get: operations["getReceiptsJwks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/settlement/config": {
         parameters: {
             query?: never;
@@ -789,6 +870,48 @@ export interface components {
                 req_bytes: number;
                 resp_bytes: number;
                 settled_amount: string;
+            }[];
+        };
+        Policy: {
+            version: number;
+            default?: unknown;
+            on_error?: unknown;
+            rules: unknown[];
+            /** Format: date-time */
+            updated_at?: string;
+        };
+        PolicyWritten: {
+            version: number;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        PolicyDecision: {
+            id: string;
+            agent_id: string;
+            protocol: string;
+            mcp_tool: string | null;
+            /** @enum {string} */
+            action: "allow" | "warn" | "deny";
+            matched_rule: string;
+            reason: string;
+            receipt_artifact_id: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        Receipt: {
+            invocation_id: string;
+            attested: boolean;
+            /** @enum {string} */
+            reason?: "receipts_disabled" | "not_recorded";
+            artifact_id?: string;
+            actor?: string;
+            /** Format: date-time */
+            signed_at?: string;
+            jws?: string;
+        };
+        Jwks: {
+            keys: {
+                [key: string]: unknown;
             }[];
         };
         SettlementConfig: {
@@ -2553,6 +2676,251 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected server error; no body. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    getPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The document. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Policy"];
+                };
+            };
+            /** @description Missing or invalid bearer token, or absent tenant or user claims. No body. */
+            401: {
+                headers: {
+                    /** @description Bearer */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unexpected server error; no body. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    putPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @default allow
+                     * @enum {string}
+                     */
+                    default?: "allow" | "warn" | "deny";
+                    /**
+                     * @default deny
+                     * @enum {string}
+                     */
+                    on_error?: "allow" | "warn" | "deny";
+                    /** @default [] */
+                    rules?: unknown[];
+                };
+            };
+        };
+        responses: {
+            /** @description The new version. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PolicyWritten"];
+                };
+            };
+            /** @description Malformed document (the message names the field). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid bearer token, or absent tenant or user claims. No body. */
+            401: {
+                headers: {
+                    /** @description Bearer */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Body over the JSON write limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected server error; no body. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    listPolicyDecisions: {
+        parameters: {
+            query?: {
+                /** @description Page size, clamped to 1..100; default 20. */
+                limit?: number;
+                /** @description Matching items to skip; default 0. */
+                offset?: number;
+                /** @description Inclusive lower bound on created_at. RFC 3339 date-time. */
+                since?: string;
+                /** @description Inclusive upper bound on created_at. RFC 3339 date-time. */
+                until?: string;
+                /** @description Only decisions with this action. */
+                action?: "allow" | "warn" | "deny";
+                /** @description Only this agent's decisions. */
+                agent_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of decisions. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["PolicyDecision"][];
+                        limit: number;
+                        offset: number;
+                        total: number;
+                    };
+                };
+            };
+            /** @description Invalid since, until, action, limit or offset; since after until. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid bearer token, or absent tenant or user claims. No body. */
+            401: {
+                headers: {
+                    /** @description Bearer */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unexpected server error; no body. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    getInvocationReceipt: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Invocation id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The receipt reference. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Receipt"];
+                };
+            };
+            /** @description Missing or invalid bearer token, or absent tenant or user claims. No body. */
+            401: {
+                headers: {
+                    /** @description Bearer */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No invocation with this id in the caller's tenant. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected server error; no body. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    getReceiptsJwks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A JWK set. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Jwks"];
                 };
             };
             /** @description Unexpected server error; no body. */

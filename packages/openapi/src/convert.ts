@@ -51,6 +51,18 @@ export function componentSchemas(components: Components): Record<string, JsonSch
  * schema, or one containing named schemas, becomes a `$ref` to its component.
  */
 export function inlineSchema(schema: Valibot, components: Components): JsonSchema {
-  const { $schema: _s, $defs: _d, ...rest } = toJsonSchema(schema, configOf(components));
+  const { $schema: _s, $defs: _d, ...rest } = toJsonSchema(unwrapObjectGuard(schema), configOf(components));
   return rest;
+}
+
+/**
+ * `pipe(unknown(), check(is an object), strictObject(...))` (the policy schemas refuse arrays
+ * before the object schema runs) is described by the object schema it ends in. Only at the top:
+ * nested guards still convert to `{}` with the check's message (docs/api.md, known limits).
+ */
+function unwrapObjectGuard(schema: Valibot): Valibot {
+  const pipe = (schema as { pipe?: readonly { kind: string; type: string }[] }).pipe;
+  if (!pipe || pipe[0]?.type !== "unknown") return schema;
+  const inner = pipe.slice(1).find((item) => item.kind === "schema");
+  return inner ? (inner as unknown as Valibot) : schema;
 }

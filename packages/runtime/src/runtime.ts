@@ -14,6 +14,13 @@ import {
   type TransactJob,
 } from "@gw/queue";
 import { createRateLimiter, type RateLimiter } from "@gw/ratelimit";
+import {
+  agentWantsReceipts,
+  createReceiptEmitter,
+  loadReceiptKey,
+  type ReceiptEmitter,
+  storeSink,
+} from "@gw/receipts";
 import { createLogger, type DestinationStream, type Logger } from "@gw/telemetry";
 import { createUpstreamDispatcher, type SsrfPolicy, ssrfPolicy } from "@gw/upstream";
 import { createKeyring, type Keyring } from "@gw/vault";
@@ -50,6 +57,11 @@ export type Runtime = {
   changes: ChangeBus;
   /** The one invocation lifecycle (open, claim, complete, fail) every service writes through. */
   invocations: Lifecycle;
+  /**
+   * Signed receipts: present when GW_RECEIPT_SIGNING_KEY and GW_RECEIPT_ACTOR are set. Fail-open:
+   * its methods never throw and never wait. Terminal invocations reach it through the lifecycle.
+   */
+  receipts: ReceiptEmitter | undefined;
   close: () => Promise<void>;
 };
 
@@ -95,13 +107,37 @@ export async function createRuntime(
     }
     const changes = await createChangeBus(store, logger);
     closers.push(() => changes.close());
-    return {
+    const receipts =
+      config.GW_RECEIPT_SIGNING_KEY && config.GW_RECEIPT_ACTOR
+        ? createReceiptEmitter({
+            key: await loadReceiptKey(config.GW_RECEIPT_SIGNING_KEY),
+            actor: config.GW_RECEIPT_ACTOR,
+            sink: storeSink(store.db),
+            wants: agentWantsReceipts(store.db),
+            logger,
+          })
+        : undefined;
+    // Runs before the store closes (closers run in reverse): queued receipts get a bounded chance.
+    if (receipts) closers.push(() => receipts.drain(5_000));
+    const runtime: Runtime = {
       config,
       logger,
       store,
       features: featuresOf(config),
       changes,
-      invocations: createInvocationLifecycle({ store }),
+      invocations: createInvocationLifecycle({
+        store,
+        // Read through the runtime, not captured: tests swap in a faulty emitter.
+        onTerminal: (e) =>
+          runtime.receipts?.invocation({
+            tenantId: e.tenantId,
+            invocationId: e.id,
+            agentId: e.agentId,
+            status: e.status,
+            digests: e.digests,
+            settlement: e.settlement,
+          }),
+      }),
       verifyToken: createTokenVerifier({
         jwksUrl: config.GW_JWKS_URL,
         issuer: config.GW_JWT_ISSUER,
@@ -116,10 +152,12 @@ export async function createRuntime(
       rateLimiter: createRateLimiter({ redis, logger }),
       dispatcher,
       jobs,
+      receipts,
       close: async () => {
         for (const close of closers.reverse()) await close().catch(() => {});
       },
     };
+    return runtime;
   } catch (e) {
     await store.close().catch(() => {});
     throw e;

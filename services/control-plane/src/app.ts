@@ -13,6 +13,8 @@ import { registerDocs } from "./routes/docs.ts";
 import { registerInvocations } from "./routes/invocations/index.ts";
 import { registerMe } from "./routes/me.ts";
 import { registerOpenApi } from "./routes/openapi.ts";
+import { registerPolicy } from "./routes/policy/index.ts";
+import { registerJwks } from "./routes/receipts/jwks.ts";
 import { registerSettlement } from "./routes/settlement/index.ts";
 
 export type ControlPlaneDeps = Runtime;
@@ -22,6 +24,8 @@ export function createControlPlaneApp(deps: ControlPlaneDeps): Hono<AppEnv> {
   // One base app: request id, access log and span run once per request.
   const app = createBaseApp({ logger: deps.logger });
   registerHealth(app, healthOf(deps));
+  // Public: registered before the /v1 family so its auth middleware never runs for it.
+  registerJwks(app, deps);
   // Outside requireAuth: static files carry no data; the page calls /v1 with the pasted token.
   registerConsole(app);
   const surfaces = surfacesOf(deps);
@@ -43,6 +47,7 @@ export function createControlPlaneApp(deps: ControlPlaneDeps): Hono<AppEnv> {
   registerCapabilities(v1, deps, surfaces);
   registerAgents(v1, deps);
   registerInvocations(v1, deps);
+  registerPolicy(v1, deps);
   if (surfaces.agent_events) registerAgentEvents(v1, deps);
   if (surfaces.analytics) registerAnalytics(v1, deps);
   // Mounted exactly when capabilities says so: the one value decides both.

@@ -8,7 +8,9 @@ import { discoveryComponents, discoveryRoutes } from "./discovery.ts";
 import { identityComponents, identityRoutes } from "./identity.ts";
 import { invocationsComponents, invocationsRoutes } from "./invocations.ts";
 import { operationsComponents, operationsRoutes } from "./operations.ts";
+import { policyComponents, policyRoutes } from "./policy.ts";
 import { proxyComponents, proxyRoutes } from "./proxy.ts";
+import { receiptsComponents, receiptsRoutes } from "./receipts.ts";
 import { settlementComponents, settlementRoutes } from "./settlement.ts";
 
 /**
@@ -41,6 +43,8 @@ export const FAMILIES: Family[] = [
     components: agentEventsComponents,
   },
   { name: "analytics", surface: "analytics", routes: analyticsRoutes, components: analyticsComponents },
+  { name: "policy", routes: policyRoutes, components: policyComponents },
+  { name: "receipts", routes: receiptsRoutes, components: receiptsComponents },
   { name: "settlement", surface: "settlement", routes: settlementRoutes, components: settlementComponents },
   { name: "discovery", surface: "discovery", routes: discoveryRoutes, components: discoveryComponents },
 ];
@@ -58,6 +62,8 @@ export const COMPONENTS = {
   ...proxyComponents,
   ...agentEventsComponents,
   ...analyticsComponents,
+  ...policyComponents,
+  ...receiptsComponents,
   ...settlementComponents,
   ...discoveryComponents,
 };

@@ -31,6 +31,7 @@ async function enqueue(call: Admitted, deps: ProxyDeps, log: ProxyDeps["logger"]
       mcpMethod: call.mcp?.method ?? null,
       mcpRequestId: call.mcp?.kind === "request" ? call.mcp.id : null,
       captureBodies: call.agent.captureBodies,
+      emitReceipts: call.agent.emitReceipts,
       headers: forwardableHeaders(call.rawHeaders, { keepContentLength: false }),
       clientAddress: call.clientAddress,
       body: (call.forward ?? Buffer.alloc(0)).toString("base64"),
