@@ -1,6 +1,6 @@
 import { isId, newId, notFound } from "@gw/core";
 import { agentEventRepo, type Db } from "@gw/db";
-import type { AgentEventInput } from "./schema.ts";
+import type { AgentEventInput, AgentEventRecordedJson } from "./schema.ts";
 
 export type ActivityCtx = { db: Db; tenantId: string };
 
@@ -15,7 +15,7 @@ export async function recordAgentEvent({
 }: {
   ctx: ActivityCtx;
   input: AgentEventInput;
-}): Promise<{ recorded: true; duplicate: boolean }> {
+}): Promise<AgentEventRecordedJson> {
   const known =
     isId("agt", input.agent_id) &&
     (await agentEventRepo.agentExists(ctx.db, ctx.tenantId, input.agent_id, { live: true }));

@@ -76,3 +76,31 @@ export const AgentEvent = v.strictObject(
 );
 
 export type AgentEventInput = v.InferOutput<typeof AgentEvent>;
+
+const Time = v.pipe(v.string(), v.isoTimestamp());
+const Total = v.pipe(v.number(), v.integer(), v.minValue(0));
+
+/** The answer of POST /v1/agent-events (201 first time, 200 for a repeated event_id). */
+export const AgentEventRecorded = v.object({ recorded: v.literal(true), duplicate: v.boolean() });
+export type AgentEventRecordedJson = v.InferOutput<typeof AgentEventRecorded>;
+
+/** The answer of GET /v1/agent-events/summary (DESIGN.md §3 Agent events and activity). */
+export const AgentEventSummary = v.object({
+  schema: v.literal("gw.agent-event-summary.v1"),
+  agent_id: v.string(),
+  since: Time,
+  until: Time,
+  summary: v.object({
+    sessions: Total,
+    tool_calls: Total,
+    tools_succeeded: Total,
+    tools_failed: Total,
+    tool_duration_ms: Total,
+    input_tokens: Total,
+    output_tokens: Total,
+    cost_usd: v.number(),
+    cost_known: v.boolean(),
+    last_event_at: v.optional(Time),
+  }),
+});
+export type AgentEventSummaryJson = v.InferOutput<typeof AgentEventSummary>;

@@ -1,8 +1,9 @@
 import { boundedWindow, isId, LIMITS, notFound } from "@gw/core";
 import { agentEventRepo } from "@gw/db";
 import type { ActivityCtx } from "./record.ts";
+import type { AgentEventSummaryJson } from "./schema.ts";
 
-export const AGENT_EVENT_SUMMARY_SCHEMA = "gw.agent-event-summary.v1";
+export const AGENT_EVENT_SUMMARY_SCHEMA = "gw.agent-event-summary.v1" as const;
 
 /**
  * One agent's activity over [since, until] on occurred_at (defaults: the last 24 hours; at most
@@ -15,7 +16,7 @@ export async function summarizeAgentEvents({
 }: {
   ctx: ActivityCtx;
   input: { agentId: string; since?: Date | undefined; until?: Date | undefined };
-}) {
+}): Promise<AgentEventSummaryJson> {
   const { since, until } = boundedWindow(input, LIMITS.agentEventMaxRangeDays);
   const known =
     isId("agt", input.agentId) &&

@@ -1,7 +1,36 @@
 import type { AgentRow } from "@gw/db";
+import * as v from "valibot";
+import { Price, RateLimit } from "./schema.ts";
+
+const Time = v.pipe(v.string(), v.isoTimestamp());
+
+/**
+ * The agent as callers see it (DESIGN.md §3 Agents). The OpenAPI document is generated from this
+ * schema and `agentJson` is typed by it, so the two cannot drift apart.
+ */
+export const AgentResource = v.object({
+  id: v.pipe(v.string(), v.regex(/^agt_[0-9a-f-]{36}$/)),
+  name: v.string(),
+  description: v.nullable(v.string()),
+  upstream_url: v.nullable(v.string()),
+  protocol: v.picklist(["http", "mcp"]),
+  mcp_transport: v.nullable(v.string()),
+  mcp_protocol_version: v.nullable(v.string()),
+  credential_ref: v.nullable(v.string()),
+  price: v.nullable(Price),
+  status: v.picklist(["active", "inactive"]),
+  suspended: v.boolean(),
+  rate_limit: v.nullable(RateLimit),
+  capture_bodies: v.boolean(),
+  emit_receipts: v.boolean(),
+  created_by: v.string(),
+  created_at: Time,
+  updated_at: Time,
+});
+export type AgentJson = v.InferOutput<typeof AgentResource>;
 
 /** The agent as callers see it (DESIGN.md §3 Agents). */
-export function agentJson(row: AgentRow, opts: { receiptsEnabled: boolean }) {
+export function agentJson(row: AgentRow, opts: { receiptsEnabled: boolean }): AgentJson {
   return {
     id: row.id,
     name: row.name,

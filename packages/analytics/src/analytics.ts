@@ -1,8 +1,32 @@
 import { boundedWindow, isId, LIMITS, notFound } from "@gw/core";
 import { type AnalyticsBucket, agentEventRepo, analyticsRepo, type Db, type Query } from "@gw/db";
+import * as v from "valibot";
 
 export type AnalyticsCtx = { db: Db; query: Query; tenantId: string };
 export const ANALYTICS_BUCKETS = ["hour", "day"] as const satisfies readonly AnalyticsBucket[];
+
+const Count = v.pipe(v.number(), v.integer(), v.minValue(0));
+const Latency = v.nullable(v.number());
+
+/** The answer of GET /v1/analytics; the OpenAPI document is generated from it. */
+export const AnalyticsResponse = v.object({
+  data: v.array(
+    v.object({
+      agent_id: v.string(),
+      bucket_start: v.pipe(v.string(), v.isoTimestamp()),
+      invocations: Count,
+      succeeded: Count,
+      failed: Count,
+      latency_ms_p50: Latency,
+      latency_ms_p95: Latency,
+      latency_ms_p99: Latency,
+      req_bytes: Count,
+      resp_bytes: Count,
+      settled_amount: v.pipe(v.string(), v.regex(/^[0-9]+(\.[0-9]+)?$/)),
+    }),
+  ),
+});
+export type AnalyticsJson = v.InferOutput<typeof AnalyticsResponse>;
 
 /**
  * Invocation metrics per agent per UTC bucket over created_at ∈ [since, until] (defaults: the
@@ -20,7 +44,7 @@ export async function getAnalytics({
     bucket?: AnalyticsBucket | undefined;
     agentId?: string | undefined;
   };
-}) {
+}): Promise<AnalyticsJson> {
   const { since, until } = boundedWindow(input, LIMITS.analyticsMaxRangeDays);
   if (input.agentId !== undefined) {
     const known =

@@ -88,6 +88,22 @@ const cidrList = v.pipe(
   ),
 );
 
+/** A comma-separated list of http(s) URLs, each checked; empty entries are dropped. */
+const urlList = v.pipe(
+  v.optional(v.string(), ""),
+  v.transform((s) =>
+    s
+      .split(",")
+      .map((x) => x.trim())
+      .filter(Boolean),
+  ),
+  v.check(
+    (urls) => urls.every((u) => URL.canParse(u) && ["http:", "https:"].includes(new URL(u).protocol)),
+    "must be a comma-separated list of http(s) URLs",
+  ),
+  v.check((urls) => urls.length <= 16, "must name at most 16 URLs"),
+);
+
 // The verifier runs with an empty environment (no PATH): only an absolute path can name it, and a
 // missing or non-executable program would refuse every tools/call, so it is refused at start-up.
 const executablePath = v.optional(
@@ -141,6 +157,11 @@ const EnvSchema = v.object({
   /** Time-out of one facilitator `/settle` attempt; a time-out is final (DESIGN.md §3 Settlement). */
   GW_SETTLE_TIMEOUT_MS: int(15_000, 1, 600_000),
   GW_SSRF_ALLOW_CIDRS: cidrList,
+  /**
+   * OAuth authorization servers (issuer URLs) announced in the proxy paths' protected-resource
+   * metadata (RFC 9728, docs/api.md). Empty: no metadata route, 401s carry a plain Bearer challenge.
+   */
+  GW_OAUTH_AUTHORIZATION_SERVERS: urlList,
   GW_ALLOW_HTTP_UPSTREAMS: bool(false),
   /** PEM bundle trusted for upstream TLS in addition to the system store (private CAs). */
   GW_UPSTREAM_CA_FILE: optStr(),

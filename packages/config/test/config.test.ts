@@ -25,6 +25,15 @@ describe("loadConfig", () => {
     expect(c.port).toBe(9000);
   });
 
+  it("reads the OAuth authorization servers as a list (empty when unset)", () => {
+    expect(loadConfig({}, { defaultPort: 1 }).GW_OAUTH_AUTHORIZATION_SERVERS).toEqual([]);
+    const c = loadConfig(
+      { GW_OAUTH_AUTHORIZATION_SERVERS: "https://a.example , https://b.example/tenant" },
+      { defaultPort: 1 },
+    );
+    expect(c.GW_OAUTH_AUTHORIZATION_SERVERS).toEqual(["https://a.example", "https://b.example/tenant"]);
+  });
+
   it.each([
     [{ GW_RATE_LIMIT_BURST: "lots" }, "GW_RATE_LIMIT_BURST"],
     [{ GW_KMS_KEY: "c2hvcnQ=" }, "GW_KMS_KEY"],
@@ -36,6 +45,11 @@ describe("loadConfig", () => {
     [{ GW_VERIFIER_BINARY: "/nonexistent/gw-verify" }, "GW_VERIFIER_BINARY"],
     [{ GW_VERIFIER_BINARY: "/etc/passwd" }, "GW_VERIFIER_BINARY"],
     [{ GW_VERIFIER_BINARY: "/usr/bin" }, "GW_VERIFIER_BINARY"],
+    [{ GW_OAUTH_AUTHORIZATION_SERVERS: "issuer.example" }, "GW_OAUTH_AUTHORIZATION_SERVERS"],
+    [
+      { GW_OAUTH_AUTHORIZATION_SERVERS: "https://a.example, ftp://b.example" },
+      "GW_OAUTH_AUTHORIZATION_SERVERS",
+    ],
   ])("rejects %o naming the variable", (env, name) => {
     expect(() => loadConfig(env, { defaultPort: 1 })).toThrow(ConfigError);
     expect(() => loadConfig(env, { defaultPort: 1 })).toThrow(new RegExp(`^invalid configuration: ${name} `));

@@ -84,12 +84,20 @@ export function createBaseApp(opts: { logger: Logger; accessLog?: boolean }): Ho
   return app;
 }
 
-/** Bearer authentication: 401 with an empty body for anything short of a valid token. */
-export function requireAuth(verify: TokenVerifier): MiddlewareHandler<AppEnv> {
+/**
+ * Bearer authentication: 401 with an empty body for anything short of a valid token. The 401
+ * carries `WWW-Authenticate` (RFC 6750 §3): `challenge` builds it from the path called (the proxy
+ * names its protected-resource metadata there, RFC 9728 §5.1); by default a plain `Bearer`.
+ */
+export function requireAuth(
+  verify: TokenVerifier,
+  opts: { challenge?: (path: string) => string } = {},
+): MiddlewareHandler<AppEnv> {
+  const challenge = opts.challenge ?? (() => "Bearer");
   return async (c, next) => {
     const token = bearerToken(c.req.header("authorization"));
     const principal = token ? await verify(token) : null;
-    if (!principal) return c.body(null, 401);
+    if (!principal) return c.body(null, 401, { "WWW-Authenticate": challenge(c.req.path) });
     c.set("principal", principal);
     await next();
   };

@@ -2,6 +2,11 @@ import { DomainError, type ErrorKind } from "@gw/core";
 import { safeError } from "@gw/telemetry";
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
+import * as v from "valibot";
+
+/** The body of every 4xx that has one (spec §2.8): a coarse, caller-safe message. */
+export const ErrorBody = v.object({ error: v.string() });
+type ErrorJson = v.InferOutput<typeof ErrorBody>;
 
 const STATUS: Record<ErrorKind, number> = {
   invalid: 400,
@@ -34,11 +39,11 @@ export function errorResponse(c: Context<any>, err: unknown): Response {
     const status = STATUS[err.kind];
     const headers = { ...err.headers };
     if (status === 401) return new Response(null, { status, headers });
-    return Response.json(err.body ?? { error: err.message }, { status, headers });
+    return Response.json(err.body ?? ({ error: err.message } satisfies ErrorJson), { status, headers });
   }
   if (err instanceof HTTPException && err.status < 500) {
     if (err.status === 401) return new Response(null, { status: 401 });
-    return Response.json({ error: err.message || "bad request" }, { status: err.status });
+    return Response.json({ error: err.message || "bad request" } satisfies ErrorJson, { status: err.status });
   }
   // Only the safe subset: a driver error carries the SQL and its parameters (for a credential
   // insert, the ciphertext and the wrapped key), and its message may quote an input value.

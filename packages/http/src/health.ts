@@ -1,5 +1,13 @@
 import type { Hono } from "hono";
+import * as v from "valibot";
 import type { AppEnv } from "./app.ts";
+
+/** The body of /healthz: "ok" with 200, "unavailable" with 503. */
+export const HealthResource = v.object({ status: v.picklist(["ok", "unavailable"]) });
+/** The body of /version. */
+export const VersionResource = v.object({ version: v.string(), commit: v.string() });
+type Health = v.InferOutput<typeof HealthResource>;
+type Version = v.InferOutput<typeof VersionResource>;
 
 /**
  * The unauthenticated probes every service serves: /healthz (200 when every dependency answers
@@ -12,10 +20,10 @@ export function registerHealth(
   app.get("/healthz", async (c) => {
     try {
       await deps.ping();
-      return c.json({ status: "ok" });
+      return c.json({ status: "ok" } satisfies Health);
     } catch {
-      return c.json({ status: "unavailable" }, 503);
+      return c.json({ status: "unavailable" } satisfies Health, 503);
     }
   });
-  app.get("/version", (c) => c.json({ version: deps.version, commit: deps.commit }));
+  app.get("/version", (c) => c.json({ version: deps.version, commit: deps.commit } satisfies Version));
 }

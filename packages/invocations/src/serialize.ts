@@ -1,9 +1,92 @@
-import type { InvocationResult, InvocationRow } from "@gw/db";
+import {
+  ERROR_CLASSES,
+  INVOCATION_MODES,
+  INVOCATION_STATUSES,
+  type InvocationResult,
+  type InvocationRow,
+} from "@gw/db";
+import * as v from "valibot";
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
+const Time = v.pipe(v.string(), v.isoTimestamp());
+const Int = v.pipe(v.number(), v.integer());
+const NullableString = v.nullable(v.string());
+const NullableInt = v.nullable(Int);
+const Base64 = v.pipe(v.string(), v.base64());
+
+/** The settlement object inside an invocation (spec §2.4). */
+export const SettlementResource = v.object({
+  status: v.picklist(["pending", "settled", "settlement_failed", "settled_upstream_failed"]),
+  tx_hash: v.optional(v.string()),
+  settled_amount: v.optional(v.string()),
+  operator_amount: v.optional(v.string()),
+  facilitator_fee: v.optional(v.string()),
+  attempts: v.optional(Int),
+  reason: v.optional(v.string()),
+  settled_at: v.optional(Time),
+});
+
+/**
+ * The invocation list item (spec §2.3). The OpenAPI document is generated from these schemas and
+ * the serializers below are typed by them, so document and answers cannot drift apart.
+ */
+export const InvocationItem = v.object({
+  id: v.pipe(v.string(), v.regex(/^inv_[0-9a-f-]{36}$/)),
+  agent_id: v.string(),
+  mode: v.picklist(INVOCATION_MODES),
+  status: v.picklist(INVOCATION_STATUSES),
+  error_class: v.nullable(v.picklist(ERROR_CLASSES)),
+  model: NullableString,
+  mcp_method: NullableString,
+  mcp_tool: NullableString,
+  payment_network: NullableString,
+  payment_asset: NullableString,
+  payment_amount: NullableString,
+  payment_payer: NullableString,
+  payment_nonce: NullableString,
+  policy_action: v.nullable(v.picklist(["allow", "warn"])),
+  receipt_artifact_id: NullableString,
+  policy_matched_rule: NullableString,
+  settlement: v.optional(SettlementResource),
+  upstream_status: NullableInt,
+  latency_ms: NullableInt,
+  ttft_ms: NullableInt,
+  req_size: NullableInt,
+  resp_size: NullableInt,
+  created_at: Time,
+  completed_at: v.nullable(Time),
+});
+export type InvocationItemJson = v.InferOutput<typeof InvocationItem>;
+
+/** The single-record read: bodies only when captured and the token holds invocations:read_body. */
+export const InvocationDetail = v.object({
+  ...InvocationItem.entries,
+  body_captured: v.boolean(),
+  req_body: v.optional(Base64),
+  resp_body: v.optional(Base64),
+});
+export type InvocationDetailJson = v.InferOutput<typeof InvocationDetail>;
+
+/** The poll answer: the list item plus, once terminal with an upstream answer, that answer. */
+export const PollResult = v.object({
+  ...InvocationItem.entries,
+  response: v.optional(
+    v.object({
+      status: Int,
+      headers: v.record(v.string(), v.string()),
+      /** Present only for the caller that made the call or a holder of invocations:read_body. */
+      body_b64: v.optional(Base64),
+    }),
+  ),
+});
+export type PollResultJson = v.InferOutput<typeof PollResult>;
+
+/** The 202 of the transactional proxy path. */
+export const Accepted = v.object({ invocation_id: v.pipe(v.string(), v.regex(/^inv_[0-9a-f-]{36}$/)) });
+
 /** The invocation list item (spec §2.3). Bodies never appear here. */
-export function invocationJson(row: InvocationRow) {
+export function invocationJson(row: InvocationRow): InvocationItemJson {
   return {
     id: row.id,
     agent_id: row.agentId,
@@ -33,7 +116,10 @@ export function invocationJson(row: InvocationRow) {
 }
 
 /** The single-record read: the list item plus the body-capture fields. */
-export function invocationDetailJson(row: InvocationRow, opts: { canReadBodies: boolean }) {
+export function invocationDetailJson(
+  row: InvocationRow,
+  opts: { canReadBodies: boolean },
+): InvocationDetailJson {
   const base = { ...invocationJson(row), body_captured: row.bodyCaptured };
   if (!row.bodyCaptured || !opts.canReadBodies) return base;
   return {
@@ -48,7 +134,7 @@ export function invocationDetailJson(row: InvocationRow, opts: { canReadBodies: 
  * holds content-type (DESIGN.md) and, as an addition, the upstream's mcp-session-id and
  * mcp-protocol-version when it sent them (docs/mcp.md).
  */
-export function pollJson(row: InvocationRow, result: InvocationResult | undefined) {
+export function pollJson(row: InvocationRow, result: InvocationResult | undefined): PollResultJson {
   const base = invocationJson(row);
   if (!result || (row.status !== "succeeded" && row.status !== "failed")) return base;
   return {

@@ -3,6 +3,7 @@ import type { AgentPrice } from "@gw/db";
 import { encodePaymentRequiredHeader } from "@x402/core/http";
 import type { PaymentRequiredV2, PaymentRequirementsV1, PaymentRequirementsV2 } from "@x402/core/schemas";
 import type { PaymentRequired } from "@x402/core/types";
+import * as v from "valibot";
 import { NETWORKS } from "./networks.ts";
 import { amountFor } from "./price.ts";
 
@@ -60,8 +61,33 @@ export function requirementsFor(opts: {
   };
 }
 
+/**
+ * The x402 v1 challenge (spec §2.7, DESIGN.md §3 x402): the body of a 402 for a priced agent called
+ * without a payment. `challengeBody` is typed by it and the OpenAPI document is generated from it.
+ */
+export const X402Challenge = v.object({
+  x402Version: v.literal(1),
+  error: v.string(),
+  accepts: v.array(
+    v.object({
+      // As loose as @x402/core's PaymentRequirementsV1 that builds the entry: "exact", "base"... in practice.
+      scheme: v.string(),
+      network: v.string(),
+      maxAmountRequired: v.pipe(v.string(), v.regex(/^[0-9]+$/)),
+      resource: v.string(),
+      description: v.string(),
+      mimeType: v.optional(v.string()),
+      payTo: v.string(),
+      maxTimeoutSeconds: v.pipe(v.number(), v.integer()),
+      asset: v.string(),
+      extra: v.nullish(v.record(v.string(), v.unknown())),
+    }),
+  ),
+});
+export type X402ChallengeJson = v.InferOutput<typeof X402Challenge>;
+
 /** The v1 challenge body (spec 2.7, DESIGN.md §3). */
-export function challengeBody(req: Requirements) {
+export function challengeBody(req: Requirements): X402ChallengeJson {
   return { x402Version: 1 as const, error: "X-PAYMENT header is required", accepts: [req.v1] };
 }
 

@@ -22,8 +22,16 @@ export const PutSettlementConfig = v.strictObject({
 });
 export type PutSettlementConfigInput = v.InferOutput<typeof PutSettlementConfig>;
 
+/** The answer of GET and PUT /v1/settlement/config; the OpenAPI document is generated from it. */
+export const SettlementConfigResource = v.object({
+  facilitator_url: v.string(),
+  facilitator_credential_ref: v.nullable(v.string()),
+  updated_at: v.pipe(v.string(), v.isoTimestamp()),
+});
+export type SettlementConfigJson = v.InferOutput<typeof SettlementConfigResource>;
+
 /** The configuration as the API shows it: the credential by reference, never its secret. */
-export function settlementConfigJson(row: SettlementConfigRow) {
+export function settlementConfigJson(row: SettlementConfigRow): SettlementConfigJson {
   return {
     facilitator_url: row.facilitatorUrl,
     facilitator_credential_ref: row.facilitatorCredentialRef,

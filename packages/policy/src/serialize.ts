@@ -1,20 +1,47 @@
 import type { PolicyDecisionRow, PolicyRow } from "@gw/db";
+import * as v from "valibot";
+import { ACTIONS } from "./schema.ts";
+
+const Time = v.pipe(v.string(), v.isoTimestamp());
+
+/** GET /v1/policy; the OpenAPI document is generated from it (rules as PUT accepted them). */
+export const PolicyResource = v.object({
+  version: v.pipe(v.number(), v.integer()),
+  default: v.optional(v.unknown()),
+  on_error: v.optional(v.unknown()),
+  rules: v.array(v.unknown()),
+  updated_at: v.optional(Time),
+});
+/** The answer of PUT /v1/policy. */
+export const PolicyWritten = v.object({ version: v.pipe(v.number(), v.integer()), updated_at: Time });
+/** A decision list item (DESIGN.md §3 "Policy"). */
+export const PolicyDecisionResource = v.object({
+  id: v.string(),
+  agent_id: v.string(),
+  protocol: v.string(),
+  mcp_tool: v.nullable(v.string()),
+  action: v.picklist(ACTIONS),
+  matched_rule: v.string(),
+  reason: v.string(),
+  receipt_artifact_id: v.nullable(v.string()),
+  created_at: Time,
+});
 
 /** GET /v1/policy: `{version: 0, rules: []}` when the tenant has no document. */
-export function policyJson(row: PolicyRow | undefined) {
+export function policyJson(row: PolicyRow | undefined): v.InferOutput<typeof PolicyResource> {
   if (!row) return { version: 0, rules: [] };
   const doc = row.document as { default?: unknown; on_error?: unknown; rules?: unknown };
   return {
     version: row.version,
     default: doc.default,
     on_error: doc.on_error,
-    rules: doc.rules ?? [],
+    rules: (doc.rules ?? []) as unknown[],
     updated_at: row.updatedAt.toISOString(),
   };
 }
 
 /** A decision list item (DESIGN.md §3 "Policy"). */
-export function decisionJson(row: PolicyDecisionRow) {
+export function decisionJson(row: PolicyDecisionRow): v.InferOutput<typeof PolicyDecisionResource> {
   return {
     id: row.id,
     agent_id: row.agentId,

@@ -1,7 +1,27 @@
 import type { CredentialRow } from "@gw/db";
+import * as v from "valibot";
+
+const Time = v.pipe(v.string(), v.isoTimestamp());
+
+/**
+ * The credential as callers see it: there is no field that could carry the secret. The OpenAPI
+ * document is generated from this schema and `credentialJson` is typed by it.
+ */
+export const CredentialResource = v.object({
+  id: v.pipe(v.string(), v.regex(/^cred_[0-9a-f-]{36}$/)),
+  name: v.string(),
+  kind: v.picklist(["bearer", "api_key"]),
+  header_name: v.nullable(v.string()),
+  hint: v.string(),
+  allowed_hosts: v.nullable(v.array(v.string())),
+  version: v.pipe(v.number(), v.integer()),
+  created_at: Time,
+  updated_at: Time,
+});
+export type CredentialJson = v.InferOutput<typeof CredentialResource>;
 
 /** The credential as callers see it. There is no field that could carry the secret. */
-export function credentialJson(row: CredentialRow) {
+export function credentialJson(row: CredentialRow): CredentialJson {
   return {
     id: row.id,
     name: row.name,

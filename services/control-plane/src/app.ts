@@ -8,8 +8,11 @@ import { registerAnalytics } from "./routes/analytics.ts";
 import { registerCapabilities, surfacesOf } from "./routes/capabilities.ts";
 import { registerConsole } from "./routes/console.ts";
 import { registerCredentials } from "./routes/credentials/index.ts";
+import { registerDiscovery } from "./routes/discovery.ts";
+import { registerDocs } from "./routes/docs.ts";
 import { registerInvocations } from "./routes/invocations/index.ts";
 import { registerMe } from "./routes/me.ts";
+import { registerOpenApi } from "./routes/openapi.ts";
 import { registerPolicy } from "./routes/policy/index.ts";
 import { registerJwks } from "./routes/receipts/jwks.ts";
 import { registerSettlement } from "./routes/settlement/index.ts";
@@ -25,11 +28,22 @@ export function createControlPlaneApp(deps: ControlPlaneDeps): Hono<AppEnv> {
   registerJwks(app, deps);
   // Outside requireAuth: static files carry no data; the page calls /v1 with the pasted token.
   registerConsole(app);
+  const surfaces = surfacesOf(deps);
+  const authorizationServers = deps.config.GW_OAUTH_AUTHORIZATION_SERVERS;
+  // The API description and discovery are public by nature (docs/api.md).
+  registerOpenApi(app, {
+    publicUrl: deps.config.publicUrl,
+    version: deps.config.GW_VERSION,
+    mounted: { ...surfaces, discovery: authorizationServers.length > 0 },
+  });
+  registerDocs(app);
+  if (authorizationServers.length > 0) {
+    registerDiscovery(app, { publicUrl: deps.config.publicUrl, authorizationServers });
+  }
   const v1 = new Hono<AppEnv>();
   v1.use(requireAuth(deps.verifyToken));
   v1.use(publishWrites(deps.changes));
   registerMe(v1);
-  const surfaces = surfacesOf(deps);
   registerCapabilities(v1, deps, surfaces);
   registerAgents(v1, deps);
   registerInvocations(v1, deps);

@@ -3,6 +3,7 @@ import { createPolicyGate } from "@gw/policy";
 import { healthOf, type Runtime } from "@gw/runtime";
 import type { Hono } from "hono";
 import { createAgentCache } from "./agent-cache.ts";
+import { proxyChallenge } from "./challenge.ts";
 import type { ProxyDeps } from "./deps.ts";
 import { registerMethodNotAllowed } from "./routes/methods.ts";
 import { registerPoll } from "./routes/poll.ts";
@@ -40,7 +41,7 @@ export function createProxyApp(rt: Runtime): ProxyApp {
   };
   const app = createBaseApp({ logger: rt.logger });
   registerHealth(app, healthOf(rt));
-  app.use("/v1/proxy/*", requireAuth(rt.verifyToken));
+  app.use("/v1/proxy/*", requireAuth(rt.verifyToken, { challenge: proxyChallenge(rt.config) }));
   registerTransact(app, deps);
   registerStream(app, deps);
   registerPoll(app, deps);

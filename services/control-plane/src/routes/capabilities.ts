@@ -1,18 +1,9 @@
-import { LIMITS } from "@gw/core";
+import { type CapabilitiesJson, LIMITS } from "@gw/core";
 import type { AppEnv } from "@gw/http";
 import type { Runtime } from "@gw/runtime";
 import type { Hono } from "hono";
 
-export type Surfaces = {
-  credentials: boolean;
-  proxy: boolean;
-  invocations: boolean;
-  analytics: boolean;
-  agent_events: boolean;
-  settlement: boolean;
-  policy: boolean;
-  receipts: boolean;
-};
+export type Surfaces = CapabilitiesJson["surfaces"];
 
 /**
  * Which route families this deployment mounts. A false value is the reason the family's routes
@@ -37,7 +28,7 @@ export function registerCapabilities(
   surfaces: Surfaces,
 ) {
   // Built once: everything here is fixed for the life of the process.
-  const body = {
+  const body: CapabilitiesJson = {
     surfaces,
     verified_action_required: deps.features.verifier,
     limits: {

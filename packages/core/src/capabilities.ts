@@ -1,0 +1,39 @@
+import * as v from "valibot";
+
+const Int = v.pipe(v.number(), v.integer());
+
+/**
+ * GET /v1/capabilities (spec §2.10, DESIGN.md §3 Identity). The control plane types its answer
+ * by this schema and the OpenAPI document is generated from it.
+ */
+export const CapabilitiesResource = v.object({
+  surfaces: v.object({
+    credentials: v.boolean(),
+    proxy: v.boolean(),
+    invocations: v.boolean(),
+    analytics: v.boolean(),
+    agent_events: v.boolean(),
+    settlement: v.boolean(),
+    policy: v.boolean(),
+    receipts: v.boolean(),
+  }),
+  verified_action_required: v.boolean(),
+  limits: v.object({
+    transact_max_body_bytes: Int,
+    captured_body_max_bytes: Int,
+    model_header_max_bytes: Int,
+    bundle_max_bytes: Int,
+    invocations_max_limit: Int,
+    policy_decisions_max_limit: Int,
+    analytics_max_range_days: Int,
+    agent_event_max_range_days: Int,
+  }),
+  posture: v.object({
+    store: v.picklist(["memory", "postgres"]),
+    kms_key_configured: v.boolean(),
+    receipts_enabled: v.boolean(),
+    receipt_actor: v.string(),
+    settlement_orchestration: v.boolean(),
+  }),
+});
+export type CapabilitiesJson = v.InferOutput<typeof CapabilitiesResource>;

@@ -1,0 +1,79 @@
+import { AgentResource, CreateAgent, PatchAgent } from "@gw/agents";
+import type * as v from "valibot";
+import { enumQuery, error, listOf, noContent, ok, pageParams } from "../common.ts";
+import type { Route } from "../route.ts";
+
+const tags = ["Agents"];
+const notFound = error("No agent with this id in the caller's tenant.");
+const badWrite = error(
+  "Invalid body: a malformed or unknown field, an upstream_url failing SSRF validation or not https, a credential_ref that does not exist in the tenant, a malformed price, or mcp_transport other than streamable_http for an MCP agent.",
+);
+const tooLarge = error("Body over the JSON write limit.");
+
+export const agentsRoutes: Route[] = [
+  {
+    method: "post",
+    path: "/v1/agents",
+    operationId: "createAgent",
+    summary: "Create an agent",
+    tags,
+    body: { json: CreateAgent, required: true },
+    responses: {
+      "201": {
+        ...ok("The agent.", AgentResource),
+        headers: { Location: { description: "/v1/agents/{id}", schema: { type: "string" } } },
+      },
+      "400": badWrite,
+      "413": tooLarge,
+    },
+  },
+  {
+    method: "get",
+    path: "/v1/agents",
+    operationId: "listAgents",
+    summary: "List agents",
+    description: "Deleted agents are excluded. Newest first.",
+    tags,
+    params: [...pageParams, enumQuery("protocol", ["http", "mcp"], "Only agents of this protocol.")],
+    responses: {
+      "200": ok("A page of agents.", listOf(AgentResource)),
+      "400": error("Invalid protocol, limit or offset."),
+    },
+  },
+  {
+    method: "get",
+    path: "/v1/agents/{id}",
+    operationId: "getAgent",
+    summary: "Get an agent",
+    tags,
+    responses: { "200": ok("The agent.", AgentResource), "404": notFound },
+  },
+  {
+    method: "patch",
+    path: "/v1/agents/{id}",
+    operationId: "updateAgent",
+    summary: "Update an agent",
+    description: "Absent fields are unchanged; null clears a nullable field.",
+    tags,
+    body: { json: PatchAgent, required: true },
+    responses: { "200": ok("The agent.", AgentResource), "400": badWrite, "404": notFound, "413": tooLarge },
+  },
+  {
+    method: "delete",
+    path: "/v1/agents/{id}",
+    operationId: "deleteAgent",
+    summary: "Delete an agent (soft)",
+    description: "The agent becomes inactive; its invocation history stays readable.",
+    tags,
+    responses: { "204": noContent, "404": notFound },
+  },
+];
+
+/** Named components: what `components.schemas` holds for this family. */
+export const agentsComponents = {
+  Agent: AgentResource,
+  CreateAgent,
+  PatchAgent,
+  AgentPrice: AgentResource.entries.price.wrapped,
+  AgentRateLimit: AgentResource.entries.rate_limit.wrapped,
+} satisfies Record<string, v.GenericSchema>;

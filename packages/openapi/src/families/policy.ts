@@ -1,0 +1,59 @@
+import { LIMITS } from "@gw/core";
+import { ACTIONS, PolicyDecisionResource, PolicyDocument, PolicyResource, PolicyWritten } from "@gw/policy";
+import * as v from "valibot";
+import { enumQuery, error, listOf, ok, pageParams, timeQuery } from "../common.ts";
+import type { Route } from "../route.ts";
+
+const tags = ["Policy"];
+
+export const policyRoutes: Route[] = [
+  {
+    method: "get",
+    path: "/v1/policy",
+    operationId: "getPolicy",
+    summary: "The tenant's policy document",
+    description: "version 0 and no rules when the tenant has none.",
+    tags,
+    responses: { "200": ok("The document.", PolicyResource) },
+  },
+  {
+    method: "put",
+    path: "/v1/policy",
+    operationId: "putPolicy",
+    summary: "Replace the policy document",
+    tags,
+    body: { json: PolicyDocument, required: true },
+    responses: {
+      "200": ok("The new version.", PolicyWritten),
+      "400": error("Malformed document (the message names the field)."),
+      "413": error("Body over the JSON write limit."),
+    },
+  },
+  {
+    method: "get",
+    path: "/v1/policy/decisions",
+    operationId: "listPolicyDecisions",
+    summary: "Recorded decisions, denials included",
+    description: `Newest first; limit clamped to 1..${LIMITS.policyDecisionsMaxLimit}.`,
+    tags,
+    params: [
+      ...pageParams,
+      timeQuery("since", "Inclusive lower bound on created_at."),
+      timeQuery("until", "Inclusive upper bound on created_at."),
+      enumQuery("action", ACTIONS, "Only decisions with this action."),
+      { name: "agent_id", in: "query", description: "Only this agent's decisions.", schema: v.string() },
+    ],
+    responses: {
+      "200": ok("A page of decisions.", listOf(PolicyDecisionResource)),
+      "400": error("Invalid since, until, action, limit or offset; since after until."),
+    },
+  },
+];
+
+// PolicyDocument stays inline: its valibot input type is `unknown` (arrays are refused before the
+// object schema runs), so it cannot take part in @gw/client's type comparison.
+export const policyComponents = {
+  Policy: PolicyResource,
+  PolicyWritten,
+  PolicyDecision: PolicyDecisionResource,
+} satisfies Record<string, v.GenericSchema>;

@@ -1,0 +1,174 @@
+import { LIMITS } from "@gw/core";
+import { ErrorBody } from "@gw/http";
+import { Accepted, PollResult } from "@gw/invocations";
+import { X402Challenge } from "@gw/payments";
+import * as v from "valibot";
+import { error, ok, retryAfter } from "../common.ts";
+import type { Param, Response, Route } from "../route.ts";
+
+const tags = ["Proxy"];
+
+const callHeaders: Param[] = [
+  {
+    name: "X-Gateway-Model",
+    in: "header",
+    description: `Caller-supplied model identifier recorded on the invocation; at most ${LIMITS.modelHeaderMaxBytes} bytes.`,
+    schema: v.string(),
+  },
+  {
+    name: "X-PAYMENT",
+    in: "header",
+    description: "x402 v1 payment: base64 JSON of a signed EIP-3009 authorization meeting the 402's terms.",
+    schema: v.string(),
+  },
+  {
+    name: "PAYMENT-SIGNATURE",
+    in: "header",
+    description: "x402 v2 payment, instead of X-PAYMENT.",
+    schema: v.string(),
+  },
+  {
+    name: "Mcp-Method",
+    in: "header",
+    description: "MCP 2026-07-28 request header; must equal the body's method when present.",
+    schema: v.string(),
+  },
+  {
+    name: "Mcp-Name",
+    in: "header",
+    description:
+      "MCP 2026-07-28 request header; must equal the tool, prompt or resource of the body when present.",
+    schema: v.string(),
+  },
+];
+
+const invocationIdHeader = {
+  "X-Gateway-Invocation-ID": { description: "The invocation this call created.", schema: { type: "string" } },
+};
+const warningHeader = {
+  "X-Gateway-Policy-Warning": {
+    description: "Set when a policy rule with action warn matched.",
+    schema: { type: "string" },
+  },
+};
+
+const anyBody = {
+  raw: {
+    "application/json": { schema: {} },
+    "*/*": { schema: { type: "string", contentMediaType: "application/octet-stream" } },
+  },
+};
+
+/** Answers every proxy path shares before the call is admitted. */
+const admission = (transactional: boolean): Record<string, Response> => ({
+  "400": error(
+    `X-Gateway-Model over ${LIMITS.modelHeaderMaxBytes} bytes; Mcp-Method/Mcp-Name disagreeing with the body; a malformed MCP body${transactional ? "; a malformed verified-action envelope" : ""}.`,
+  ),
+  "402": {
+    description:
+      'Priced agent: with no payment header, the x402 challenge (and the v2 challenge base64 in PAYMENT-REQUIRED); a payment that fails verification or settlement, or a replayed one, gets {"error"}.',
+    body: { json: v.union([X402Challenge, ErrorBody]) },
+    headers: {
+      "PAYMENT-REQUIRED": { description: "x402 v2 challenge, base64 JSON.", schema: { type: "string" } },
+    },
+  },
+  "403": error(
+    `Denied by policy${transactional ? ", or a verified-action MCP tools/call that is missing authorization, fails verification or does not match the verified action" : ""}.`,
+  ),
+  "404": error("No agent with this id in the caller's tenant."),
+  "405": {
+    ...error("Method not allowed on this path."),
+    headers: { Allow: { description: "The methods this path takes.", schema: { type: "string" } } },
+  },
+  "409": error(
+    transactional
+      ? "The verified request digest was already used in this tenant."
+      : "MCP agent on the streaming endpoint while the verifier is configured.",
+  ),
+  "422": error("The agent is inactive, suspended or has no upstream_url."),
+  "429": { ...error("Rate limit or concurrency limit exceeded."), headers: retryAfter },
+  "503": error("Store or settlement unavailable."),
+});
+
+export const proxyRoutes: Route[] = [
+  {
+    method: "post",
+    path: "/v1/proxy/{id}",
+    operationId: "callAgent",
+    summary: "Call an agent (transactional)",
+    description:
+      "The body is forwarded verbatim (an MCP agent takes one JSON-RPC 2.0 request). The invocation is durable before the 202; poll /v1/proxy/{id}/invocations/{inv_id} for the result.",
+    tags,
+    params: callHeaders,
+    body: { ...anyBody, description: `Forwarded verbatim; at most ${LIMITS.transactMaxBodyBytes} bytes.` },
+    responses: {
+      "202": {
+        ...ok("Accepted; the upstream call runs server-side.", Accepted),
+        headers: { ...invocationIdHeader, ...warningHeader },
+      },
+      ...admission(true),
+      "413": error(
+        `Body over ${LIMITS.transactMaxBodyBytes} bytes, or an embedded authorization bundle over ${LIMITS.bundleMaxBytes} bytes.`,
+      ),
+    },
+  },
+  ...(["post", "get", "delete"] as const).map(
+    (method): Route => ({
+      method,
+      path: "/v1/proxy/{id}/stream",
+      operationId: `${method === "post" ? "stream" : method === "get" ? "openStream" : "endStream"}Agent`,
+      summary:
+        method === "post"
+          ? "Call an agent (streaming)"
+          : method === "get"
+            ? "Open an MCP agent's standalone SSE stream"
+            : "End an MCP session",
+      description:
+        method === "post"
+          ? "Both bodies are streamed verbatim without buffering or size cap; SSE passes through."
+          : "MCP agents only (405 for http agents); forwarded verbatim like POST.",
+      tags,
+      params: method === "post" ? callHeaders : [],
+      ...(method === "post"
+        ? { body: { ...anyBody, description: "Streamed verbatim to the upstream." } }
+        : {}),
+      responses: {
+        "200": {
+          description:
+            "The upstream's own status, headers and body, streamed verbatim (any status the upstream sends).",
+          body: { raw: { "*/*": { schema: {} } } },
+          headers: {
+            ...invocationIdHeader,
+            ...warningHeader,
+            "X-PAYMENT-RESPONSE": {
+              description: "x402 v1 settlement receipt, base64 JSON {success, transaction, network, payer}.",
+              schema: { type: "string" },
+            },
+          },
+        },
+        ...admission(false),
+        "502": error("Upstream unreachable, refused or failed before answering."),
+        "504": error("Upstream timed out before answering."),
+      },
+    }),
+  ),
+  {
+    method: "get",
+    path: "/v1/proxy/{id}/invocations/{inv_id}",
+    operationId: "pollInvocation",
+    summary: "Poll a transactional call",
+    description:
+      "Status, and once terminal with an upstream answer, that answer (the body only for the caller that made the call or a holder of invocations:read_body). Results are kept 24 h.",
+    tags,
+    responses: {
+      "200": ok("The invocation and, when there is one, the upstream's answer.", PollResult),
+      "404": error("No such invocation of this agent in the caller's tenant."),
+    },
+  },
+];
+
+export const proxyComponents = {
+  Accepted,
+  PollResult,
+  X402Challenge,
+} satisfies Record<string, v.GenericSchema>;
