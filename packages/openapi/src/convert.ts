@@ -62,7 +62,7 @@ export function inlineSchema(schema: Valibot, components: Components): JsonSchem
  */
 function unwrapObjectGuard(schema: Valibot): Valibot {
   const pipe = (schema as { pipe?: readonly { kind: string; type: string }[] }).pipe;
-  if (!pipe || pipe[0]?.type !== "unknown") return schema;
+  if (pipe?.[0]?.type !== "unknown") return schema;
   const inner = pipe.slice(1).find((item) => item.kind === "schema");
   return inner ? (inner as unknown as Valibot) : schema;
 }
