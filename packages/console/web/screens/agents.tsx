@@ -1,7 +1,7 @@
 import { useState } from "preact/hooks";
 import { unwrap } from "../api.ts";
 import { href, navigate, useRoute } from "../router.ts";
-import type { Agent } from "../types.ts";
+import type { Agent, CreateAgentBody, PatchAgentBody } from "../types.ts";
 import { ErrorBox, Fields, fmtTime, messageOf, Page, Pager, Status, useLoad, useSession } from "../ui.tsx";
 import { AgentForm } from "./agent-form.tsx";
 
@@ -19,7 +19,13 @@ function AgentList() {
   const protocol = route.query.get("protocol") ?? "";
   const offset = Number(route.query.get("offset") ?? 0) || 0;
   const list = useLoad(
-    () => unwrap(api.GET("/v1/agents", { params: { query: { protocol, offset, limit: 20 } } })),
+    () =>
+      unwrap(
+        // The filter comes from the URL as typed: the API judges it, and its message is shown.
+        api.GET("/v1/agents", {
+          params: { query: { protocol: protocol as "http" | "mcp", offset, limit: 20 } },
+        }),
+      ),
     `${protocol}|${offset}`,
   );
   return (
@@ -104,7 +110,8 @@ function CreateAgent() {
       <AgentForm
         submitLabel="Create agent"
         onSubmit={async (body) => {
-          const agent = await unwrap(api.POST("/v1/agents", { body }));
+          // The form's fields as entered: the API validates them and its message is shown inline.
+          const agent = await unwrap(api.POST("/v1/agents", { body: body as CreateAgentBody }));
           navigate(`/agents/${agent.id}`);
         }}
       />
@@ -147,7 +154,9 @@ function AgentDetail({ id }: { id: string }) {
             submitLabel="Save changes"
             onCancel={() => setEditing(false)}
             onSubmit={async (body) => {
-              await unwrap(api.PATCH("/v1/agents/{id}", { params: { path: { id } }, body }));
+              await unwrap(
+                api.PATCH("/v1/agents/{id}", { params: { path: { id } }, body: body as PatchAgentBody }),
+              );
               setEditing(false);
               agent.reload();
             }}

@@ -1,7 +1,7 @@
 import { useState } from "preact/hooks";
 import { unwrap } from "../api.ts";
 import { useRoute } from "../router.ts";
-import type { Credential } from "../types.ts";
+import type { CreateCredentialBody, Credential, PutCredentialBody } from "../types.ts";
 import {
   ErrorBox,
   fmtTime,
@@ -127,7 +127,7 @@ function Credentials() {
 
 function CreateCredential({ onCreated }: { onCreated: () => void }) {
   const { api } = useSession();
-  const [kind, setKind] = useState("bearer");
+  const [kind, setKind] = useState<"bearer" | "api_key">("bearer");
   const [error, setError] = useState<string>();
   const [done, setDone] = useState<string>();
   return (
@@ -138,7 +138,7 @@ function CreateCredential({ onCreated }: { onCreated: () => void }) {
         e.preventDefault();
         const form = e.currentTarget;
         const v = formValues(form);
-        const body: Record<string, unknown> = { name: v.name ?? "", kind, secret: v.secret ?? "" };
+        const body: CreateCredentialBody = { name: v.name ?? "", kind, secret: v.secret ?? "" };
         if (kind === "api_key" && v.header_name) body.header_name = v.header_name;
         if (v.allowed_hosts) body.allowed_hosts = v.allowed_hosts.split(/[\s,]+/).filter(Boolean);
         setError(undefined);
@@ -161,7 +161,11 @@ function CreateCredential({ onCreated }: { onCreated: () => void }) {
         </label>
         <label>
           Kind
-          <select name="kind" value={kind} onChange={(e) => setKind(e.currentTarget.value)}>
+          <select
+            name="kind"
+            value={kind}
+            onChange={(e) => setKind(e.currentTarget.value === "api_key" ? "api_key" : "bearer")}
+          >
             <option value="bearer">bearer (Authorization: Bearer …)</option>
             <option value="api_key">api_key (header)</option>
           </select>
@@ -206,7 +210,7 @@ function Rotate(props: { id: string; credential: Credential | undefined; onDone:
       onSubmit={async (e) => {
         e.preventDefault();
         const v = formValues(e.currentTarget);
-        const body: Record<string, unknown> = { secret: v.secret ?? "" };
+        const body: PutCredentialBody = { secret: v.secret ?? "" };
         if (v.name) body.name = v.name;
         setError(undefined);
         try {

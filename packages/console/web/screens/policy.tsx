@@ -1,7 +1,7 @@
 import { useEffect, useState } from "preact/hooks";
 import { unwrap } from "../api.ts";
 import { href, navigate, useRoute } from "../router.ts";
-import type { PolicyDocument } from "../types.ts";
+import type { PolicyBody, PolicyDecision, PolicyDocument } from "../types.ts";
 import {
   ErrorBox,
   fmtTime,
@@ -62,7 +62,8 @@ function PolicyEditor() {
         }
         setError(undefined);
         try {
-          const r = await unwrap(api.PUT("/v1/policy", { body }));
+          // The document as typed: the API validates it and its message is shown inline.
+          const r = await unwrap(api.PUT("/v1/policy", { body: body as PolicyBody }));
           setSaved(`Saved: version ${r.version}.`);
           doc.reload();
         } catch (err) {
@@ -122,10 +123,10 @@ function Decisions() {
   const route = useRoute();
   const names = useAgentNames();
   const query = {
-    action: route.query.get("action") ?? undefined,
-    agent_id: route.query.get("agent_id") ?? undefined,
-    since: route.query.get("since") ?? undefined,
-    until: route.query.get("until") ?? undefined,
+    ...present("action", route.query.get("action") as PolicyDecision["action"] | null),
+    ...present("agent_id", route.query.get("agent_id")),
+    ...present("since", route.query.get("since")),
+    ...present("until", route.query.get("until")),
   };
   const offset = Number(route.query.get("offset") ?? 0) || 0;
   const list = useLoad(
@@ -222,4 +223,9 @@ function Decisions() {
       ) : null}
     </section>
   );
+}
+
+/** `{[key]: value}` when the URL carries the filter, else nothing (absent, not undefined). */
+function present<K extends string, V>(key: K, value: V | null): { [k in K]?: V } {
+  return value === null || value === "" ? {} : ({ [key]: value } as { [k in K]: V });
 }

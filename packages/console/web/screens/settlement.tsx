@@ -1,7 +1,7 @@
 import { useState } from "preact/hooks";
 import { ApiError, unwrap } from "../api.ts";
 import { href, navigate, useRoute } from "../router.ts";
-import type { SettlementConfig } from "../types.ts";
+import type { PutSettlementConfigBody, Settlement, SettlementConfig } from "../types.ts";
 import {
   ErrorBox,
   fmtTime,
@@ -65,7 +65,7 @@ function Config() {
       onSubmit={async (e) => {
         e.preventDefault();
         const v = formValues(e.currentTarget);
-        const body: Record<string, unknown> = {
+        const body: PutSettlementConfigBody = {
           facilitator_url: v.facilitator_url ?? "",
           facilitator_credential_ref: v.facilitator_credential_ref ?? null,
         };
@@ -136,7 +136,13 @@ function Payments() {
   const settlement = route.query.get("settlement") ?? "settled";
   const offset = Number(route.query.get("offset") ?? 0) || 0;
   const list = useLoad(
-    () => unwrap(api.GET("/v1/invocations", { params: { query: { settlement, offset, limit: 20 } } })),
+    () =>
+      unwrap(
+        api.GET("/v1/invocations", {
+          // As typed in the URL: the API judges the value.
+          params: { query: { settlement: settlement as Settlement["status"], offset, limit: 20 } },
+        }),
+      ),
     `${settlement}|${offset}`,
   );
   return (
