@@ -15,6 +15,7 @@ export function agentJson(row: AgentRow, opts: { receiptsEnabled: boolean }) {
     status: row.status,
     suspended: row.suspended,
     rate_limit: row.rateLimit,
+    max_concurrency: row.maxConcurrency,
     capture_bodies: row.captureBodies,
     emit_receipts: row.emitReceipts ?? opts.receiptsEnabled,
     created_by: row.createdBy,

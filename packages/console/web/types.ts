@@ -59,6 +59,7 @@ export type Agent = {
   status: "active" | "inactive";
   suspended: boolean;
   rate_limit: RateLimit | null;
+  max_concurrency: number | null;
   capture_bodies: boolean;
   emit_receipts: boolean;
   created_by: string;

@@ -1,9 +1,10 @@
+import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { rootCertificates } from "node:tls";
 import { createTokenVerifier, type TokenVerifier } from "@gw/auth";
 import type { Config } from "@gw/config";
 import { migrate, openStore, type Store } from "@gw/db";
-import { createInvocationLifecycle, type Lifecycle } from "@gw/invocations";
+import { createInvocationLifecycle, type Lifecycle, startHeartbeat } from "@gw/invocations";
 import {
   bullmqConsumer,
   bullmqQueue,
@@ -50,6 +51,8 @@ export type Runtime = {
   changes: ChangeBus;
   /** The one invocation lifecycle (open, claim, complete, fail) every service writes through. */
   invocations: Lifecycle;
+  /** This process (gw_instances heartbeat): owner of the streaming records it opens. */
+  instanceId: string;
   close: () => Promise<void>;
 };
 
@@ -95,6 +98,8 @@ export async function createRuntime(
     }
     const changes = await createChangeBus(store, logger);
     closers.push(() => changes.close());
+    const instanceId = `${opts.service}-${randomUUID()}`;
+    closers.push(startHeartbeat(store, instanceId, opts.service));
     return {
       config,
       logger,
@@ -102,6 +107,7 @@ export async function createRuntime(
       features: featuresOf(config),
       changes,
       invocations: createInvocationLifecycle({ store }),
+      instanceId,
       verifyToken: createTokenVerifier({
         jwksUrl: config.GW_JWKS_URL,
         issuer: config.GW_JWT_ISSUER,

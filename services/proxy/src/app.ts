@@ -1,4 +1,5 @@
 import { type AppEnv, createBaseApp, registerHealth, requireAuth } from "@gw/http";
+import { createInFlight } from "@gw/ratelimit";
 import { healthOf, type Runtime } from "@gw/runtime";
 import type { Hono } from "hono";
 import { createAgentCache } from "./agent-cache.ts";
@@ -18,6 +19,7 @@ export function createProxyApp(rt: Runtime): ProxyApp {
     agents: createAgentCache(rt, rt.config.GW_AGENT_CACHE_MS),
     defaultRateLimit: { rps: rt.config.GW_RATE_LIMIT_RPS, burst: rt.config.GW_RATE_LIMIT_BURST },
     inflight: createTracker(),
+    inFlight: createInFlight(),
   };
   const app = createBaseApp({ logger: rt.logger });
   registerHealth(app, healthOf(rt));

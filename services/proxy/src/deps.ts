@@ -1,4 +1,4 @@
-import type { Limit } from "@gw/ratelimit";
+import type { InFlight, Limit } from "@gw/ratelimit";
 import type { Runtime } from "@gw/runtime";
 import type { AgentCache } from "./agent-cache.ts";
 import type { Tracker } from "./tracker.ts";
@@ -7,6 +7,8 @@ export type ProxyDeps = Runtime & {
   agents: AgentCache;
   /** The deployment's per-agent bucket for agents without their own rate_limit. */
   defaultRateLimit: Limit;
+  /** Calls in flight per agent and tenant in this replica (the concurrency step). */
+  inFlight: InFlight;
   /** In-flight work (stream records) that graceful shutdown waits for. */
   inflight: Tracker;
 };

@@ -2,6 +2,7 @@ import { conflict, DomainError } from "@gw/core";
 import { ReservationTaken } from "@gw/invocations";
 import type { Call } from "../call.ts";
 import type { ProxyDeps } from "../deps.ts";
+import { storedJobOf } from "../job.ts";
 
 /**
  * Step 8: the invocation record, with the call's reservations in the same statement. The
@@ -11,6 +12,11 @@ import type { ProxyDeps } from "../deps.ts";
  */
 export async function openInvocation(call: Call, deps: ProxyDeps): Promise<Call & { opened: Promise<void> }> {
   const held = call.reservations.length > 0;
+  const transactional = call.mode === "transactional";
+  // A transactional call's job is stored with its row: the reconciler rebuilds it from there.
+  const request = transactional
+    ? { job: storedJobOf(call), body: call.forward ?? Buffer.alloc(0) }
+    : undefined;
   const write = deps.invocations.open(
     call.tenantId,
     {
@@ -30,8 +36,10 @@ export async function openInvocation(call: Call, deps: ProxyDeps): Promise<Call 
       paymentAmount: call.payment?.amount ?? null,
       paymentPayer: call.payment?.payer ?? null,
       paymentNonce: call.payment?.nonce ?? null,
+      // The process that owns the open streaming record (the sweeper ends it if this one dies).
+      instanceId: transactional ? null : deps.instanceId,
     },
-    { durable: call.mode === "transactional", reservations: call.reservations },
+    { durable: transactional, reservations: call.reservations, request },
   );
   if (call.mode === "transactional" || held) {
     await write.catch(refusal);
