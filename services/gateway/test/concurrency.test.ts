@@ -10,7 +10,11 @@ const held: ServerResponse[] = [];
 let upstream: string;
 
 beforeAll(async () => {
-  gw = await startGateway({ GW_TENANT_MAX_CONCURRENCY: "3", GW_RATE_LIMIT_RPS: "1000", GW_RATE_LIMIT_BURST: "1000" });
+  gw = await startGateway({
+    GW_TENANT_MAX_CONCURRENCY: "3",
+    GW_RATE_LIMIT_RPS: "1000",
+    GW_RATE_LIMIT_BURST: "1000",
+  });
   const u = await ups.up((_req, res) => {
     res.writeHead(200, { "content-type": "text/plain" });
     res.write("start\n");
