@@ -94,7 +94,7 @@ export async function deploy(opts: {
   ]);
   const controlPlane = `http://127.0.0.1:${cpPort}`;
   const token = await mintDevToken(SECRET, {
-    tenant: `bench_${randomUUID()}`,
+    tenant: `bench-${randomUUID()}`,
     sub: "bench",
     ttlSeconds: 6 * 3600,
   });

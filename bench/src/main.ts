@@ -1,10 +1,11 @@
-// `pnpm bench [--quick] [--no-build] [--profile] [--json <file>]`: the split deployment against a
+// `pnpm bench [--quick] [--no-build] [--profile] [--json <file>] [--only stream,transact,transfer,sse]`: the split deployment against a
 // direct upstream and a bare Node proxy, side by side in one run. See docs/performance.md.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { join } from "node:path";
 import { build, type Deployment, deploy, storesOrExplain } from "./deploy.ts";
 import { generatorName, type LoadResult, load } from "./load.ts";
+import { type OpenLoopResult, openLoop } from "./open-loop.ts";
 import { ROOT, stop, stopAll } from "./procs.ts";
 import type { Row } from "./report.ts";
 import { table, withRatios } from "./report.ts";
@@ -19,7 +20,13 @@ const jsonAt = argv.indexOf("--json");
 const P = quick
   ? { rounds: 1, seconds: 2, latSeconds: 1, bytes: 256 * 2 ** 20, e2e: 500, sseEvents: 100, sseStreams: 4 }
   : { rounds: 3, seconds: 5, latSeconds: 3, bytes: 2 ** 30, e2e: 5000, sseEvents: 400, sseStreams: 4 };
+const onlyAt = argv.indexOf("--only");
+/** `--only stream,transact,transfer,sse`: run just those sections (for iterating on one figure). */
+const only = onlyAt >= 0 ? new Set((argv[onlyAt + 1] ?? "").split(",")) : null;
+const want = (section: string) => only === null || only.has(section);
 const CONCURRENCY = 64;
+/** Offered arrival rate of the transactional open-loop step (issue 14: 202 p99 <= 10 ms at 500/s). */
+const OPEN_RATE = 500;
 const SMALL_BODY = JSON.stringify({ prompt: "hello", n: 1 });
 const SSE_EVERY_MS = 5;
 const results = join(ROOT, "bench", "results");
@@ -59,8 +66,6 @@ async function main(): Promise<number> {
   const pid = (t: Target) => (t === "bare" ? d.bareProc.pid : t === "gateway" ? d.proxyProc.pid : undefined);
   const rows: Row[] = [];
 
-  // 1. Small request/response through the streaming endpoint.
-  console.log("1/4 small bodies, streaming endpoint ...");
   const spec = (t: Target, connections: number, seconds: number) => ({
     url: url(t, "echo", "/echo"),
     headers: { ...auth, "content-type": "application/json" },
@@ -68,183 +73,236 @@ async function main(): Promise<number> {
     connections,
     seconds,
   });
-  for (const t of TARGETS) await load(spec(t, CONCURRENCY, 1)); // warm-up: JIT, pools, caches
-  const loaded: Record<Target, LoadResult[]> = { direct: [], bare: [], gateway: [] };
-  const single: Record<Target, LoadResult[]> = { direct: [], bare: [], gateway: [] };
-  for (let r = 0; r < P.rounds; r++) {
-    for (const t of order(r)) {
-      loaded[t].push(await load(spec(t, CONCURRENCY, P.seconds)));
-      single[t].push(await load(spec(t, 1, P.latSeconds)));
-    }
-  }
-  const errors = TARGETS.flatMap((t) => [...loaded[t], ...single[t]]).reduce((n, x) => n + x.errors, 0);
-  if (errors > 0) throw new Error(`small bodies: ${errors} failed requests`);
-  const m = (set: Record<Target, LoadResult[]>, t: Target, k: "rps" | "p50" | "p99") =>
-    median(set[t].map((x) => x[k]));
-  const gwRps = m(loaded, "gateway", "rps");
-  rows.push(
-    {
-      scenario: "stream small",
-      metric: `throughput c=${CONCURRENCY}`,
-      unit: "req/s",
-      direct: m(loaded, "direct", "rps"),
-      bare: m(loaded, "bare", "rps"),
-      gateway: gwRps,
-      target: { text: ">= 0.5 x bare", met: gwRps >= 0.5 * m(loaded, "bare", "rps") },
-    },
-    ...(["p50", "p99"] as const).map((k) => ({
-      scenario: "stream small",
-      metric: `latency ${k} c=${CONCURRENCY}`,
-      unit: "ms",
-      direct: m(loaded, "direct", k),
-      bare: m(loaded, "bare", k),
-      gateway: m(loaded, "gateway", k),
-    })),
-    ...(["p50", "p99"] as const).map((k) => {
-      const added = m(single, "gateway", k) - m(single, "direct", k);
-      return {
-        scenario: "stream small",
-        metric: `latency ${k} c=1 (added: ${added.toFixed(2)} ms)`,
-        unit: "ms",
-        direct: m(single, "direct", k),
-        bare: m(single, "bare", k),
-        gateway: m(single, "gateway", k),
-        target: k === "p50" ? { text: "added p50 <= 1 ms", met: added <= 1 } : undefined,
-      };
-    }),
-  );
 
-  // 2. Transactional: the 202 under load, then completed invocations end to end.
-  console.log("2/4 transactional ...");
-  const accepted: LoadResult[] = [];
-  const direct202: LoadResult[] = [];
-  const e2e: number[] = [];
-  const e2eDirect: number[] = [];
-  let e2eFailed = 0;
-  const transactSpec = {
-    ...spec("gateway", CONCURRENCY, P.seconds),
-    url: `${d.proxy}/v1/proxy/${d.agents.transact}`,
-  };
-  for (let r = 0; r < P.rounds; r++) {
-    direct202.push(await load(spec("direct", CONCURRENCY, P.seconds)));
-    accepted.push(await load(transactSpec));
-    await drained(d.controlPlane, d.token, d.agents.transact);
-    e2eDirect.push(await directCalls(`${d.upstream}/echo`, P.e2e, CONCURRENCY));
-    const run = await endToEnd({
-      proxy: d.proxy,
-      controlPlane: d.controlPlane,
-      agentId: d.agents.transact,
-      token: d.token,
-      n: P.e2e,
-      concurrency: CONCURRENCY,
-    });
-    e2e.push(run.perSecond);
-    e2eFailed += run.failed;
-  }
-  if (accepted.some((a) => a.errors > 0)) throw new Error("transactional: failed submissions");
-  if (e2eFailed > 0) throw new Error(`transactional: ${e2eFailed} invocations did not succeed`);
-  const p99 = median(accepted.map((a) => a.p99));
-  const perSecond = median(e2e);
-  rows.push(
-    {
-      scenario: "transactional",
-      metric: `202 throughput c=${CONCURRENCY}`,
-      unit: "req/s",
-      direct: median(direct202.map((a) => a.rps)),
-      bare: null,
-      gateway: median(accepted.map((a) => a.rps)),
-    },
-    {
-      scenario: "transactional",
-      metric: `202 latency p50 c=${CONCURRENCY}`,
-      unit: "ms",
-      direct: median(direct202.map((a) => a.p50)),
-      bare: null,
-      gateway: median(accepted.map((a) => a.p50)),
-    },
-    {
-      scenario: "transactional",
-      metric: `202 latency p99 c=${CONCURRENCY}`,
-      unit: "ms",
-      direct: median(direct202.map((a) => a.p99)),
-      bare: null,
-      gateway: p99,
-      target: { text: "p99 <= 10 ms", met: p99 <= 10 },
-    },
-    {
-      scenario: "transactional",
-      metric: `completed end to end (N=${P.e2e})`,
-      unit: "inv/s",
-      direct: median(e2eDirect),
-      bare: null,
-      gateway: perSecond,
-      target: { text: ">= 1000 /s", met: perSecond >= 1000 },
-    },
-  );
-
-  // 3. Large bodies each way through the streaming endpoint; the proxy's RSS must stay flat.
-  const mib = P.bytes / 2 ** 20;
-  console.log(`3/4 ${mib} MiB up and down ...`);
-  for (const dir of ["upload", "download"] as const) {
-    const runs: Record<Target, Array<{ mibPerS: number; rssGrowthMiB: number | null }>> = {
-      direct: [],
-      bare: [],
-      gateway: [],
-    };
-    for (let r = 0; r < (quick ? 1 : 2); r++) {
+  // 1. Small request/response through the streaming endpoint.
+  if (want("stream")) {
+    console.log("1/4 small bodies, streaming endpoint ...");
+    for (const t of TARGETS) await load(spec(t, CONCURRENCY, 1)); // warm-up: JIT, pools, caches
+    const loaded: Record<Target, LoadResult[]> = { direct: [], bare: [], gateway: [] };
+    const single: Record<Target, LoadResult[]> = { direct: [], bare: [], gateway: [] };
+    for (let r = 0; r < P.rounds; r++) {
       for (const t of order(r)) {
-        const target =
-          dir === "upload" ? url(t, "sink", "/sink") : url(t, "source", `/source?bytes=${P.bytes}`);
-        const fn = dir === "upload" ? upload : download;
-        runs[t].push(await fn(target, auth, P.bytes, pid(t)));
+        loaded[t].push(await load(spec(t, CONCURRENCY, P.seconds)));
+        single[t].push(await load(spec(t, 1, P.latSeconds)));
       }
     }
-    const growth = Math.max(...runs.gateway.map((x) => x.rssGrowthMiB ?? 0));
+    const errors = TARGETS.flatMap((t) => [...loaded[t], ...single[t]]).reduce((n, x) => n + x.errors, 0);
+    if (errors > 0) throw new Error(`small bodies: ${errors} failed requests`);
+    const m = (set: Record<Target, LoadResult[]>, t: Target, k: "rps" | "p50" | "p99") =>
+      median(set[t].map((x) => x[k]));
+    const gwRps = m(loaded, "gateway", "rps");
     rows.push(
       {
-        scenario: `${mib} MiB ${dir}`,
-        metric: "throughput",
-        unit: "MiB/s",
-        direct: median(runs.direct.map((x) => x.mibPerS)),
-        bare: median(runs.bare.map((x) => x.mibPerS)),
-        gateway: median(runs.gateway.map((x) => x.mibPerS)),
+        scenario: "stream small",
+        metric: `throughput c=${CONCURRENCY}`,
+        unit: "req/s",
+        direct: m(loaded, "direct", "rps"),
+        bare: m(loaded, "bare", "rps"),
+        gateway: gwRps,
+        target: { text: ">= 0.5 x bare", met: gwRps >= 0.5 * m(loaded, "bare", "rps") },
+      },
+      ...(["p50", "p99"] as const).map((k) => ({
+        scenario: "stream small",
+        metric: `latency ${k} c=${CONCURRENCY}`,
+        unit: "ms",
+        direct: m(loaded, "direct", k),
+        bare: m(loaded, "bare", k),
+        gateway: m(loaded, "gateway", k),
+      })),
+      ...(["p50", "p99"] as const).map((k) => {
+        const added = m(single, "gateway", k) - m(single, "direct", k);
+        return {
+          scenario: "stream small",
+          metric: `latency ${k} c=1 (added: ${added.toFixed(2)} ms)`,
+          unit: "ms",
+          direct: m(single, "direct", k),
+          bare: m(single, "bare", k),
+          gateway: m(single, "gateway", k),
+          target: k === "p50" ? { text: "added p50 <= 1 ms", met: added <= 1 } : undefined,
+        };
+      }),
+    );
+  }
+
+  // 2. Transactional: the 202 under load, then completed invocations end to end.
+  if (want("transact")) {
+    console.log("2/4 transactional ...");
+    const accepted: LoadResult[] = [];
+    const direct202: LoadResult[] = [];
+    const e2e: number[] = [];
+    const e2eDirect: number[] = [];
+    let e2eFailed = 0;
+    const transactSpec = {
+      ...spec("gateway", CONCURRENCY, P.seconds),
+      url: `${d.proxy}/v1/proxy/${d.agents.transact}`,
+    };
+    for (let r = 0; r < P.rounds; r++) {
+      direct202.push(await load(spec("direct", CONCURRENCY, P.seconds)));
+      accepted.push(await load(transactSpec));
+      await drained(d.controlPlane, d.token, d.agents.transact);
+      e2eDirect.push(await directCalls(`${d.upstream}/echo`, P.e2e, CONCURRENCY));
+      const run = await endToEnd({
+        proxy: d.proxy,
+        controlPlane: d.controlPlane,
+        agentId: d.agents.transact,
+        token: d.token,
+        n: P.e2e,
+        concurrency: CONCURRENCY,
+      });
+      e2e.push(run.perSecond);
+      e2eFailed += run.failed;
+    }
+    if (accepted.some((a) => a.errors > 0)) throw new Error("transactional: failed submissions");
+    // The 202 at a fixed arrival rate (open loop): what a caller sees at a steady offered load.
+    const open: OpenLoopResult[] = [];
+    const openDirect: OpenLoopResult[] = [];
+    for (let r = 0; r < P.rounds; r++) {
+      const common = {
+        headers: { "content-type": "application/json" },
+        body: SMALL_BODY,
+        seconds: P.seconds,
+      };
+      openDirect.push(
+        await openLoop({ ...common, url: `${d.upstream}/echo`, ratePerSecond: OPEN_RATE, expectStatus: 200 }),
+      );
+      open.push(
+        await openLoop({
+          ...common,
+          headers: { ...common.headers, ...auth },
+          url: `${d.proxy}/v1/proxy/${d.agents.transact}`,
+          ratePerSecond: OPEN_RATE,
+          expectStatus: 202,
+        }),
+      );
+      await drained(d.controlPlane, d.token, d.agents.transact);
+    }
+    if (open.some((a) => a.errors > 0)) throw new Error("transactional open loop: failed submissions");
+    const openP99 = median(open.map((a) => a.p99));
+    if (e2eFailed > 0) throw new Error(`transactional: ${e2eFailed} invocations did not succeed`);
+    const p99 = median(accepted.map((a) => a.p99));
+    const perSecond = median(e2e);
+    rows.push(
+      {
+        scenario: "transactional",
+        metric: `202 throughput c=${CONCURRENCY}`,
+        unit: "req/s",
+        direct: median(direct202.map((a) => a.rps)),
+        bare: null,
+        gateway: median(accepted.map((a) => a.rps)),
+        target: { text: ">= 3000 req/s", met: median(accepted.map((a) => a.rps)) >= 3000 },
       },
       {
-        scenario: `${mib} MiB ${dir}`,
-        metric: "peak RSS growth of the proxy",
-        unit: "MiB",
-        direct: null,
-        bare: Math.max(...runs.bare.map((x) => x.rssGrowthMiB ?? 0)),
-        gateway: growth,
-        target: { text: "< 64 MiB", met: growth < 64 },
+        scenario: "transactional",
+        metric: `202 latency p50 c=${CONCURRENCY}`,
+        unit: "ms",
+        direct: median(direct202.map((a) => a.p50)),
+        bare: null,
+        gateway: median(accepted.map((a) => a.p50)),
+      },
+      {
+        scenario: "transactional",
+        metric: `202 latency p99 c=${CONCURRENCY}`,
+        unit: "ms",
+        direct: median(direct202.map((a) => a.p99)),
+        bare: null,
+        gateway: p99,
+      },
+      {
+        scenario: "transactional",
+        metric: `202 latency p50 open loop ${OPEN_RATE}/s`,
+        unit: "ms",
+        direct: median(openDirect.map((a) => a.p50)),
+        bare: null,
+        gateway: median(open.map((a) => a.p50)),
+      },
+      {
+        scenario: "transactional",
+        metric: `202 latency p99 open loop ${OPEN_RATE}/s`,
+        unit: "ms",
+        direct: median(openDirect.map((a) => a.p99)),
+        bare: null,
+        gateway: openP99,
+        target: { text: "p99 <= 10 ms", met: openP99 <= 10 },
+      },
+      {
+        scenario: "transactional",
+        metric: `completed end to end (N=${P.e2e})`,
+        unit: "inv/s",
+        direct: median(e2eDirect),
+        bare: null,
+        gateway: perSecond,
+        target: { text: ">= 2000 /s", met: perSecond >= 2000 },
       },
     );
   }
 
-  // 4. SSE: upstream flush → client, event by event.
-  console.log("4/4 SSE event delay ...");
-  const delays: Record<Target, number[]> = { direct: [], bare: [], gateway: [] };
-  for (let r = 0; r < P.rounds; r++) {
-    for (const t of order(r))
-      delays[t].push(
-        ...(await sseDelays(
-          url(t, "sse", `/sse?n=${P.sseEvents}&every=${SSE_EVERY_MS}`),
-          auth,
-          P.sseStreams,
-        )),
+  // 3. Large bodies each way through the streaming endpoint; the proxy's RSS must stay flat.
+  if (want("transfer")) {
+    const mib = P.bytes / 2 ** 20;
+    console.log(`3/4 ${mib} MiB up and down ...`);
+    for (const dir of ["upload", "download"] as const) {
+      const runs: Record<Target, Array<{ mibPerS: number; rssGrowthMiB: number | null }>> = {
+        direct: [],
+        bare: [],
+        gateway: [],
+      };
+      for (let r = 0; r < (quick ? 1 : 2); r++) {
+        for (const t of order(r)) {
+          const target =
+            dir === "upload" ? url(t, "sink", "/sink") : url(t, "source", `/source?bytes=${P.bytes}`);
+          const fn = dir === "upload" ? upload : download;
+          runs[t].push(await fn(target, auth, P.bytes, pid(t)));
+        }
+      }
+      const growth = Math.max(...runs.gateway.map((x) => x.rssGrowthMiB ?? 0));
+      rows.push(
+        {
+          scenario: `${mib} MiB ${dir}`,
+          metric: "throughput",
+          unit: "MiB/s",
+          direct: median(runs.direct.map((x) => x.mibPerS)),
+          bare: median(runs.bare.map((x) => x.mibPerS)),
+          gateway: median(runs.gateway.map((x) => x.mibPerS)),
+        },
+        {
+          scenario: `${mib} MiB ${dir}`,
+          metric: "peak RSS growth of the proxy",
+          unit: "MiB",
+          direct: null,
+          bare: Math.max(...runs.bare.map((x) => x.rssGrowthMiB ?? 0)),
+          gateway: growth,
+          target: { text: "< 64 MiB", met: growth < 64 },
+        },
       );
+    }
   }
-  for (const q of [50, 99]) {
-    const gw = percentile(delays.gateway, q);
-    rows.push({
-      scenario: "SSE",
-      metric: `event delay p${q} (${P.sseStreams} streams, every ${SSE_EVERY_MS} ms)`,
-      unit: "ms",
-      direct: percentile(delays.direct, q),
-      bare: percentile(delays.bare, q),
-      gateway: gw,
-      target: q === 99 ? { text: "p99 <= 5 ms", met: gw <= 5 } : undefined,
-    });
+
+  // 4. SSE: upstream flush → client, event by event.
+  if (want("sse")) {
+    console.log("4/4 SSE event delay ...");
+    const delays: Record<Target, number[]> = { direct: [], bare: [], gateway: [] };
+    for (let r = 0; r < P.rounds; r++) {
+      for (const t of order(r))
+        delays[t].push(
+          ...(await sseDelays(
+            url(t, "sse", `/sse?n=${P.sseEvents}&every=${SSE_EVERY_MS}`),
+            auth,
+            P.sseStreams,
+          )),
+        );
+    }
+    for (const q of [50, 99]) {
+      const gw = percentile(delays.gateway, q);
+      rows.push({
+        scenario: "SSE",
+        metric: `event delay p${q} (${P.sseStreams} streams, every ${SSE_EVERY_MS} ms)`,
+        unit: "ms",
+        direct: percentile(delays.direct, q),
+        bare: percentile(delays.bare, q),
+        gateway: gw,
+        target: q === 99 ? { text: "p99 <= 5 ms", met: gw <= 5 } : undefined,
+      });
+    }
   }
 
   await stop(d.proxyProc);

@@ -103,6 +103,8 @@ const EnvSchema = v.object({
   GW_RECEIPT_SIGNING_KEY: optStr(),
   GW_RECEIPT_ACTOR: optStr(),
   GW_SETTLE_THEN_FORWARD: bool(true),
+  /** Time-out of one facilitator `/settle` attempt; a time-out is final (DESIGN.md §3 Settlement). */
+  GW_SETTLE_TIMEOUT_MS: int(15_000, 1, 600_000),
   GW_SSRF_ALLOW_CIDRS: cidrList,
   GW_ALLOW_HTTP_UPSTREAMS: bool(false),
   /** PEM bundle trusted for upstream TLS in addition to the system store (private CAs). */
@@ -145,6 +147,11 @@ const EnvSchema = v.object({
   ),
   /** How long an agent row may be served from the proxy's cache. */
   GW_AGENT_CACHE_MS: int(1_000, 0, 60_000),
+  /**
+   * A streaming call that ends within this many ms is recorded by one INSERT of its final state;
+   * a longer one gets a `running` row at this point, completed when it ends (ADR 0006).
+   */
+  GW_STREAM_RECORD_DEFER_MS: int(500, 0, 60_000),
   GW_SHUTDOWN_TIMEOUT_MS: int(25_000, 0, 600_000),
   GW_LOG_LEVEL: v.optional(
     v.picklist(["trace", "debug", "info", "warn", "error", "fatal", "silent"]),

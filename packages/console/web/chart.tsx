@@ -16,7 +16,14 @@ export const PALETTE = [
 
 export type Series = { label: string; values: Array<number | null> };
 
-export function Chart(props: { title: string; unit: string; x: number[]; series: Series[] }) {
+export function Chart(props: {
+  title: string;
+  unit: string;
+  x: number[];
+  series: Series[];
+  /** The time window shown (unix seconds): a lone bucket must not stretch the axis over years. */
+  range: [number, number];
+}) {
   const box = useRef<HTMLDivElement>(null);
   useEffect(() => {
     const el = box.current;
@@ -38,7 +45,10 @@ export function Chart(props: { title: string; unit: string; x: number[]; series:
         ],
         axes: [{}, { label: props.unit, size: 60 }],
         // Counts, rates and latencies all start at zero: a floating axis would exaggerate changes.
-        scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] } },
+        scales: {
+          x: { time: true, range: () => props.range },
+          y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] },
+        },
         legend: { live: false },
       },
       [props.x, ...props.series.map((s) => s.values)],
@@ -50,7 +60,7 @@ export function Chart(props: { title: string; unit: string; x: number[]; series:
       ro.disconnect();
       plot.destroy();
     };
-  }, [props.x, props.series, props.unit]);
+  }, [props.x, props.series, props.unit, props.range]);
   return (
     <figure class="chart" data-testid={`chart-${props.title}`}>
       <figcaption>{props.title}</figcaption>

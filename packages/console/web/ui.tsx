@@ -117,7 +117,7 @@ export function fmtTime(iso: string | null | undefined): string {
 }
 
 export function fmtMs(ms: number | null | undefined): string {
-  return ms === null || ms === undefined ? "—" : `${ms} ms`;
+  return ms === null || ms === undefined ? "—" : `${Math.round(ms * 10) / 10} ms`;
 }
 
 export function fmtBytes(n: number | null | undefined): string {

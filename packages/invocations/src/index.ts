@@ -5,6 +5,7 @@ export {
   INVOCATION_STATUSES,
   type InvocationStatus,
   type InvocationUpdate,
+  type NewInvocation,
   type Reservation,
   ReservationTaken,
 } from "@gw/db";

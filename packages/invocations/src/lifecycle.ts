@@ -32,6 +32,35 @@ export type Extras = { result?: InvocationResult | undefined; digests?: Terminal
 
 export type Lifecycle = ReturnType<typeof createInvocationLifecycle>;
 
+/** Ends one invocation: the upstream answered (`complete`) or there was no usable answer (`fail`). */
+export type InvocationHandle = {
+  complete: (upstreamStatus: number, facts: Facts, extras?: Extras) => Promise<void>;
+  fail: (failure: Failure, facts?: Facts, extras?: Extras) => Promise<void>;
+  /** Failed with no error class: settlement failed and the upstream was never called. */
+  failUnsettled: (facts: Facts) => Promise<void>;
+};
+
+const unsettled = (facts: Facts): InvocationUpdate => ({
+  completedAt: new Date(),
+  ...facts,
+  status: "failed",
+  errorClass: null,
+});
+
+const completion = (upstreamStatus: number, facts: Facts): InvocationUpdate => ({
+  completedAt: new Date(),
+  ...facts,
+  ...outcomeOfStatus(upstreamStatus),
+  upstreamStatus,
+});
+
+const failing = (failure: Failure, facts: Facts): InvocationUpdate => ({
+  completedAt: new Date(),
+  ...facts,
+  status: "failed",
+  errorClass: ERROR_CLASS[failure],
+});
+
 /**
  * The one invocation lifecycle: open → (claim) → complete | fail. Every terminal write of every
  * service goes through `complete` or `fail`, and `onTerminal` hears each one after it committed
@@ -65,8 +94,14 @@ export function createInvocationLifecycle(opts: {
       // Fail-open by contract: the hook's own errors are its own to count.
     }
   };
-  const write = async (ref: InvocationRef, set: InvocationUpdate, extras: Extras | undefined) => {
-    await fast.update(ref.tenantId, ref.id, set, extras?.result);
+  const write = async (
+    ref: InvocationRef,
+    set: InvocationUpdate,
+    extras: Extras | undefined,
+    // How the terminal state is written: an UPDATE of the open row, unless said otherwise.
+    commit: () => Promise<void> = () => fast.update(ref.tenantId, ref.id, set, extras?.result),
+  ) => {
+    await commit();
     const status = set.status === "succeeded" ? "succeeded" : "failed";
     terminal({
       ...ref,
@@ -113,30 +148,59 @@ export function createInvocationLifecycle(opts: {
         void endIfOpen(ref).catch(() => {});
       });
     },
+    /**
+     * A streaming record written off the critical path: nothing is written unless the call
+     * outlives `deferMs`, when its `running` row is inserted; a call that ends before is recorded
+     * by one INSERT of its final state. Either way `complete`/`fail` on the returned handle end it.
+     */
+    openDeferred(row: NewInvocation & { id: string }, ref: InvocationRef, deferMs: number): InvocationHandle {
+      let inserted: Promise<boolean> | null = null;
+      const timer = setTimeout(() => {
+        inserted = fast.insert(ref.tenantId, row).then(
+          () => true,
+          () => false,
+        );
+      }, deferMs);
+      const whole = (set: InvocationUpdate) => () => fast.insert(ref.tenantId, { ...row, ...set });
+      const end = async (set: InvocationUpdate, extras?: Extras) => {
+        const open = inserted;
+        if (open === null) {
+          clearTimeout(timer);
+          return write(ref, set, extras, whole(set));
+        }
+        // The running row went in: update it. Its insert failed: write the record whole.
+        return (await open) ? write(ref, set, extras) : write(ref, set, extras, whole(set));
+      };
+      return {
+        complete: (upstreamStatus, facts, extras) => end(completion(upstreamStatus, facts), extras),
+        fail: (failure, facts = {}, extras) => end(failing(failure, facts), extras),
+        failUnsettled: (facts) => end(unsettled(facts)),
+      };
+    },
+    /** The handle of a record that exists (or whose insert is already under way, `after`). */
+    handle(ref: InvocationRef, after: Promise<void> = Promise.resolve()): InvocationHandle {
+      return {
+        complete: (upstreamStatus, facts, extras) =>
+          after.then(() => write(ref, completion(upstreamStatus, facts), extras)),
+        fail: (failure, facts = {}, extras) => after.then(() => write(ref, failing(failure, facts), extras)),
+        failUnsettled: (facts) => after.then(() => write(ref, unsettled(facts), undefined)),
+      };
+    },
     /** pending → running, only if still pending (a call whose caller got an error never runs). */
     claim: (ref: InvocationRef) => claimInvocation(store.recordsQuery, ref.tenantId, ref.id),
     /** A redelivered job of a running call is tried again: attempts + 1; false when not running. */
     repeat: (ref: InvocationRef) => markRepeat(store.query, ref.tenantId, ref.id),
     /** Terminal: the upstream answered; its status decides succeeded or failed. */
     complete: (ref: InvocationRef, upstreamStatus: number, facts: Facts, extras?: Extras) =>
-      write(
-        ref,
-        { completedAt: new Date(), ...facts, ...outcomeOfStatus(upstreamStatus), upstreamStatus },
-        extras,
-      ),
+      write(ref, completion(upstreamStatus, facts), extras),
     /** Terminal: no usable answer; `failure` decides the error class. */
     fail: (ref: InvocationRef, failure: Failure, facts: Facts = {}, extras?: Extras) =>
-      write(
-        ref,
-        { completedAt: new Date(), ...facts, status: "failed", errorClass: ERROR_CLASS[failure] },
-        extras,
-      ),
+      write(ref, failing(failure, facts), extras),
     /**
      * Terminal: a settlement failure ends the call with no error class (DESIGN.md, x402): the
      * upstream was never called.
      */
-    failUnsettled: (ref: InvocationRef, facts: Facts) =>
-      write(ref, { completedAt: new Date(), ...facts, status: "failed", errorClass: null }, undefined),
+    failUnsettled: (ref: InvocationRef, facts: Facts) => write(ref, unsettled(facts), undefined),
     /** Ends a call that is still open as failed/internal (its job was lost); false if terminal. */
     failIfOpen: endIfOpen,
   };

@@ -1,3 +1,5 @@
+import type { AdmittedPayment } from "@gw/payments";
+
 /**
  * The transactional job: everything the worker needs to make the upstream call, snapshotted when
  * the call was accepted. One definition shared by the producer (proxy) and the consumer (worker).
@@ -19,7 +21,7 @@ export type TransactJob = {
    */
   mcpRequestId?: string | number | null;
   captureBodies: boolean;
-  /** Caller headers, already stripped of Authorization, X-PAYMENT, x-gateway-* and hop-by-hop. */
+  /** Caller headers, already stripped of Authorization, X-PAYMENT, PAYMENT-SIGNATURE, x-gateway-* and hop-by-hop. */
   headers: string[];
   /** The caller's address, appended to X-Forwarded-For upstream. */
   clientAddress?: string | undefined;
@@ -30,6 +32,11 @@ export type TransactJob = {
    * over JOB_BODY_MAX_BYTES, and every job the reconciler rebuilt). docs/reliability.md.
    */
   bodyStored?: boolean;
+  /**
+   * The call's verified x402 payment (a few KiB), which the worker settles before it forwards when
+   * `facilitator` is set. Absent for unpriced agents.
+   */
+  payment?: AdmittedPayment | undefined;
   /**
    * W3C trace context (`traceparent`, `tracestate`) of the producer's `send` span, set by the
    * queue's enqueue: the worker's spans continue the caller's trace. Absent on jobs enqueued

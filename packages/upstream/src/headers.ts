@@ -22,6 +22,7 @@ function isDroppedRequestHeader(lower: string, connectionTokens: Set<string> | u
     HOP_BY_HOP.has(lower) ||
     lower === "authorization" ||
     lower === "x-payment" ||
+    lower === "payment-signature" ||
     lower.startsWith("x-gateway-") ||
     (connectionTokens?.has(lower) ?? false)
   );

@@ -50,3 +50,12 @@ describe("upstream request headers", () => {
     ]);
   });
 });
+
+describe("payment headers", () => {
+  it("neither payment header reaches the upstream; PAYMENT-REQUIRED from an upstream passes back", () => {
+    const out = upstreamRequestHeaders(["X-PAYMENT", "a", "Payment-Signature", "b", "accept", "*/*"], base);
+    expect(out.filter((_, i) => i % 2 === 0).map((n) => n.toLowerCase())).not.toContain("x-payment");
+    expect(out.filter((_, i) => i % 2 === 0).map((n) => n.toLowerCase())).not.toContain("payment-signature");
+    expect(downstreamResponseHeaders({ "payment-required": "kept" })).toEqual({ "payment-required": "kept" });
+  });
+});

@@ -98,5 +98,6 @@ export async function deleteCredential({ ctx, id }: { ctx: VaultCtx; id: string 
     ? await credentialRepo.deleteUnreferenced(ctx.db, ctx.tenantId, id)
     : "not_found";
   if (outcome === "not_found") throw notFound("credential");
-  if (outcome === "referenced") throw conflict("credential is referenced by an agent");
+  if (outcome === "referenced")
+    throw conflict("credential is referenced by an agent or the settlement configuration");
 }

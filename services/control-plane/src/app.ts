@@ -10,6 +10,7 @@ import { registerConsole } from "./routes/console.ts";
 import { registerCredentials } from "./routes/credentials/index.ts";
 import { registerInvocations } from "./routes/invocations/index.ts";
 import { registerMe } from "./routes/me.ts";
+import { registerSettlement } from "./routes/settlement/index.ts";
 
 export type ControlPlaneDeps = Runtime;
 
@@ -32,6 +33,7 @@ export function createControlPlaneApp(deps: ControlPlaneDeps): Hono<AppEnv> {
   if (surfaces.analytics) registerAnalytics(v1, deps);
   // Mounted exactly when capabilities says so: the one value decides both.
   if (surfaces.credentials) registerCredentials(v1, deps);
+  if (surfaces.settlement) registerSettlement(v1, deps);
   app.route("/v1", v1);
   return app;
 }

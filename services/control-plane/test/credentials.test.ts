@@ -357,7 +357,9 @@ describe("credentials: referenced by an agent", () => {
     expect(agent.status).toBe(201);
     const refused = await call("DELETE", `/v1/credentials/${cred.id}`);
     expect(refused.status).toBe(409);
-    expect(refused.json).toEqual({ error: "credential is referenced by an agent" });
+    expect(refused.json).toEqual({
+      error: "credential is referenced by an agent or the settlement configuration",
+    });
     expect((await call("GET", `/v1/credentials/${cred.id}`)).json).toEqual(cred);
     // Rotation while referenced is fine.
     expect((await call("PUT", `/v1/credentials/${cred.id}`, { secret: secret() })).json.version).toBe(2);

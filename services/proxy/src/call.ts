@@ -3,18 +3,10 @@ import type { AgentRow } from "@gw/agents";
 import type { AppEnv } from "@gw/http";
 import type { Reservation } from "@gw/invocations";
 import type { McpMessage } from "@gw/mcp";
+import type { AdmittedPayment } from "@gw/payments";
 import type { Target } from "@gw/upstream";
 
 export type Mode = "transactional" | "streaming";
-
-/** A verified x402 payment (filled by the payment step once payments land). */
-export type CallPayment = {
-  network: string;
-  asset: string;
-  amount: string;
-  payer: string;
-  nonce: string;
-};
 
 /**
  * One proxied call as it moves through the pipeline (DESIGN.md §1). Each step takes the Call and
@@ -48,8 +40,8 @@ export type Call = {
   forward: Buffer | null;
   /** Step 6: the policy's decision; null when the tenant has no policy document. */
   policy: { action: "allow" | "warn"; matchedRule: string } | null;
-  /** Step 7. */
-  payment: CallPayment | null;
+  /** Step 7: the verified x402 payment, with the tenant's facilitator (null: verified only). */
+  payment: AdmittedPayment | null;
   /** Keys step 8 takes together with the invocation (a verified digest, a payment nonce). */
   reservations: Reservation[];
   /** Headers a step adds to the caller's response; both modes apply them in one place. */

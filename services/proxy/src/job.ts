@@ -19,5 +19,6 @@ export function storedJobOf(call: Call): StoredJob {
     captureBodies: call.agent.captureBodies,
     headers: forwardableHeaders(call.rawHeaders, { keepContentLength: false }),
     clientAddress: call.clientAddress,
+    ...(call.payment ? { payment: call.payment } : {}),
   };
 }

@@ -8,6 +8,7 @@ import { callUpstreamStreaming, targetOf, upstreamRequestHeaders } from "@gw/ups
 import { CredentialError, type InjectedHeader, openCredential, redactHeaders, redactSecret } from "@gw/vault";
 import { answerReader, keptHeaders } from "./answer.ts";
 import { jobBody } from "./body.ts";
+import { notForwarded, settlePaid } from "./settle.ts";
 
 export type WorkerDeps = Pick<
   Runtime,
@@ -61,7 +62,10 @@ export function createProcessor(deps: WorkerDeps): ProcessJob {
 
     const target = targetOf(job.upstreamUrl);
     const credential = await credentialOf(job, target.host, deps, log);
-    if (credential === "refused") return fail("credential");
+    if (credential === "refused") return fail("credential", notForwarded(job));
+    // Settle-then-forward: the upstream is called only once the payment settled.
+    const paid = await settlePaid(job, deps);
+    if (!paid.forward) return invocations.failUnsettled(ref, { ...facts(), ...paid.facts(false) });
     const result = await callUpstreamStreaming(
       {
         dispatcher: deps.dispatcher,
@@ -85,9 +89,10 @@ export function createProcessor(deps: WorkerDeps): ProcessJob {
       answerReader(job),
     );
     recordUpstreamDuration(Math.round(performance.now() - started), { mode: "transactional" });
-    if (result.kind === "failure") return fail(result.failure, { attempts: result.attempts });
+    if (result.kind === "failure")
+      return fail(result.failure, { attempts: result.attempts, ...paid.facts(false) });
     const answered: Facts = { attempts: result.attempts, upstreamStatus: result.status };
-    if (!result.body.ok) return fail(result.body.failure, answered);
+    if (!result.body.ok) return fail(result.body.failure, { ...answered, ...paid.facts(false) });
     // An upstream that reflects the injected secret must not get it stored (DESIGN.md, Credentials).
     const secret = credential?.secret ?? "";
     const respBody = Buffer.from(redactSecret(result.body.body, secret));
@@ -98,6 +103,7 @@ export function createProcessor(deps: WorkerDeps): ProcessJob {
       {
         ...facts(),
         ...answered,
+        ...paid.facts(result.status < 400),
         respSize: respBody.length,
         ...(job.captureBodies ? { respBody: capped(respBody) } : {}),
       },

@@ -41,6 +41,11 @@ function Analytics() {
       }),
     );
   }, `${win}|${agentId}`);
+  // The x axis spans the window asked for, recomputed with each load.
+  const range = useMemo((): [number, number] => {
+    const w = windowOf(win);
+    return [Date.parse(w.since) / 1000, Date.parse(w.until) / 1000];
+  }, [res.data, win]);
   const charts = useMemo(
     () => (res.data ? shape(res.data.data, agentId, names.data) : null),
     [res.data, names.data, agentId],
@@ -89,9 +94,21 @@ function Analytics() {
       {charts && charts.x.length > 0 ? (
         <>
           <div class="charts">
-            <Chart title="Throughput" unit="calls / bucket" x={charts.x} series={charts.throughput} />
-            <Chart title="Error rate" unit="% failed" x={charts.x} series={charts.errorRate} />
-            <Chart title="Latency" unit="ms" x={charts.x} series={charts.latency} />
+            <Chart
+              range={range}
+              title="Throughput"
+              unit="calls / bucket"
+              x={charts.x}
+              series={charts.throughput}
+            />
+            <Chart
+              range={range}
+              title="Error rate"
+              unit="failed / calls"
+              x={charts.x}
+              series={charts.errorRate}
+            />
+            <Chart range={range} title="Latency" unit="ms" x={charts.x} series={charts.latency} />
           </div>
           <h2>Totals in the window</h2>
           <div class="table-wrap">

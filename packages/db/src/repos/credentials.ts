@@ -1,6 +1,6 @@
 import { and, asc, count, desc, eq, gt, isNull, ne, notExists, sql } from "drizzle-orm";
 import type { Db } from "../client.ts";
-import { agents, type CredentialRow, credentials } from "../schema/index.ts";
+import { agents, type CredentialRow, credentials, settlementConfigs } from "../schema/index.ts";
 
 export type NewCredential = Omit<typeof credentials.$inferInsert, "tenantId" | "createdAt" | "updatedAt">;
 /** A rotation: new sealed secret (and optionally new name, kind, header). `version` goes up by one. */
@@ -79,8 +79,9 @@ export const credentialRepo = {
   },
 
   /**
-   * Deletes the credential unless a live (not soft-deleted) agent of the tenant references it; the
-   * check and the delete are one statement so a reference seen now cannot be lost in between.
+   * Deletes the credential unless a live (not soft-deleted) agent of the tenant, or the tenant's
+   * settlement configuration, references it; the check and the delete are one statement so a
+   * reference seen now cannot be lost in between.
    */
   async deleteUnreferenced(
     db: Db,
@@ -91,9 +92,15 @@ export const credentialRepo = {
       .select({ one: sql`1` })
       .from(agents)
       .where(and(eq(agents.tenantId, tenantId), eq(agents.credentialRef, id), isNull(agents.deletedAt)));
+    const settling = db
+      .select({ one: sql`1` })
+      .from(settlementConfigs)
+      .where(
+        and(eq(settlementConfigs.tenantId, tenantId), eq(settlementConfigs.facilitatorCredentialRef, id)),
+      );
     const rows = await db
       .delete(credentials)
-      .where(and(one(tenantId, id), notExists(referencing)))
+      .where(and(one(tenantId, id), notExists(referencing), notExists(settling)))
       .returning({ id: credentials.id });
     if (rows.length > 0) return "deleted";
     return (await credentialRepo.exists(db, tenantId, id)) ? "referenced" : "not_found";

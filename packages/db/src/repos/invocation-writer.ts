@@ -95,11 +95,27 @@ const INSERT_COLS = [
   ["settlement", "jsonb"],
   ["settlement_status", "text"],
   ["instance_id", "text"],
+  // A record written once its call already ended carries its outcome too (a quick stream).
+  ["error_class", "text"],
+  ["upstream_status", "int4"],
+  ["latency_ms", "int8"],
+  ["ttft_ms", "int8"],
+  ["resp_size", "int8"],
+  ["completed_at", "timestamptz"],
+  ["body_captured", "boolean"],
+  ["req_body", "bytea"],
+  ["resp_body", "bytea"],
 ] as const;
+
+const DEFAULTS: Readonly<Record<string, string>> = { status: "'pending'", body_captured: "false" };
+const insertValue = (c: string, t: string) => {
+  const v = t === "bytea" ? `decode(v.${c}, 'hex')` : `v.${c}::${t}`;
+  return DEFAULTS[c] ? `coalesce(${v}, ${DEFAULTS[c]})` : v;
+};
 
 /** The invocation insert over unnested text arrays ($1..$INSERT_PARAMS); see `insertParams`. */
 export const INSERT_SQL = `insert into invocations (${INSERT_COLS.map(([c]) => c).join(", ")})
-select ${INSERT_COLS.map(([c, t]) => (c === "status" ? `coalesce(v.${c}, 'pending')` : `v.${c}::${t}`)).join(", ")}
+select ${INSERT_COLS.map(([c, t]) => insertValue(c, t)).join(", ")}
 from unnest(${INSERT_COLS.map((_, i) => `$${i + 1}::text[]`).join(", ")}) as v(${INSERT_COLS.map(([c]) => c).join(", ")})`;
 
 export const INSERT_PARAMS = INSERT_COLS.length;
@@ -129,6 +145,15 @@ export function insertParams(
     (x) => r(x).settlement,
     (x) => r(x).settlementStatus,
     (x) => r(x).instanceId,
+    (x) => r(x).errorClass,
+    (x) => r(x).upstreamStatus,
+    (x) => r(x).latencyMs,
+    (x) => r(x).ttftMs,
+    (x) => r(x).respSize,
+    (x) => r(x).completedAt,
+    (x) => r(x).bodyCaptured,
+    (x) => r(x).reqBody,
+    (x) => r(x).respBody,
   ];
   return cols.map((get) => items.map((x) => str(get(x))));
 }

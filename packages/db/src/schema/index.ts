@@ -4,3 +4,4 @@ export * from "./credentials.ts";
 export * from "./invocations.ts";
 export * from "./reliability.ts";
 export * from "./reservations.ts";
+export * from "./settlement-configs.ts";

@@ -25,7 +25,7 @@ export function surfacesOf(deps: Pick<Runtime, "features">): Surfaces {
     invocations: true,
     analytics: true,
     agent_events: true,
-    settlement: false,
+    settlement: true,
     policy: false,
     receipts: false,
   };

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from "node:http";
 import { DomainError, LIMITS } from "@gw/core";
 import type { AppEnv } from "@gw/http";
-import { ERROR_CLASS, type Failure, type InvocationRef, outcomeOfStatus } from "@gw/invocations";
+import { ERROR_CLASS, type Facts, type Failure, outcomeOfStatus } from "@gw/invocations";
 import { isRetryableMcpMethod } from "@gw/mcp";
 import { recordProxyCall, recordUpstreamDuration } from "@gw/telemetry";
 import { type OneShotBody, openUpstream, upstreamRequestHeaders } from "@gw/upstream";
@@ -12,6 +12,7 @@ import type { Call } from "../call.ts";
 import { Capture } from "../capture.ts";
 import { credentialFor } from "../credential.ts";
 import type { ProxyDeps } from "../deps.ts";
+import { settle } from "../payment.ts";
 import { type Admitted, admitCall, gatewayHeaders } from "../pipeline.ts";
 import { type Relayed, relay } from "../relay.ts";
 
@@ -36,7 +37,6 @@ async function forward(c: Context<AppEnv>, call: Admitted, deps: ProxyDeps): Pro
   const { incoming, outgoing } = c.env;
   const { config } = deps;
   const t0 = performance.now();
-  const ref: InvocationRef = { tenantId: call.tenantId, id: call.invocationId, agentId: call.agent.id };
   const capture = call.agent.captureBodies;
   const reqCapture = capture ? new Capture(LIMITS.capturedBodyMaxBytes) : null;
   const respCapture = capture ? new Capture(LIMITS.capturedBodyMaxBytes) : null;
@@ -44,7 +44,7 @@ async function forward(c: Context<AppEnv>, call: Admitted, deps: ProxyDeps): Pro
   const upload = call.forward === null && call.method === "POST" ? uploadOf(incoming, reqCapture) : null;
 
   // The record: the stream's facts once it ended, written after the invocation row (step 8).
-  const record = (end: (facts: Record<string, unknown>) => Promise<void>, relayed?: Relayed) => {
+  const record = (end: (facts: Facts) => Promise<void>, relayed?: Relayed, paid: Facts = {}) => {
     const latencyMs = Math.round(performance.now() - t0);
     recordUpstreamDuration(latencyMs, { mode: "streaming" });
     const facts = {
@@ -54,6 +54,7 @@ async function forward(c: Context<AppEnv>, call: Admitted, deps: ProxyDeps): Pro
       reqSize: call.forward?.length ?? upload?.size() ?? 0,
       upstreamStatus: relayed?.upstreamStatus ?? null,
       completedAt: new Date(),
+      ...paid,
       // Stored copies never hold a secret the upstream reflected (DESIGN.md, Credentials).
       ...(reqCapture && respCapture
         ? {
@@ -75,19 +76,19 @@ async function forward(c: Context<AppEnv>, call: Admitted, deps: ProxyDeps): Pro
       "request",
     );
     deps.inflight.track(
-      call.opened
-        .then(() => end(facts))
-        .catch((e: unknown) => {
-          c.var.log.error(
-            { invocation_id: call.invocationId, err: e instanceof Error ? e.name : "error" },
-            "could not record stream outcome",
-          );
-        }),
+      end(facts).catch((e: unknown) => {
+        c.var.log.error(
+          { invocation_id: call.invocationId, err: e instanceof Error ? e.name : "error" },
+          "could not record stream outcome",
+        );
+      }),
     );
   };
+  // Step 9's settle: its outcome rides on whatever the record says in the end.
+  let payment = settle.notForwarded(call.payment);
   const fail = (failure: Failure, relayed?: Relayed) => {
     recordProxyCall({ mode: "streaming", outcome: "failed", errorClass: ERROR_CLASS[failure] });
-    record((facts) => deps.invocations.fail(ref, failure, facts), relayed);
+    record((facts) => call.record.fail(failure, facts), relayed, payment.facts(false));
   };
 
   const credential = await credentialFor(call, deps, c.var.log);
@@ -97,8 +98,20 @@ async function forward(c: Context<AppEnv>, call: Admitted, deps: ProxyDeps): Pro
     throw upstreamError(call, "credential");
   }
   const secret = credential?.secret ?? "";
+  // Settlement completes before the upstream is dialled; a failed one never reaches it.
+  payment = await settle.call(call, deps);
+  if (!payment.forward) {
+    recordProxyCall({ mode: "streaming", outcome: "failed", errorClass: "none" });
+    record((facts) => call.record.failUnsettled(facts), undefined, payment.facts(false));
+    drain(incoming);
+    throw new DomainError("payment_required", "settlement failed", { headers: gatewayHeaders(call) });
+  }
   const ac = new AbortController();
-  outgoing.once("close", () => ac.abort());
+  // A caller that goes away before the answer ended cancels the upstream call (only then: an
+  // abort after a clean finish would cost an exception and an event per call).
+  outgoing.once("close", () => {
+    if (!outgoing.writableFinished) ac.abort();
+  });
   const opened = await openUpstream({
     dispatcher: deps.dispatcher,
     target: call.target,
@@ -136,7 +149,11 @@ async function forward(c: Context<AppEnv>, call: Admitted, deps: ProxyDeps): Pro
   if (relayed.ended === "end" || closedNormally) {
     const { status, errorClass } = outcomeOfStatus(relayed.upstreamStatus);
     recordProxyCall({ mode: "streaming", outcome: status, errorClass: errorClass ?? "none" });
-    record((facts) => deps.invocations.complete(ref, relayed.upstreamStatus, facts), relayed);
+    record(
+      (facts) => call.record.complete(relayed.upstreamStatus, facts),
+      relayed,
+      payment.facts(status === "succeeded"),
+    );
     return;
   }
   fail(relayed.failure ?? "unreachable", relayed);

@@ -1,51 +1,57 @@
 import { conflict, DomainError } from "@gw/core";
-import { ReservationTaken } from "@gw/invocations";
+import { type InvocationHandle, type NewInvocation, ReservationTaken } from "@gw/invocations";
+import { pendingSettlement } from "@gw/payments";
 import type { Call } from "../call.ts";
 import type { ProxyDeps } from "../deps.ts";
 import { storedJobOf } from "../job.ts";
 
 /**
  * Step 8: the invocation record, with the call's reservations in the same statement. The
- * transactional record is durable before the 202; a streaming record is written off the critical
- * path unless it carries reservations (a taken key must refuse the call before it is forwarded).
- * Returns when the record is safe to rely on; `opened` is the write still in flight, if any.
+ * transactional record is durable before the 202, and so is a streaming record with reservations
+ * (a taken key must refuse the call before it is forwarded). Any other streaming record is written
+ * off the critical path (ADR 0006): one INSERT of its final state when the call ends within
+ * `GW_STREAM_RECORD_DEFER_MS`, else a `running` row then, completed at the end. `record` ends it.
  */
-export async function openInvocation(call: Call, deps: ProxyDeps): Promise<Call & { opened: Promise<void> }> {
-  const held = call.reservations.length > 0;
-  const transactional = call.mode === "transactional";
-  // A transactional call's job is stored with its row: the reconciler rebuilds it from there.
-  const request = transactional
-    ? { job: storedJobOf(call), body: call.forward ?? Buffer.alloc(0) }
-    : undefined;
-  const write = deps.invocations.open(
-    call.tenantId,
-    {
-      id: call.invocationId,
-      agentId: call.agent.id,
-      mode: call.mode,
-      status: call.mode === "transactional" ? "pending" : "running",
-      model: call.model,
-      mcpMethod: call.mcp?.method ?? null,
-      mcpTool: call.mcp?.tool ?? null,
-      reqSize: call.forward?.length ?? null,
-      startedAt: call.mode === "streaming" ? new Date() : null,
-      policyAction: call.policy?.action ?? null,
-      policyMatchedRule: call.policy?.matchedRule ?? null,
-      paymentNetwork: call.payment?.network ?? null,
-      paymentAsset: call.payment?.asset ?? null,
-      paymentAmount: call.payment?.amount ?? null,
-      paymentPayer: call.payment?.payer ?? null,
-      paymentNonce: call.payment?.nonce ?? null,
-      // The process that owns the open streaming record (the sweeper ends it if this one dies).
-      instanceId: transactional ? null : deps.instanceId,
-    },
-    { durable: transactional, reservations: call.reservations, request },
-  );
-  if (call.mode === "transactional" || held) {
-    await write.catch(refusal);
-    return Object.assign(call, { opened: Promise.resolve() });
+export async function openInvocation(
+  call: Call,
+  deps: ProxyDeps,
+): Promise<Call & { record: InvocationHandle }> {
+  const ref = { tenantId: call.tenantId, id: call.invocationId, agentId: call.agent.id };
+  const row: NewInvocation & { id: string } = {
+    id: call.invocationId,
+    agentId: call.agent.id,
+    mode: call.mode,
+    status: call.mode === "transactional" ? "pending" : "running",
+    model: call.model,
+    mcpMethod: call.mcp?.method ?? null,
+    mcpTool: call.mcp?.tool ?? null,
+    reqSize: call.forward?.length ?? null,
+    startedAt: call.mode === "streaming" ? new Date() : null,
+    policyAction: call.policy?.action ?? null,
+    policyMatchedRule: call.policy?.matchedRule ?? null,
+    paymentNetwork: call.payment?.network ?? null,
+    paymentAsset: call.payment?.asset ?? null,
+    paymentAmount: call.payment?.amount ?? null,
+    paymentPayer: call.payment?.payer ?? null,
+    paymentNonce: call.payment?.nonce ?? null,
+    // A payment the tenant settles is pending until the facilitator answered (step 9).
+    ...(call.payment?.facilitator ? { settlement: pendingSettlement(), settlementStatus: "pending" } : {}),
+    // The process that owns an open streaming record (the sweeper ends it if this one dies).
+    instanceId: call.mode === "streaming" ? deps.instanceId : null,
+  };
+  if (call.mode === "streaming" && call.reservations.length === 0) {
+    const record = deps.invocations.openDeferred(row, ref, deps.config.GW_STREAM_RECORD_DEFER_MS);
+    return Object.assign(call, { record });
   }
-  return Object.assign(call, { opened: write });
+  // A transactional call's job is stored with its row: the reconciler rebuilds it from there.
+  const request =
+    call.mode === "transactional"
+      ? { job: storedJobOf(call), body: call.forward ?? Buffer.alloc(0) }
+      : undefined;
+  await deps.invocations
+    .open(call.tenantId, row, { durable: true, reservations: call.reservations, request })
+    .catch(refusal);
+  return Object.assign(call, { record: deps.invocations.handle(ref) });
 }
 
 function refusal(e: unknown): never {

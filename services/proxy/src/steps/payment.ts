@@ -1,10 +1,29 @@
+import { admitPayment, facilitatorOf, paymentNonceReservation } from "@gw/payments";
 import type { Call } from "../call.ts";
 import type { ProxyDeps } from "../deps.ts";
 
 /**
- * Step 7: x402 for priced agents (challenge, local verification, the nonce as a reservation).
- * Passes every call through until payments land.
+ * Step 7: x402 for priced agents (docs/payments.md). 503 when the tenant settles but this
+ * deployment cannot settle before forwarding; the 402 challenge without a payment header; 402
+ * `payment verification failed` for anything wrong with it. A verified payment's (payer, nonce)
+ * becomes a reservation that step 8 takes with the invocation: of concurrent calls with one
+ * authorization exactly one is admitted.
  */
-export async function checkPayment(call: Call, _deps: ProxyDeps): Promise<Call> {
+export async function checkPayment(call: Call, deps: ProxyDeps): Promise<Call> {
+  const price = call.agent.price;
+  if (!price) return call;
+  const facilitator = await facilitatorOf(deps.store.db, call.tenantId);
+  const verified = await admitPayment({
+    price,
+    tool: call.mcp?.tool ?? null,
+    resource: `${deps.config.publicUrl}${call.path}`,
+    description: call.agent.name,
+    headers: call.headers,
+    tenantSettles: facilitator !== null,
+    settleThenForward: deps.features.settlement,
+  });
+  if (!verified) return call;
+  call.payment = { ...verified, facilitator };
+  call.reservations.push(paymentNonceReservation(verified));
   return call;
 }

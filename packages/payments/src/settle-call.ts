@@ -1,0 +1,47 @@
+import type { Db, Settlement } from "@gw/db";
+import type { Keyring } from "@gw/vault";
+import type { Dispatcher } from "undici";
+import { type FacilitatorRef, settleWithFacilitator } from "./facilitator.ts";
+import { paymentResponseHeader, settlementOf } from "./settlement.ts";
+import type { VerifiedPayment } from "./verify.ts";
+
+export type SettleDeps = {
+  db: Db;
+  keyring: Keyring;
+  /** The runtime's SSRF-guarded dispatcher. */
+  dispatcher: Dispatcher;
+  timeoutMs?: number;
+  backoffMs?: number;
+};
+
+/** A verified payment as the pipeline carries it: with the tenant's facilitator at admission. */
+export type AdmittedPayment = VerifiedPayment & { facilitator: FacilitatorRef | null };
+
+/**
+ * The settle half of step 9, shared by the streaming route and the worker. A payment admitted
+ * without a facilitator settles nothing (it was verified; `settlement` stays absent). Otherwise the
+ * facilitator is called and its answer becomes the settlement object; `forward` is false when it
+ * failed (the upstream must then not be called), and `headers` holds the settle receipt for the
+ * caller on success.
+ */
+export async function settleCall(
+  deps: SettleDeps,
+  tenantId: string,
+  payment: AdmittedPayment,
+): Promise<{ forward: boolean; settlement: Settlement | null; headers: Record<string, string> }> {
+  const { facilitator } = payment;
+  if (!facilitator) return { forward: true, settlement: null, headers: {} };
+  const outcome = await settleWithFacilitator({
+    db: deps.db,
+    keyring: deps.keyring,
+    dispatcher: deps.dispatcher,
+    tenantId,
+    facilitator,
+    payment,
+    ...(deps.timeoutMs !== undefined ? { timeoutMs: deps.timeoutMs } : {}),
+    ...(deps.backoffMs !== undefined ? { backoffMs: deps.backoffMs } : {}),
+  });
+  const settlement = settlementOf(outcome, payment);
+  if (!outcome.ok) return { forward: false, settlement, headers: {} };
+  return { forward: true, settlement, headers: paymentResponseHeader(payment, outcome) };
+}

@@ -1,0 +1,127 @@
+import type { AgentPrice } from "@gw/db";
+import type {
+  PaymentPayloadV1,
+  PaymentPayloadV2,
+  PaymentRequirementsV1,
+  PaymentRequirementsV2,
+} from "@x402/core/schemas";
+import { type Address, type Hex, recoverTypedDataAddress } from "viem";
+import type { Requirements } from "./challenge.ts";
+import type { DecodedPayment } from "./decode.ts";
+import { paymentFailed } from "./errors.ts";
+import { NETWORKS } from "./networks.ts";
+
+/** EIP-3009's typed data, as USDC defines it. */
+export const TRANSFER_WITH_AUTHORIZATION = {
+  TransferWithAuthorization: [
+    { name: "from", type: "address" },
+    { name: "to", type: "address" },
+    { name: "value", type: "uint256" },
+    { name: "validAfter", type: "uint256" },
+    { name: "validBefore", type: "uint256" },
+    { name: "nonce", type: "bytes32" },
+  ],
+} as const;
+
+/**
+ * A payment that passed every local check. `payer` and `nonce` are lower-case: together they name
+ * the one on-chain authorization, the key of the deployment-wide replay guard. The facilitator is
+ * sent `paymentPayload` and `paymentRequirements` in the generation the caller paid with.
+ */
+export type VerifiedPayment =
+  | (PaymentFacts & {
+      version: 1;
+      paymentPayload: PaymentPayloadV1;
+      paymentRequirements: PaymentRequirementsV1;
+    })
+  | (PaymentFacts & {
+      version: 2;
+      paymentPayload: PaymentPayloadV2;
+      paymentRequirements: PaymentRequirementsV2;
+    });
+
+type PaymentFacts = {
+  network: AgentPrice["network"];
+  /** The USDC contract address. */
+  asset: string;
+  /** The authorized value (what the facilitator transfers): at least the price. */
+  amount: string;
+  payer: string;
+  nonce: string;
+};
+
+const sameAddress = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
+
+/** True when the payer agreed to these terms (scheme, network, asset, payee, amount). */
+function termsMatch(decoded: DecodedPayment, price: AgentPrice, req: Requirements): boolean {
+  const net = NETWORKS[price.network];
+  if (decoded.version === 1) {
+    return decoded.payload.scheme === "exact" && decoded.payload.network === net.v1;
+  }
+  const accepted = decoded.payload.accepted;
+  return (
+    accepted.scheme === "exact" &&
+    accepted.network === net.caip2 &&
+    sameAddress(accepted.asset, net.asset) &&
+    sameAddress(accepted.payTo, price.pay_to) &&
+    accepted.amount === req.amount
+  );
+}
+
+/**
+ * Verifies a decoded payment against the call's terms, locally: scheme and network, `to` = payTo,
+ * `value` ≥ the price, `validAfter` ≤ now < `validBefore`, and the EIP-712 TransferWithAuthorization
+ * signature over the USDC domain of the chain recovering to `from` (viem, no RPC: externally owned
+ * accounts only). Any failure throws the one 402 `payment verification failed`.
+ */
+export async function verifyPayment(opts: {
+  decoded: DecodedPayment;
+  price: AgentPrice;
+  requirements: Requirements;
+  /** Unix seconds; a parameter so tests can pin it. */
+  now?: number;
+}): Promise<VerifiedPayment> {
+  const { decoded, price, requirements } = opts;
+  const net = NETWORKS[price.network];
+  const auth = decoded.evm.authorization;
+  const now = BigInt(opts.now ?? Math.floor(Date.now() / 1000));
+  if (!termsMatch(decoded, price, requirements)) throw paymentFailed();
+  if (!sameAddress(auth.to, price.pay_to)) throw paymentFailed();
+  if (BigInt(auth.value) < BigInt(requirements.amount)) throw paymentFailed();
+  if (!(BigInt(auth.validAfter) <= now && now < BigInt(auth.validBefore))) throw paymentFailed();
+  let signer: Address;
+  try {
+    signer = await recoverTypedDataAddress({
+      domain: { name: net.name, version: net.version, chainId: net.chainId, verifyingContract: net.asset },
+      types: TRANSFER_WITH_AUTHORIZATION,
+      primaryType: "TransferWithAuthorization",
+      message: {
+        from: auth.from as Address,
+        to: auth.to as Address,
+        value: BigInt(auth.value),
+        validAfter: BigInt(auth.validAfter),
+        validBefore: BigInt(auth.validBefore),
+        nonce: auth.nonce as Hex,
+      },
+      signature: decoded.evm.signature as Hex,
+    });
+  } catch {
+    throw paymentFailed();
+  }
+  if (!sameAddress(signer, auth.from)) throw paymentFailed();
+  const facts: PaymentFacts = {
+    network: price.network,
+    asset: net.asset,
+    amount: auth.value,
+    payer: auth.from.toLowerCase(),
+    nonce: auth.nonce.toLowerCase(),
+  };
+  return decoded.version === 1
+    ? { ...facts, version: 1, paymentPayload: decoded.payload, paymentRequirements: requirements.v1 }
+    : { ...facts, version: 2, paymentPayload: decoded.payload, paymentRequirements: requirements.v2 };
+}
+
+/** The replay-guard reservation of a verified payment (one per on-chain authorization). */
+export function paymentNonceReservation(p: Pick<VerifiedPayment, "payer" | "nonce">) {
+  return { kind: "payment_nonce" as const, scope: "", key: `${p.payer}:${p.nonce}` };
+}
