@@ -1,6 +1,7 @@
 CREATE TABLE IF NOT EXISTS "invocation_requests" (
 	"invocation_id" text PRIMARY KEY NOT NULL,
 	"tenant_id" text NOT NULL,
+	"queue" text NOT NULL,
 	"job" jsonb NOT NULL,
 	"body" bytea NOT NULL,
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL

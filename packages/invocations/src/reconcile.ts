@@ -25,6 +25,8 @@ export function storedRequest(
 
 /** The queue as the reconciler sees it: is there a live job, and ring the doorbell again. */
 export type Doorbell = {
+  /** The queue this doorbell rings (only its pending rows are looked at). */
+  queue: string;
   has: (invocationId: string) => Promise<boolean>;
   /** Enqueues the job rebuilt from the stored request's fields (`job` jsonb). */
   ring: (stored: Record<string, unknown>) => Promise<void>;
@@ -73,7 +75,7 @@ export async function reconcileOnce(
 
   const grace = new Date(now.getTime() - opts.pendingGraceMs);
   // Re-queued rows are pending again at once: they are looked at in this same pass.
-  const pending = await stalePending(store.query, report.requeued > 0 ? now : grace, batch);
+  const pending = await stalePending(store.query, doorbell.queue, report.requeued > 0 ? now : grace, batch);
   for (const row of pending) {
     if (await doorbell.has(row.id)) continue;
     // Re-read just before ringing: a worker may have claimed it since the list was read.

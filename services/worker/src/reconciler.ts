@@ -13,7 +13,8 @@ const RUNNING_SLACK_MS = 10_000;
 
 /**
  * Postgres is the source of truth, Redis the doorbell (docs/adr/0020): every worker runs the
- * reconciler and the sweeper on an interval; one replica per pass holds the lease, and the pass
+ * reconciler and the sweeper on an interval; one replica per pass holds the lease (one per queue:
+ * deployments sharing a database each reconcile their own pending calls), and the pass
  * itself is idempotent anyway. A pass that is still waiting (Redis down) is not stacked.
  */
 export function startReconciler(
@@ -24,12 +25,14 @@ export function startReconciler(
   let running: Promise<void> | undefined;
   let passes = 0;
   const pass = async () => {
-    if (!(await holdLease(rt.store, "reconciler", rt.instanceId, everyMs * 3))) return;
+    if (!(await holdLease(rt.store, `reconciler:${config.GW_QUEUE_NAME}`, rt.instanceId, everyMs * 3)))
+      return;
     const report = await reconcileOnce(
       {
         store: rt.store,
         invocations: rt.invocations,
         doorbell: {
+          queue: config.GW_QUEUE_NAME,
           has: (id) => rt.jobs.queue.has(id),
           ring: (job) => rt.jobs.queue.enqueue(rebuiltJob(job)),
         },

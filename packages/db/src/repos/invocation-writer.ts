@@ -285,9 +285,9 @@ const RESERVE_CTE = `r as (
 )`;
 /** The stored request (invocation_requests) as a CTE over unnested arrays starting at `$at`. */
 export const requestCte = (at: number) => `q as (
-  insert into invocation_requests (invocation_id, tenant_id, job, body)
-  select v.invocation_id, v.tenant_id, v.job::jsonb, decode(v.body, 'hex')
-  from unnest($${at}::text[], $${at + 1}::text[], $${at + 2}::text[], $${at + 3}::text[]) as v(invocation_id, tenant_id, job, body)
+  insert into invocation_requests (invocation_id, tenant_id, queue, job, body)
+  select v.invocation_id, v.tenant_id, v.queue, v.job::jsonb, decode(v.body, 'hex')
+  from unnest($${at}::text[], $${at + 1}::text[], $${at + 2}::text[], $${at + 3}::text[], $${at + 4}::text[]) as v(invocation_id, tenant_id, queue, job, body)
   returning 1
 )`;
 // The reservations (and the stored request) are inserted by data-modifying CTEs of the invocation
@@ -297,16 +297,17 @@ ${INSERT_SQL}`;
 const RESERVE_WITH_REQUEST_SQL = `with ${RESERVE_CTE}, ${requestCte(R + 5)}
 ${INSERT_SQL}`;
 
-/** A transactional call's stored request: the job's fields and the bytes to forward. */
-export type StoredRequest = { job: Record<string, unknown>; body: Buffer };
+/** A transactional call's stored request: its queue, the job's fields and the bytes to forward. */
+export type StoredRequest = { queue: string; job: Record<string, unknown>; body: Buffer };
 
-/** The four request arrays of `requestCte` for a batch of (tenant, id, request). */
+/** The five request arrays of `requestCte` for a batch of (tenant, id, request). */
 export function requestParams(
   items: ReadonlyArray<{ tenantId: string; id: string; request: StoredRequest }>,
 ): string[][] {
   return [
     items.map((x) => x.id),
     items.map((x) => x.tenantId),
+    items.map((x) => x.request.queue),
     items.map((x) => JSON.stringify(x.request.job)),
     items.map((x) => x.request.body.toString("hex")),
   ];

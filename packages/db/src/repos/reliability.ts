@@ -38,12 +38,13 @@ export async function loadRequest(
   invocationId: string,
 ): Promise<StoredRequest | undefined> {
   const [row] = await query(
-    "select job, body from invocation_requests where tenant_id = $1 and invocation_id = $2",
+    "select queue, job, body from invocation_requests where tenant_id = $1 and invocation_id = $2",
     [tenantId, invocationId],
   );
   if (!row) return undefined;
   const body = row.body as Buffer | Uint8Array;
   return {
+    queue: String(row.queue),
     job: row.job as Record<string, unknown>,
     body: Buffer.isBuffer(body) ? body : Buffer.from(body),
   };
@@ -86,13 +87,23 @@ const open = (r: Record<string, unknown>): OpenRow => ({
   agentId: String(r.agent_id),
 });
 
-/** Transactional `pending` rows created before `before`, oldest first. Crosses tenants: maintenance. */
-export async function stalePending(query: Query, before: Date, limit: number): Promise<OpenRow[]> {
+/**
+ * Transactional `pending` rows of `queue` created before `before`, oldest first (a row without a
+ * stored request is included: it cannot be rebuilt and must be ended). Crosses tenants: maintenance.
+ */
+export async function stalePending(
+  query: Query,
+  queue: string,
+  before: Date,
+  limit: number,
+): Promise<OpenRow[]> {
   const rows = await query(
-    `select id, tenant_id, agent_id from invocations
-     where mode = 'transactional' and status = 'pending' and created_at < $1
-     order by created_at limit $2`,
-    [before.toISOString(), limit],
+    `select i.id, i.tenant_id, i.agent_id from invocations i
+     left join invocation_requests q on q.invocation_id = i.id
+     where i.mode = 'transactional' and i.status = 'pending' and i.created_at < $1
+       and (q.queue = $3 or q.invocation_id is null)
+     order by i.created_at limit $2`,
+    [before.toISOString(), limit, queue],
   );
   return rows.map(open);
 }

@@ -10,6 +10,8 @@ import { bytea } from "./invocations.ts";
 export const invocationRequests = pgTable("invocation_requests", {
   invocationId: text("invocation_id").primaryKey(),
   tenantId: text("tenant_id").notNull(),
+  /** The BullMQ queue the job belongs on: only that deployment's reconciler rings for it. */
+  queue: text("queue").notNull(),
   job: jsonb("job").$type<Record<string, unknown>>().notNull(),
   body: bytea("body").notNull(),
   createdAt: tstz("created_at").notNull().defaultNow(),

@@ -46,7 +46,7 @@ export async function openInvocation(
   // A transactional call's job is stored with its row: the reconciler rebuilds it from there.
   const request =
     call.mode === "transactional"
-      ? { job: storedJobOf(call), body: call.forward ?? Buffer.alloc(0) }
+      ? { queue: deps.config.GW_QUEUE_NAME, job: storedJobOf(call), body: call.forward ?? Buffer.alloc(0) }
       : undefined;
   await deps.invocations
     .open(call.tenantId, row, { durable: true, reservations: call.reservations, request })
