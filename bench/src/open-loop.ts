@@ -30,13 +30,15 @@ export async function openLoop(opts: {
     const scheduled = t0 + i * interval;
     const wait = scheduled - nowMs();
     if (wait > 1) await new Promise((r) => setTimeout(r, wait));
+    // Timed from the scheduled send, or from the actual one when the timer let it go early.
+    const from = Math.max(scheduled, nowMs());
     inflight.push(
       pool
         .request({ path: u.pathname, method: "POST", headers: opts.headers, body: opts.body })
         .then(async (res) => {
           await res.body.dump();
           if (res.statusCode !== opts.expectStatus) errors++;
-          latencies.push(nowMs() - scheduled);
+          latencies.push(nowMs() - from);
         })
         .catch(() => {
           errors++;

@@ -1,3 +1,4 @@
+import { createPrivateKey, createPublicKey } from "node:crypto";
 import { accessSync, constants, statSync } from "node:fs";
 import { isAbsolute } from "node:path";
 import * as v from "valibot";
@@ -45,6 +46,36 @@ const kmsKey = v.optional(
     v.string(),
     v.check((s) => Buffer.from(s, "base64").length === 32, "must be 32 bytes, base64-encoded"),
     v.transform((s) => Buffer.from(s, "base64")),
+  ),
+);
+/** An Ed25519 private JWK. Messages never echo the value: it is a secret. */
+const receiptKey = v.optional(
+  v.pipe(
+    v.string(),
+    v.check((s) => {
+      try {
+        const k = JSON.parse(s) as Record<string, unknown>;
+        if (k?.kty !== "OKP" || k.crv !== "Ed25519" || typeof k.d !== "string") return false;
+        // The public half is derived from d; a given x must be that one.
+        const priv = createPrivateKey({ key: { kty: "OKP", crv: "Ed25519", d: k.d, x: "" }, format: "jwk" });
+        return k.x === undefined || createPublicKey(priv).export({ format: "jwk" }).x === k.x;
+      } catch {
+        return false;
+      }
+    }, "must be an Ed25519 private JWK (JSON with kty OKP, crv Ed25519, d, and x matching d)"),
+  ),
+);
+const actorUri = v.optional(
+  v.pipe(
+    v.string(),
+    v.check((s) => {
+      try {
+        new URL(s);
+        return true;
+      } catch {
+        return false;
+      }
+    }, "must be a URI"),
   ),
 );
 const cidrList = v.pipe(
@@ -100,8 +131,12 @@ const EnvSchema = v.object({
   GW_KMS_KEY: kmsKey,
   /** Verifier program; set → verified-action mode (docs/verifier.md). */
   GW_VERIFIER_BINARY: executablePath,
-  GW_RECEIPT_SIGNING_KEY: optStr(),
-  GW_RECEIPT_ACTOR: optStr(),
+  /** Ed25519 private JWK that signs receipts; with GW_RECEIPT_ACTOR → the emitter is attached. */
+  GW_RECEIPT_SIGNING_KEY: receiptKey,
+  /** Actor URI receipts are signed as; required with GW_RECEIPT_SIGNING_KEY (and only with it). */
+  GW_RECEIPT_ACTOR: actorUri,
+  /** How long a tenant's policy may be served from a process's cache (writes elsewhere: ≤ this). */
+  GW_POLICY_CACHE_MS: int(1_000, 0, 60_000),
   GW_SETTLE_THEN_FORWARD: bool(true),
   /** Time-out of one facilitator `/settle` attempt; a time-out is final (DESIGN.md §3 Settlement). */
   GW_SETTLE_TIMEOUT_MS: int(15_000, 1, 600_000),
@@ -195,6 +230,11 @@ export function loadConfig(env: Record<string, string | undefined>, opts: { defa
     throw new ConfigError(`invalid configuration: ${String(key ?? "environment")} ${issue.message}`);
   }
   const parsed = result.output;
+  if ((parsed.GW_RECEIPT_SIGNING_KEY === undefined) !== (parsed.GW_RECEIPT_ACTOR === undefined)) {
+    throw new ConfigError(
+      "invalid configuration: GW_RECEIPT_SIGNING_KEY and GW_RECEIPT_ACTOR must be set together",
+    );
+  }
   const port = parsed.PORT === undefined ? opts.defaultPort : Number(parsed.PORT);
   if (port < 0 || port > 65535) throw new ConfigError("invalid configuration: PORT must be a port number");
   const { PORT: _port, ...rest } = parsed;

@@ -12,3 +12,6 @@ export * from "./schema/index.ts";
 export { schema };
 
 import * as schema from "./schema/index.ts";
+
+export * from "./repos/policies.ts";
+export * from "./repos/receipts.ts";

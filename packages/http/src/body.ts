@@ -68,6 +68,11 @@ export async function readJson<const S extends v.GenericSchema>(
   } catch {
     throw invalid("request body must be valid JSON");
   }
+  // Every write body of this API is one JSON object; valibot's object schemas would let an array
+  // through as an object with no keys (an empty PATCH).
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
+    throw invalid("request body must be a JSON object");
+  }
   assertNoNul(parsed);
   return validate(schema, parsed);
 }

@@ -21,6 +21,8 @@ export type TransactJob = {
    */
   mcpRequestId?: string | number | null;
   captureBodies: boolean;
+  /** The agent's emit_receipts when accepted (false: no receipt, so nothing is hashed). */
+  emitReceipts?: boolean | null;
   /** Caller headers, already stripped of Authorization, X-PAYMENT, PAYMENT-SIGNATURE, x-gateway-* and hop-by-hop. */
   headers: string[];
   /** The caller's address, appended to X-Forwarded-For upstream. */

@@ -12,12 +12,33 @@ export type RateLimiter = {
   readonly store: "redis" | "memory";
 };
 
+/** How long a replica may spend tokens it leased from the shared bucket. */
+export const LEASE_MS = 100;
+/** The most tokens one lease holds. */
+export const LEASE_MAX = 64;
+
+/**
+ * The largest lease for a bucket: an eighth of its burst, at most LEASE_MAX, at least 1. A small
+ * bucket (burst < 16) is never leased from: every take is one exact shared take.
+ */
+export function leaseCap(limit: Limit): number {
+  return Math.max(1, Math.min(LEASE_MAX, Math.floor(limit.burst / 8)));
+}
+
+type Lease = { tokens: number; until: number; size: number };
+
 /** Connection states in which ioredis would only queue the command; skip the wait. */
 const DOWN = new Set(["reconnecting", "close", "end"]);
 
 /**
  * The per-(tenant, agent) token bucket of DESIGN.md §3 "Rate limit". With `redis` the buckets are
  * shared by every replica through one atomic script; without it they live in this process.
+ *
+ * Leases (docs/rate-limit.md): a replica takes up to `leaseCap(limit)` tokens from the shared
+ * bucket in one round trip and spends them locally for at most LEASE_MS, so a busy agent costs one
+ * Redis call per lease, not per call. The lease grows (doubling) while it is used up in time and
+ * shrinks when it expires unused. No call is ever admitted that the shared bucket did not grant:
+ * the cost of leasing is bounded under-admission (tokens a replica leased and did not use).
  *
  * Redis outage: fail open to per-replica in-memory buckets (docs/rate-limit.md explains why). A
  * take waits for Redis at most `timeoutMs`; after a failure, Redis is skipped and probed again by
@@ -48,14 +69,18 @@ export function createRateLimiter(opts: {
   let probing = false;
   let retryAt = 0;
 
-  async function viaRedis(client: Redis, key: string, limit: Limit) {
+  const leases = new Map<string, Lease>();
+  /** Lease requests under way per bucket: concurrent takes wait for one instead of each asking. */
+  const asking = new Map<string, Promise<unknown>>();
+
+  async function viaRedis(client: Redis, key: string, limit: Limit, want: number) {
     if (failing && (probing || performance.now() < retryAt)) return undefined;
     // While failing, exactly one take at a time probes Redis; the others stay local.
     const probe = failing;
     if (probe) probing = true;
     try {
       if (DOWN.has(client.status)) throw new Error(`redis connection is ${client.status}`);
-      const d = await withTimeout(redisTake(client, key, limit), timeoutMs);
+      const d = await withTimeout(redisTake(client, key, limit, want), timeoutMs);
       if (failing) logger.warn("rate limiter: Redis answers again, limits are shared across replicas");
       failing = false;
       return d;
@@ -83,8 +108,37 @@ export function createRateLimiter(opts: {
     store: "redis",
     async take(key, limit) {
       const k = bucketKey(key);
-      const shared = await viaRedis(redis, k, limit);
-      if (shared) return decide(key, shared);
+      for (let waited = 0; ; waited++) {
+        const lease = leases.get(k);
+        const now = performance.now();
+        if (lease && lease.tokens >= 1 && lease.until > now) {
+          lease.tokens--;
+          return { allowed: true };
+        }
+        const under = asking.get(k);
+        if (!under || waited > 0) break;
+        await under;
+      }
+      const last = leases.get(k);
+      const now = performance.now();
+      const cap = leaseCap(limit);
+      // Used up in time: ask for twice as much; expired with tokens left: ask for half.
+      const size = !last
+        ? 1
+        : last.tokens < 1 && last.until > now
+          ? Math.min(cap, last.size * 2)
+          : Math.max(1, Math.min(cap, Math.floor(last.size / 2)));
+      const asked = viaRedis(redis, k, limit, size);
+      asking.set(k, asked);
+      const shared = await asked.finally(() => {
+        if (asking.get(k) === asked) asking.delete(k);
+      });
+      if (shared) {
+        if (shared.granted > 1) leases.set(k, { tokens: shared.granted - 1, until: now + LEASE_MS, size });
+        else leases.set(k, { tokens: 0, until: now + LEASE_MS, size });
+        if (leases.size > 10_000) leases.delete(leases.keys().next().value as string);
+        return decide(key, shared);
+      }
       // Takes decided by the local fallback while Redis did not answer.
       recordRateLimitFallback();
       return decide(key, local.take(k, limit));

@@ -8,7 +8,9 @@ import type { BucketKey, Limit } from "./bucket.ts";
  *
  * KEYS[1]: the bucket, a hash {t: tokens, at: microseconds of the last counted take}.
  * ARGV[1]: rps, ARGV[2]: burst. They come with every call, so a changed limit applies at once.
- * Returns {allowed (0|1), milliseconds until one token is available (0 when allowed)}.
+ * ARGV[3]: the most tokens to take (a lease, see limiter.ts); 1 when absent.
+ * Returns {tokens granted (0 when denied), milliseconds until one token is available (0 when
+ * granted)}.
  *
  * Numbers are written with string.format: Lua's default conversion keeps 14 digits, which would
  * round a microsecond timestamp. A denial writes nothing (refill is linear, so counting later gives
@@ -19,6 +21,7 @@ export const TAKE_SCRIPT = `
 if redis.replicate_commands then redis.replicate_commands() end
 local rps = tonumber(ARGV[1])
 local burst = tonumber(ARGV[2])
+local want = tonumber(ARGV[3] or '1')
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000000 + tonumber(time[2])
 local state = redis.call('HMGET', KEYS[1], 't', 'at')
@@ -30,10 +33,11 @@ end
 if tokens < 1 then
   return {0, math.ceil((1 - tokens) * 1000 / rps)}
 end
-tokens = tokens - 1
+local granted = math.min(want, math.floor(tokens))
+tokens = tokens - granted
 redis.call('HSET', KEYS[1], 't', string.format('%.17g', tokens), 'at', string.format('%.0f', now))
 redis.call('PEXPIRE', KEYS[1], string.format('%.0f', math.ceil((burst - tokens) * 1000 / rps) + 1000))
-return {1, 0}
+return {granted, 0}
 `;
 
 const TAKE_SHA = createHash("sha1").update(TAKE_SCRIPT).digest("hex");
@@ -48,15 +52,16 @@ export function bucketKey(key: BucketKey): string {
 }
 
 /**
- * One take in one round trip: EVALSHA, and EVAL only when the server has not seen the script
- * (first call, or after a restart or SCRIPT FLUSH), which also loads it for the next calls.
+ * Takes up to `want` tokens in one round trip: EVALSHA, and EVAL only when the server has not
+ * seen the script (first call, or after a restart or SCRIPT FLUSH), which also loads it.
  */
 export async function redisTake(
   redis: Redis,
   key: string,
   limit: Limit,
-): Promise<{ allowed: boolean; waitMs: number }> {
-  const args = [String(limit.rps), String(limit.burst)];
+  want = 1,
+): Promise<{ allowed: boolean; granted: number; waitMs: number }> {
+  const args = [String(limit.rps), String(limit.burst), String(want)];
   let reply: unknown;
   try {
     reply = await redis.evalsha(TAKE_SHA, 1, key, ...args);
@@ -67,5 +72,5 @@ export async function redisTake(
   if (!Array.isArray(reply) || typeof reply[0] !== "number" || typeof reply[1] !== "number") {
     throw new Error("unexpected rate-limit script reply");
   }
-  return { allowed: reply[0] === 1, waitMs: reply[1] };
+  return { allowed: reply[0] >= 1, granted: reply[0], waitMs: reply[1] };
 }

@@ -3,7 +3,7 @@ import { createLogger } from "@gw/telemetry";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { BucketKey, Limit } from "../src/bucket.ts";
-import { createRateLimiter, type RateLimiter } from "../src/limiter.ts";
+import { createRateLimiter, leaseCap, type RateLimiter } from "../src/limiter.ts";
 import { bucketKey } from "../src/redis.ts";
 
 const REDIS_URL = process.env.REDIS_URL || undefined;
@@ -70,6 +70,43 @@ describe.skipIf(!REDIS_URL)("rate limiter on Redis", () => {
     expect(allowed).toBeGreaterThanOrEqual(limit.burst + limit.rps * shortest - 2);
     // and far fewer than a limit enforced per replica would admit
     expect(allowed).toBeLessThan(2 * limit.burst + limit.rps * shortest);
+  });
+
+  it("leases: two replicas on a big bucket never admit more than the shared bucket grants", async () => {
+    const key = newKey();
+    // Refill is negligible over the test: the bucket holds exactly `burst` tokens for everyone.
+    const limit = { rps: 0.001, burst: 1_000 };
+    const takes = Array.from({ length: 1_500 }, (_, i) => (i % 2 ? a : b).take(key, limit));
+    const allowed = (await Promise.all(takes)).filter((t) => t.allowed).length;
+    expect(allowed).toBeLessThanOrEqual(limit.burst);
+    // Leased tokens a replica did not use are lost to the others: bounded by the lease cap each.
+    expect(allowed).toBeGreaterThanOrEqual(limit.burst - 2 * leaseCap(limit));
+    expect(leaseCap(limit)).toBe(64);
+  });
+
+  it("leases: a busy agent costs far fewer Redis calls than calls", async () => {
+    const key = newKey();
+    const limit = { rps: 1_000_000, burst: 1_000_000 };
+    const calls = async () => {
+      const info = await connA.info("commandstats");
+      const m = /cmdstat_evalsha:calls=(\d+)/.exec(info);
+      return Number(m?.[1] ?? 0);
+    };
+    const before = await calls();
+    for (let i = 0; i < 500; i++) expect((await a.take(key, limit)).allowed).toBe(true);
+    const used = (await calls()) - before;
+    // Leases double up to 64 tokens: about a dozen round trips for 500 takes (other suites may
+    // share this Redis, so the bound is loose).
+    expect(used).toBeLessThan(100);
+  });
+
+  it("leases: a small bucket is never leased from, so every take is exact across replicas", async () => {
+    const key = newKey();
+    const limit = { rps: 0.001, burst: 15 };
+    expect(leaseCap(limit)).toBe(1);
+    expect(await admitted(a, key, limit, 10)).toBe(10);
+    expect(await admitted(b, key, limit, 10)).toBe(5);
+    expect(await admitted(a, key, limit, 3)).toBe(0);
   });
 
   it("admits exactly burst from a burst of concurrent takes", async () => {

@@ -15,6 +15,13 @@ import {
   type TransactJob,
 } from "@gw/queue";
 import { createRateLimiter, type RateLimiter } from "@gw/ratelimit";
+import {
+  agentWantsReceipts,
+  createReceiptEmitter,
+  loadReceiptKey,
+  type ReceiptEmitter,
+  storeSink,
+} from "@gw/receipts";
 import { createLogger, type DestinationStream, type Logger } from "@gw/telemetry";
 import { createUpstreamDispatcher, type SsrfPolicy, ssrfPolicy } from "@gw/upstream";
 import { createKeyring, type Keyring } from "@gw/vault";
@@ -53,6 +60,11 @@ export type Runtime = {
   invocations: Lifecycle;
   /** This process (gw_instances heartbeat): owner of the streaming records it opens. */
   instanceId: string;
+  /**
+   * Signed receipts: present when GW_RECEIPT_SIGNING_KEY and GW_RECEIPT_ACTOR are set. Fail-open:
+   * its methods never throw and never wait. Terminal invocations reach it through the lifecycle.
+   */
+  receipts: ReceiptEmitter | undefined;
   close: () => Promise<void>;
 };
 
@@ -100,13 +112,37 @@ export async function createRuntime(
     closers.push(() => changes.close());
     const instanceId = `${opts.service}-${randomUUID()}`;
     closers.push(startHeartbeat(store, instanceId, opts.service));
-    return {
+    const receipts =
+      config.GW_RECEIPT_SIGNING_KEY && config.GW_RECEIPT_ACTOR
+        ? createReceiptEmitter({
+            key: await loadReceiptKey(config.GW_RECEIPT_SIGNING_KEY),
+            actor: config.GW_RECEIPT_ACTOR,
+            sink: storeSink(store.db),
+            wants: agentWantsReceipts(store.db),
+            logger,
+          })
+        : undefined;
+    // Runs before the store closes (closers run in reverse): queued receipts get a bounded chance.
+    if (receipts) closers.push(() => receipts.drain(5_000));
+    const runtime: Runtime = {
       config,
       logger,
       store,
       features: featuresOf(config),
       changes,
-      invocations: createInvocationLifecycle({ store }),
+      invocations: createInvocationLifecycle({
+        store,
+        // Read through the runtime, not captured: tests swap in a faulty emitter.
+        onTerminal: (e) =>
+          runtime.receipts?.invocation({
+            tenantId: e.tenantId,
+            invocationId: e.id,
+            agentId: e.agentId,
+            status: e.status,
+            digests: e.digests,
+            settlement: e.settlement,
+          }),
+      }),
       instanceId,
       verifyToken: createTokenVerifier({
         jwksUrl: config.GW_JWKS_URL,
@@ -122,10 +158,12 @@ export async function createRuntime(
       rateLimiter: createRateLimiter({ redis, logger }),
       dispatcher,
       jobs,
+      receipts,
       close: async () => {
         for (const close of closers.reverse()) await close().catch(() => {});
       },
     };
+    return runtime;
   } catch (e) {
     await store.close().catch(() => {});
     throw e;

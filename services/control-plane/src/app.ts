@@ -10,6 +10,8 @@ import { registerConsole } from "./routes/console.ts";
 import { registerCredentials } from "./routes/credentials/index.ts";
 import { registerInvocations } from "./routes/invocations/index.ts";
 import { registerMe } from "./routes/me.ts";
+import { registerPolicy } from "./routes/policy/index.ts";
+import { registerJwks } from "./routes/receipts/jwks.ts";
 import { registerSettlement } from "./routes/settlement/index.ts";
 
 export type ControlPlaneDeps = Runtime;
@@ -19,6 +21,8 @@ export function createControlPlaneApp(deps: ControlPlaneDeps): Hono<AppEnv> {
   // One base app: request id, access log and span run once per request.
   const app = createBaseApp({ logger: deps.logger });
   registerHealth(app, healthOf(deps));
+  // Public: registered before the /v1 family so its auth middleware never runs for it.
+  registerJwks(app, deps);
   // Outside requireAuth: static files carry no data; the page calls /v1 with the pasted token.
   registerConsole(app);
   const v1 = new Hono<AppEnv>();
@@ -29,6 +33,7 @@ export function createControlPlaneApp(deps: ControlPlaneDeps): Hono<AppEnv> {
   registerCapabilities(v1, deps, surfaces);
   registerAgents(v1, deps);
   registerInvocations(v1, deps);
+  registerPolicy(v1, deps);
   if (surfaces.agent_events) registerAgentEvents(v1, deps);
   if (surfaces.analytics) registerAnalytics(v1, deps);
   // Mounted exactly when capabilities says so: the one value decides both.

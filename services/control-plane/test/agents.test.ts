@@ -200,6 +200,22 @@ describe("agents: bad input gets a clear 400 and writes nothing", () => {
     expect((await call("GET", "/v1/agents")).json.total).toBe(0);
   });
 
+  it("rejects a body that is JSON but not one object (arrays, scalars, null), on create and patch", async () => {
+    const call = await asTenant();
+    const created = await call("POST", "/v1/agents", { name: "kept", description: "before" });
+    for (const body of ["[]", '[{"name":"a"}]', "1", '"name"', "null", "true"]) {
+      const post = await call("POST", "/v1/agents", body, { "content-type": "application/json" });
+      expect(post.status).toBe(400);
+      expect(post.json).toEqual({ error: "request body must be a JSON object" });
+      const patch = await call("PATCH", `/v1/agents/${created.json.id}`, body, {
+        "content-type": "application/json",
+      });
+      expect(patch.status).toBe(400);
+    }
+    expect((await call("GET", `/v1/agents/${created.json.id}`)).json.description).toBe("before");
+    expect((await call("GET", "/v1/agents")).json.total).toBe(1);
+  });
+
   it("rejects malformed JSON, a non-JSON content type and an oversized body", async () => {
     const call = await asTenant();
     const bad = await call("POST", "/v1/agents", "{not json", { "content-type": "application/json" });

@@ -1,4 +1,5 @@
 import { type AppEnv, createBaseApp, registerHealth, requireAuth } from "@gw/http";
+import { createPolicyGate } from "@gw/policy";
 import { createInFlight } from "@gw/ratelimit";
 import { healthOf, type Runtime } from "@gw/runtime";
 import type { Hono } from "hono";
@@ -18,6 +19,24 @@ export function createProxyApp(rt: Runtime): ProxyApp {
     ...rt,
     agents: createAgentCache(rt, rt.config.GW_AGENT_CACHE_MS),
     defaultRateLimit: { rps: rt.config.GW_RATE_LIMIT_RPS, burst: rt.config.GW_RATE_LIMIT_BURST },
+    policy: createPolicyGate({
+      db: rt.store.db,
+      query: rt.store.recordsQuery,
+      dispatcher: rt.dispatcher,
+      cacheMs: rt.config.GW_POLICY_CACHE_MS,
+      subscribe: (invalidate) =>
+        rt.changes.subscribe((change) => {
+          if (change.kind === "policy") invalidate(change.tenantId);
+        }),
+      // Read at call time: the emitter is the runtime's (fail-open, never waits).
+      onDecision: (decisionId, input, decision) =>
+        rt.receipts?.decision({
+          tenantId: input.tenantId,
+          decisionId,
+          agentId: input.agentId,
+          action: decision.action,
+        }),
+    }),
     inflight: createTracker(),
     inFlight: createInFlight(),
   };

@@ -1,3 +1,4 @@
+import type { PolicyGate } from "@gw/policy";
 import type { InFlight, Limit } from "@gw/ratelimit";
 import type { Runtime } from "@gw/runtime";
 import type { AgentCache } from "./agent-cache.ts";
@@ -7,6 +8,8 @@ export type ProxyDeps = Runtime & {
   agents: AgentCache;
   /** The deployment's per-agent bucket for agents without their own rate_limit. */
   defaultRateLimit: Limit;
+  /** Step 6: the tenant's policy, evaluated and recorded once per call. */
+  policy: PolicyGate;
   /** Calls in flight per agent and tenant in this replica (the concurrency step). */
   inFlight: InFlight;
   /** In-flight work (stream records) that graceful shutdown waits for. */

@@ -17,6 +17,7 @@ export function storedJobOf(call: Call): StoredJob {
     mcpMethod: call.mcp?.method ?? null,
     mcpRequestId: call.mcp?.kind === "request" ? call.mcp.id : null,
     captureBodies: call.agent.captureBodies,
+    emitReceipts: call.agent.emitReceipts,
     headers: forwardableHeaders(call.rawHeaders, { keepContentLength: false }),
     clientAddress: call.clientAddress,
     ...(call.payment ? { payment: call.payment } : {}),

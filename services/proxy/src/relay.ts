@@ -1,5 +1,6 @@
 import type { ServerResponse } from "node:http";
 import type { Failure } from "@gw/invocations";
+import type { Digest } from "@gw/receipts";
 import { classifyFailure, downstreamResponseHeaders } from "@gw/upstream";
 import { redactHeaders } from "@gw/vault";
 import type { Dispatcher } from "undici";
@@ -19,13 +20,14 @@ export type Relayed = {
  * Streams an upstream answer to the caller verbatim with backpressure (an SSE stream event by
  * event): the head with the gateway's own headers, then every chunk as it arrives, pausing the
  * upstream while the caller is slow. Counts what was delivered (time to first byte, size), tees
- * the first bytes into `capture`, and never buffers the stream. The body itself is relayed verbatim.
+ * the first bytes into `capture`, hashes every byte into `digest` (receipts), and never buffers
+ * the stream. The body itself is relayed verbatim.
  */
 export function relay(
   res: Dispatcher.ResponseData,
   outgoing: ServerResponse,
   own: Record<string, string>,
-  opts: { t0: number; capture: Capture | null; secret: string },
+  opts: { t0: number; capture: Capture | null; secret: string; digest?: Digest | null },
 ): Promise<Relayed> {
   const upstreamStatus = res.statusCode;
   // Response headers that reflect the injected credential carry [REDACTED] instead.
@@ -48,6 +50,7 @@ export function relay(
       if (ttftMs === null) ttftMs = Math.round(performance.now() - opts.t0);
       respSize += chunk.length;
       opts.capture?.add(chunk);
+      opts.digest?.update(chunk);
       if (!outgoing.write(chunk)) up.pause();
     });
     outgoing.on("drain", () => up.resume());

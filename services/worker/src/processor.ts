@@ -2,6 +2,7 @@ import { LIMITS } from "@gw/core";
 import type { Facts, Failure, InvocationRef } from "@gw/invocations";
 import { isRetryableMcpMethod } from "@gw/mcp";
 import type { ProcessJob, TransactJob } from "@gw/queue";
+import { digestOf } from "@gw/receipts";
 import type { Runtime } from "@gw/runtime";
 import { recordUpstreamDuration } from "@gw/telemetry";
 import { callUpstreamStreaming, targetOf, upstreamRequestHeaders } from "@gw/upstream";
@@ -12,7 +13,7 @@ import { notForwarded, settlePaid } from "./settle.ts";
 
 export type WorkerDeps = Pick<
   Runtime,
-  "store" | "logger" | "config" | "dispatcher" | "keyring" | "invocations"
+  "store" | "logger" | "config" | "dispatcher" | "keyring" | "invocations" | "features"
 >;
 
 /** Whether transient failures (connection errors, 502/503/504) may be retried. */
@@ -57,6 +58,12 @@ export function createProcessor(deps: WorkerDeps): ProcessJob {
       completedAt: new Date(),
       ...(job.captureBodies ? { bodyCaptured: true, reqBody: capped(body) } : {}),
     });
+    // Receipts attest the bytes forwarded each way (hashed only when a receipt may be signed).
+    const digests = (resp: Buffer) =>
+      deps.features.receipts && job.emitReceipts !== false
+        ? { digests: { request: digestOf(body), response: digestOf(resp) } }
+        : {};
+    // A failure has no whole answer to attest: its receipt carries no digests.
     const fail = (failure: Failure, more: Facts = {}) =>
       invocations.fail(ref, failure, { ...facts(), ...more });
 
@@ -115,6 +122,7 @@ export function createProcessor(deps: WorkerDeps): ProcessJob {
           body: respBody,
           expiresAt: new Date(Date.now() + config.GW_RESULT_TTL_SECONDS * 1000),
         },
+        ...digests(respBody),
       },
     );
   };

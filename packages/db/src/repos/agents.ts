@@ -19,6 +19,16 @@ export const agentRepo = {
     return created;
   },
 
+  /** The agent's `emit_receipts` (deleted agents included: their calls still get receipts). */
+  async emitReceipts(db: Db, tenantId: string, id: string): Promise<boolean | null | undefined> {
+    const [row] = await db
+      .select({ v: agents.emitReceipts })
+      .from(agents)
+      .where(and(eq(agents.tenantId, tenantId), eq(agents.id, id)))
+      .limit(1);
+    return row?.v;
+  },
+
   async get(db: Db, tenantId: string, id: string): Promise<AgentRow | undefined> {
     const [row] = await db.select().from(agents).where(live(tenantId, id)).limit(1);
     return row;

@@ -105,9 +105,15 @@ const INSERT_COLS = [
   ["body_captured", "boolean"],
   ["req_body", "bytea"],
   ["resp_body", "bytea"],
+  // When the call was made, which a record written after the fact must not lose.
+  ["created_at", "timestamptz"],
 ] as const;
 
-const DEFAULTS: Readonly<Record<string, string>> = { status: "'pending'", body_captured: "false" };
+const DEFAULTS: Readonly<Record<string, string>> = {
+  status: "'pending'",
+  body_captured: "false",
+  created_at: "now()",
+};
 const insertValue = (c: string, t: string) => {
   const v = t === "bytea" ? `decode(v.${c}, 'hex')` : `v.${c}::${t}`;
   return DEFAULTS[c] ? `coalesce(${v}, ${DEFAULTS[c]})` : v;
@@ -154,6 +160,7 @@ export function insertParams(
     (x) => r(x).bodyCaptured,
     (x) => r(x).reqBody,
     (x) => r(x).respBody,
+    (x) => r(x).createdAt,
   ];
   return cols.map((get) => items.map((x) => str(get(x))));
 }

@@ -26,8 +26,8 @@ export function surfacesOf(deps: Pick<Runtime, "features">): Surfaces {
     analytics: true,
     agent_events: true,
     settlement: true,
-    policy: false,
-    receipts: false,
+    policy: true,
+    receipts: true,
   };
 }
 

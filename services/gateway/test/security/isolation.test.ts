@@ -46,6 +46,20 @@ afterAll(async () => {
   await app?.close();
 });
 
+/** A valid agent event for `agentId` (spec 2.6, DESIGN.md §3). */
+function agentEvent(agentId: string) {
+  return {
+    schema: "gw.agent-event.v1",
+    event_id: `evt-${agentId}`,
+    agent_id: agentId,
+    type: "session.started",
+    session_ref: `sha256:${"a".repeat(64)}`,
+    occurred_at: new Date().toISOString(),
+    source: "security-suite",
+    source_version: "1",
+  };
+}
+
 const NEVER = {
   agent: "agt_01890000-0000-7000-8000-000000000000",
   cred: "cred_01890000-0000-7000-8000-000000000000",
@@ -84,13 +98,22 @@ describe("tenant B with tenant A's ids", () => {
       `/v1/proxy/${ids.bAgent}/invocations/${NEVER.inv}`,
       undefined,
     ],
+    ["GET", `/v1/invocations/${ids.inv}/receipt`, `/v1/invocations/${NEVER.inv}/receipt`, undefined],
+    [
+      "GET",
+      `/v1/agent-events/summary?agent_id=${ids.agent}`,
+      `/v1/agent-events/summary?agent_id=${NEVER.agent}`,
+      undefined,
+    ],
+    ["POST", "/v1/agent-events", "/v1/agent-events", undefined],
   ];
 
   it("gets exactly the answer of a never-existing id on every route", async () => {
     const hitsBefore = upstreamHits;
     for (const [method, path, never, body] of routes()) {
-      const res = await b(method, path, body);
-      const ref = await b(method, never, body);
+      const events = path === "/v1/agent-events";
+      const res = await b(method, path, events ? agentEvent(ids.agent) : body);
+      const ref = await b(method, never, events ? agentEvent(NEVER.agent) : body);
       tally.add(
         `${method} ${path.replace(/[a-z]+_[0-9a-f-]{36}/g, (m) => `{${m.split("_")[0]}}`)}`,
         res.status === 404,
@@ -107,13 +130,22 @@ describe("tenant B with tenant A's ids", () => {
       "/v1/credentials",
       "/v1/invocations",
       `/v1/invocations?agent_id=${ids.agent}`,
+      "/v1/policy/decisions",
+      `/v1/policy/decisions?agent_id=${ids.agent}`,
+      `/v1/analytics?agent_id=${ids.agent}`,
+      "/v1/analytics",
     ]) {
       const res = await b("GET", path);
       const leaked = JSON.stringify(res.json).match(
         new RegExp(`${ids.agent}|${ids.cred}|${ids.inv}|${ids.streamInv}`),
       );
-      tally.add("lists (refused = nothing of A)", res.status === 200 && !leaked);
-      expect(res.status).toBe(200);
+      // Filtered by A's agent: exactly what a never-existing agent id gets (empty, or 404).
+      const filtered = path.includes(ids.agent);
+      const ref = filtered ? await b("GET", path.replace(ids.agent, NEVER.agent)) : undefined;
+      const same = ref === undefined || (res.status === ref.status && res.json.error === ref.json.error);
+      tally.add("lists (refused = nothing of A)", (res.status === 200 || filtered) && !leaked && same);
+      if (!filtered) expect(res.status).toBe(200);
+      expect(same, path).toBe(true);
       expect(leaked).toBeNull();
     }
     const post = await b("POST", "/v1/agents", { name: "x", credential_ref: ids.cred });

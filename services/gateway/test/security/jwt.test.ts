@@ -281,7 +281,18 @@ describe("tokens that must be refused (401, empty body)", () => {
 
   it("refuses on every route family, the proxy paths included", async () => {
     const forged = await sign(good, { key: attacker.privateKey });
-    for (const path of ["/v1/agents", "/v1/credentials", "/v1/invocations", "/v1/capabilities"]) {
+    for (const path of [
+      "/v1/agents",
+      "/v1/credentials",
+      "/v1/invocations",
+      "/v1/invocations/inv_01890000-0000-7000-8000-000000000000/receipt",
+      "/v1/capabilities",
+      "/v1/policy",
+      "/v1/policy/decisions",
+      "/v1/settlement/config",
+      "/v1/analytics",
+      "/v1/agent-events/summary?agent_id=agt_01890000-0000-7000-8000-000000000000",
+    ]) {
       const got = await status(app, forged, path);
       tally.add("routes", got === 401);
       expect(got).toBe(401);

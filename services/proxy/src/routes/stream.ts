@@ -3,6 +3,7 @@ import { DomainError, LIMITS } from "@gw/core";
 import type { AppEnv } from "@gw/http";
 import { ERROR_CLASS, type Facts, type Failure, outcomeOfStatus } from "@gw/invocations";
 import { isRetryableMcpMethod } from "@gw/mcp";
+import { createDigest, type Digest } from "@gw/receipts";
 import { recordProxyCall, recordUpstreamDuration } from "@gw/telemetry";
 import { type OneShotBody, openUpstream, upstreamRequestHeaders } from "@gw/upstream";
 import { redactSecret } from "@gw/vault";
@@ -18,8 +19,8 @@ import { type Relayed, relay } from "../relay.ts";
 
 /**
  * POST /v1/proxy/{id}/stream (and GET/DELETE for MCP agents): steps 1–8, then step 9 here: open
- * the upstream, stream both bodies verbatim with backpressure, record the outcome when the stream
- * ends. Failures before the upstream answered are DomainErrors (502, 504) through the one error
+ * the upstream, stream both bodies verbatim with backpressure (hashing them for the receipt when
+ * one is emitted), record the outcome when the stream ends. Failures before the upstream answered are DomainErrors (502, 504) through the one error
  * map, carrying the invocation id.
  */
 export function registerStream(app: Hono<AppEnv>, deps: ProxyDeps) {
@@ -41,10 +42,22 @@ async function forward(c: Context<AppEnv>, call: Admitted, deps: ProxyDeps): Pro
   const reqCapture = capture ? new Capture(LIMITS.capturedBodyMaxBytes) : null;
   const respCapture = capture ? new Capture(LIMITS.capturedBodyMaxBytes) : null;
   if (call.forward) reqCapture?.add(call.forward);
-  const upload = call.forward === null && call.method === "POST" ? uploadOf(incoming, reqCapture) : null;
+  // Receipts attest the bytes forwarded each way: hashed as they pass, only when one will be signed.
+  const hashing = deps.features.receipts && call.agent.emitReceipts !== false;
+  const reqDigest = hashing ? createDigest() : null;
+  const respDigest = hashing ? createDigest() : null;
+  if (call.forward) reqDigest?.update(call.forward);
+  const upload =
+    call.forward === null && call.method === "POST" ? uploadOf(incoming, reqCapture, reqDigest) : null;
+  const digests = () =>
+    reqDigest && respDigest ? { digests: { request: reqDigest.value(), response: respDigest.value() } } : {};
 
   // The record: the stream's facts once it ended, written after the invocation row (step 8).
-  const record = (end: (facts: Facts) => Promise<void>, relayed?: Relayed, paid: Facts = {}) => {
+  const record = (
+    end: (facts: Facts, extras: ReturnType<typeof digests>) => Promise<void>,
+    relayed?: Relayed,
+    paid: Facts = {},
+  ) => {
     const latencyMs = Math.round(performance.now() - t0);
     recordUpstreamDuration(latencyMs, { mode: "streaming" });
     const facts = {
@@ -76,7 +89,7 @@ async function forward(c: Context<AppEnv>, call: Admitted, deps: ProxyDeps): Pro
       "request",
     );
     deps.inflight.track(
-      end(facts).catch((e: unknown) => {
+      end(facts, relayed ? digests() : {}).catch((e: unknown) => {
         c.var.log.error(
           { invocation_id: call.invocationId, err: e instanceof Error ? e.name : "error" },
           "could not record stream outcome",
@@ -88,7 +101,7 @@ async function forward(c: Context<AppEnv>, call: Admitted, deps: ProxyDeps): Pro
   let payment = settle.notForwarded(call.payment);
   const fail = (failure: Failure, relayed?: Relayed) => {
     recordProxyCall({ mode: "streaming", outcome: "failed", errorClass: ERROR_CLASS[failure] });
-    record((facts) => call.record.fail(failure, facts), relayed, payment.facts(false));
+    record((facts, extras) => call.record.fail(failure, facts, extras), relayed, payment.facts(false));
   };
 
   const credential = await credentialFor(call, deps, c.var.log);
@@ -143,14 +156,19 @@ async function forward(c: Context<AppEnv>, call: Admitted, deps: ProxyDeps): Pro
   }
 
   const own = { ...gatewayHeaders(call), "x-request-id": c.var.requestId };
-  const relayed = await relay(opened.res, outgoing, own, { t0, capture: respCapture, secret });
+  const relayed = await relay(opened.res, outgoing, own, {
+    t0,
+    capture: respCapture,
+    secret,
+    digest: respDigest,
+  });
   // A standalone GET stream is ended by the client: that is its normal end, not a cancellation.
   const closedNormally = relayed.ended === "client_closed" && call.method === "GET";
   if (relayed.ended === "end" || closedNormally) {
     const { status, errorClass } = outcomeOfStatus(relayed.upstreamStatus);
     recordProxyCall({ mode: "streaming", outcome: status, errorClass: errorClass ?? "none" });
     record(
-      (facts) => call.record.complete(relayed.upstreamStatus, facts),
+      (facts, extras) => call.record.complete(relayed.upstreamStatus, facts, extras),
       relayed,
       payment.facts(status === "succeeded"),
     );
@@ -160,7 +178,11 @@ async function forward(c: Context<AppEnv>, call: Admitted, deps: ProxyDeps): Pro
 }
 
 /** The caller's body as a one-shot stream, counted and teed into the capture as it goes up. */
-function uploadOf(incoming: IncomingMessage, capture: Capture | null): OneShotBody & { size: () => number } {
+function uploadOf(
+  incoming: IncomingMessage,
+  capture: Capture | null,
+  digest: Digest | null,
+): OneShotBody & { size: () => number } {
   let size = 0;
   let touched = false;
   return {
@@ -171,6 +193,7 @@ function uploadOf(incoming: IncomingMessage, capture: Capture | null): OneShotBo
       for await (const chunk of incoming) {
         size += (chunk as Buffer).length;
         capture?.add(chunk as Buffer);
+        digest?.update(chunk as Buffer);
         yield chunk as Buffer;
       }
     },

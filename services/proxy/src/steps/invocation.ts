@@ -27,6 +27,8 @@ export async function openInvocation(
     mcpTool: call.mcp?.tool ?? null,
     reqSize: call.forward?.length ?? null,
     startedAt: call.mode === "streaming" ? new Date() : null,
+    // The call's own time, also when its record is written after the fact (ADR 0006).
+    createdAt: new Date(),
     policyAction: call.policy?.action ?? null,
     policyMatchedRule: call.policy?.matchedRule ?? null,
     paymentNetwork: call.payment?.network ?? null,

@@ -1,10 +1,34 @@
+import { deniedByPolicy } from "@gw/policy";
 import type { Call } from "../call.ts";
 import type { ProxyDeps } from "../deps.ts";
 
 /**
- * Step 6: the tenant's policy decides allow, warn or deny; the decision is recorded (denials too).
- * Passes every call through (`call.policy` stays null: no document) until the policy engine lands.
+ * Step 6: the tenant's policy decides allow, warn or deny, once per call, and the decision is
+ * recorded (denials too) before anything else happens. Deny → 403 with nothing created or
+ * forwarded; warn → the call proceeds with X-Gateway-Policy-Warning. No document → `call.policy`
+ * stays null (not the same as allow).
  */
-export async function evaluatePolicy(call: Call, _deps: ProxyDeps): Promise<Call> {
+export async function evaluatePolicy(call: Call, deps: ProxyDeps): Promise<Call> {
+  const decision = await deps.policy.decide({
+    tenantId: call.tenantId,
+    agentId: call.agent.id,
+    protocol: call.agent.protocol,
+    mcpMethod: call.mcp?.method ?? null,
+    mcpTool: call.mcp?.tool ?? null,
+    model: call.model,
+    bodySize: bodySizeOf(call),
+  });
+  if (!decision) return call;
+  if (decision.action === "deny") throw deniedByPolicy();
+  call.policy = { action: decision.action, matchedRule: decision.matchedRule };
+  // The reason is printable ASCII by construction (a classifier's is cleaned): a valid header value.
+  if (decision.action === "warn") call.responseHeaders["x-gateway-policy-warning"] = decision.reason;
   return call;
+}
+
+/** Bytes to forward: held, or declared by a streamed body; null when a stream declares nothing. */
+function bodySizeOf(call: Call): number | null {
+  if (call.forward) return call.forward.length;
+  const declared = call.headers["content-length"];
+  return declared !== undefined && /^\d{1,15}$/.test(declared) ? Number(declared) : null;
 }

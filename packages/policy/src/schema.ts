@@ -1,0 +1,107 @@
+import * as v from "valibot";
+
+/** Bounds of a policy document: evaluation cost stays small whatever a tenant writes. */
+export const POLICY_LIMITS = Object.freeze({
+  maxRules: 256,
+  maxListItems: 256,
+  maxNameLength: 256,
+  classifierDefaultTimeoutMs: 2_000,
+  classifierMaxTimeoutMs: 10_000,
+});
+
+export const ACTIONS = ["allow", "warn", "deny"] as const;
+const Action = v.picklist(ACTIONS, 'must be "allow", "warn" or "deny"');
+
+/** valibot's object schemas accept arrays (they have no unknown keys): refuse them first. */
+const obj = <S extends v.GenericSchema>(schema: S) =>
+  v.pipe(
+    v.unknown(),
+    v.check((x) => typeof x === "object" && x !== null && !Array.isArray(x), "must be a JSON object"),
+    schema,
+  );
+
+const Name = v.pipe(
+  v.string("must be a string"),
+  v.minLength(1, "must not be empty"),
+  v.maxLength(POLICY_LIMITS.maxNameLength, `must be at most ${POLICY_LIMITS.maxNameLength} characters`),
+);
+const list = <S extends v.GenericSchema<string>>(item: S) =>
+  v.pipe(
+    v.array(item, "must be an array"),
+    v.minLength(1, "must not be empty (leave the condition out to match everything)"),
+    v.maxLength(POLICY_LIMITS.maxListItems, `must have at most ${POLICY_LIMITS.maxListItems} entries`),
+  );
+const ToolPattern = v.pipe(
+  Name,
+  v.check((s) => !s.slice(0, -1).includes("*"), "only a trailing * is allowed in a tool pattern"),
+);
+
+/** Conditions of a rule; every condition named must hold, a list holds when any value matches. */
+export const MatchConditions = obj(
+  v.strictObject({
+    agents: v.optional(list(Name)),
+    tools: v.optional(list(ToolPattern)),
+    methods: v.optional(list(Name)),
+    protocols: v.optional(list(v.picklist(["http", "mcp"], 'must be "http" or "mcp"'))),
+    max_body_bytes: v.optional(
+      v.pipe(
+        v.number("must be a number"),
+        v.integer("must be an integer"),
+        v.minValue(0, "must not be negative"),
+        v.maxValue(Number.MAX_SAFE_INTEGER),
+      ),
+    ),
+  }),
+);
+
+export const Classifier = obj(
+  v.strictObject({
+    url: v.pipe(v.string("must be a string"), v.minLength(1, "must not be empty"), v.maxLength(2048)),
+    timeout_ms: v.optional(
+      v.pipe(
+        v.number("must be a number"),
+        v.integer("must be an integer"),
+        v.minValue(1, "must be at least 1"),
+        v.maxValue(
+          POLICY_LIMITS.classifierMaxTimeoutMs,
+          `must be at most ${POLICY_LIMITS.classifierMaxTimeoutMs}`,
+        ),
+      ),
+    ),
+  }),
+);
+
+/** A rule decides with a fixed `action` or asks a `classifier` webhook; exactly one of the two. */
+export const Rule = v.pipe(
+  obj(
+    v.strictObject({
+      action: v.optional(Action),
+      classifier: v.optional(Classifier),
+      match: v.optional(MatchConditions, {}),
+    }),
+  ),
+  v.check(
+    (r) => (r.action === undefined) !== (r.classifier === undefined),
+    "a rule must have exactly one of action or classifier",
+  ),
+);
+
+/** The tenant's policy document (DESIGN.md §3 "Policy"), as PUT and as stored. */
+export const PolicyDocument = obj(
+  v.strictObject({
+    default: v.optional(Action, "allow"),
+    on_error: v.optional(Action, "deny"),
+    rules: v.optional(
+      v.pipe(
+        v.array(Rule, "must be an array"),
+        v.maxLength(POLICY_LIMITS.maxRules, `must have at most ${POLICY_LIMITS.maxRules} rules`),
+      ),
+      [],
+    ),
+  }),
+);
+
+export type PolicyAction = (typeof ACTIONS)[number];
+export type PolicyDocument = v.InferOutput<typeof PolicyDocument>;
+export type PolicyRule = v.InferOutput<typeof Rule>;
+export type MatchConditions = v.InferOutput<typeof MatchConditions>;

@@ -1,0 +1,6 @@
+export * from "./digest.ts";
+export * from "./emitter.ts";
+export * from "./key.ts";
+export * from "./serialize.ts";
+export * from "./sign.ts";
+export * from "./verify.ts";
