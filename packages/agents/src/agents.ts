@@ -81,6 +81,7 @@ export async function createAgent({
     status: input.status ?? "active",
     suspended: input.suspended ?? false,
     rateLimit: input.rate_limit ?? null,
+    maxConcurrency: input.max_concurrency ?? null,
     captureBodies: input.capture_bodies ?? false,
     emitReceipts: input.emit_receipts ?? null,
     createdBy: ctx.userId,
@@ -129,6 +130,7 @@ export async function updateAgent({
   if (input.status !== undefined) patch.status = input.status;
   if (input.suspended !== undefined) patch.suspended = input.suspended;
   if ("rate_limit" in input) patch.rateLimit = input.rate_limit ?? null;
+  if ("max_concurrency" in input) patch.maxConcurrency = input.max_concurrency ?? null;
   if (input.capture_bodies !== undefined) patch.captureBodies = input.capture_bodies;
   if ("emit_receipts" in input) patch.emitReceipts = input.emit_receipts ?? null;
   const row = await agentRepo.update(ctx.db, ctx.tenantId, id, patch);

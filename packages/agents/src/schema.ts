@@ -30,6 +30,14 @@ export const RateLimit = v.strictObject({
   ),
 });
 
+/** Calls in flight per proxy replica; null → GW_AGENT_MAX_CONCURRENCY. */
+export const MaxConcurrency = v.pipe(
+  v.number("must be a number"),
+  v.integer("must be an integer"),
+  v.minValue(1, "must be at least 1"),
+  v.maxValue(1_000_000, "must be at most 1000000"),
+);
+
 const Name = v.pipe(
   v.string("must be a string"),
   v.trim(),
@@ -58,6 +66,7 @@ const fields = {
   status: v.optional(v.picklist(["active", "inactive"], 'must be "active" or "inactive"')),
   suspended: v.optional(v.boolean("must be a boolean")),
   rate_limit: v.nullish(RateLimit),
+  max_concurrency: v.nullish(MaxConcurrency),
   capture_bodies: v.optional(v.boolean("must be a boolean")),
   emit_receipts: v.nullish(v.boolean("must be a boolean")),
 };

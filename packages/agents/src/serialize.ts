@@ -21,6 +21,8 @@ export const AgentResource = v.object({
   status: v.picklist(["active", "inactive"]),
   suspended: v.boolean(),
   rate_limit: v.nullable(RateLimit),
+  /** Calls in flight per proxy replica; null → GW_AGENT_MAX_CONCURRENCY. */
+  max_concurrency: v.nullable(v.number()),
   capture_bodies: v.boolean(),
   emit_receipts: v.boolean(),
   created_by: v.string(),
@@ -44,6 +46,7 @@ export function agentJson(row: AgentRow, opts: { receiptsEnabled: boolean }): Ag
     status: row.status,
     suspended: row.suspended,
     rate_limit: row.rateLimit,
+    max_concurrency: row.maxConcurrency,
     capture_bodies: row.captureBodies,
     emit_receipts: row.emitReceipts ?? opts.receiptsEnabled,
     created_by: row.createdBy,

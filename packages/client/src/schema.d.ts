@@ -578,6 +578,7 @@ export interface components {
             status: "active" | "inactive";
             suspended: boolean;
             rate_limit: components["schemas"]["AgentRateLimit"] | null;
+            max_concurrency: number | null;
             capture_bodies: boolean;
             emit_receipts: boolean;
             created_by: string;
@@ -600,6 +601,7 @@ export interface components {
             status?: "active" | "inactive";
             suspended?: boolean;
             rate_limit?: components["schemas"]["AgentRateLimit"] | null;
+            max_concurrency?: number | null;
             capture_bodies?: boolean;
             emit_receipts?: boolean | null;
         };
@@ -617,6 +619,7 @@ export interface components {
             status?: "active" | "inactive";
             suspended?: boolean;
             rate_limit?: components["schemas"]["AgentRateLimit"] | null;
+            max_concurrency?: number | null;
             capture_bodies?: boolean;
             emit_receipts?: boolean | null;
         };

@@ -167,6 +167,10 @@ const EnvSchema = v.object({
   GW_UPSTREAM_CA_FILE: optStr(),
   GW_RATE_LIMIT_RPS: num(10, 0.001),
   GW_RATE_LIMIT_BURST: int(20, 1, 1_000_000),
+  /** Calls in flight per agent per proxy replica (an agent's `max_concurrency` overrides it). */
+  GW_AGENT_MAX_CONCURRENCY: int(64, 1, 1_000_000),
+  /** Calls in flight per tenant per proxy replica. */
+  GW_TENANT_MAX_CONCURRENCY: int(256, 1, 1_000_000),
   /** `off` unmounts the credential routes (404) and reports it in capabilities. */
   GW_CREDENTIALS: v.optional(v.picklist(["on", "off"], "must be on or off"), "on"),
   GW_CONNECT_TIMEOUT_MS: int(10_000, 1, 600_000),
@@ -187,6 +191,11 @@ const EnvSchema = v.object({
   GW_RECORDS_SYNC_COMMIT: bool(false),
   /** How long a worker's lock on a job lasts; a dead worker's job is redelivered after about this long. */
   GW_JOB_LOCK_MS: int(30_000, 500, 600_000),
+  /**
+   * How often each worker runs the reconciler and sweeper (docs/reliability.md): pending rows
+   * whose job was lost are re-enqueued, abandoned running rows ended or re-run.
+   */
+  GW_RECONCILE_MS: int(5_000, 100, 60_000),
   /** BullMQ queue of transactional jobs (tests give each deployment its own). */
   GW_QUEUE_NAME: v.optional(
     v.pipe(v.string(), v.regex(/^[\w-]{1,64}$/, "must be letters, digits, - or _")),

@@ -48,3 +48,45 @@ export const unavailable = (message: string) => new DomainError("unavailable", m
 export function isDomainError(e: unknown): e is DomainError {
   return e instanceof DomainError;
 }
+
+/**
+ * Error codes that mean "the store cannot be reached right now" rather than "this statement is
+ * wrong": socket errors, the postgres-js connection states, Postgres class 08 (connection
+ * exception), shutdown / starting up (57P0x), too many connections, and our own deadline.
+ */
+const STORE_DOWN_CODES = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ETIMEDOUT",
+  "EPIPE",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "CONNECT_TIMEOUT",
+  "CONNECTION_CLOSED",
+  "CONNECTION_ENDED",
+  "CONNECTION_DESTROYED",
+  "57P01",
+  "57P02",
+  "57P03",
+  "53300",
+  "GW_STORE_DEADLINE",
+]);
+
+/** Whether `e` says the store is unreachable (mapped to 503 `store unavailable` once, in @gw/http). */
+export function isStoreUnavailable(e: unknown): boolean {
+  if (typeof e !== "object" || e === null) return false;
+  const code = (e as { code?: unknown }).code;
+  if (typeof code !== "string") return false;
+  return STORE_DOWN_CODES.has(code) || code.startsWith("08");
+}
+
+/** A store call that did not finish within its deadline (see `isStoreUnavailable`). */
+export class StoreDeadline extends Error {
+  override name = "StoreDeadline";
+  readonly code = "GW_STORE_DEADLINE";
+  constructor() {
+    super("store did not answer in time");
+  }
+}

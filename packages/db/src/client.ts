@@ -48,9 +48,12 @@ export async function openStore(
   if (url) {
     const { default: postgres } = await import("postgres");
     const { drizzle } = await import("drizzle-orm/postgres-js");
+    // A store that does not answer must fail a call within seconds, not hang it (DESIGN.md §3).
+    const connectTimeout = 2;
     const client = postgres(url, {
       max: opts.maxConnections ?? 10,
       onnotice: () => {},
+      connect_timeout: connectTimeout,
       // Keep timestamps as strings in the driver; drizzle's mapping turns them into Dates.
       connection: { application_name: "agent-gateway", TimeZone: "UTC" },
     });
@@ -60,6 +63,7 @@ export async function openStore(
         ? postgres(url, {
             max: opts.maxConnections ?? 10,
             onnotice: () => {},
+            connect_timeout: connectTimeout,
             connection: {
               application_name: "agent-gateway-records",
               TimeZone: "UTC",

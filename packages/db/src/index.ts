@@ -6,6 +6,7 @@ export * from "./repos/analytics.ts";
 export * from "./repos/credentials.ts";
 export * from "./repos/invocation-writer.ts";
 export * from "./repos/invocations.ts";
+export * from "./repos/reliability.ts";
 export * from "./repos/settlement-configs.ts";
 export * from "./schema/index.ts";
 export { schema };

@@ -1,4 +1,4 @@
-import { DomainError, type ErrorKind } from "@gw/core";
+import { DomainError, type ErrorKind, isStoreUnavailable } from "@gw/core";
 import { safeError } from "@gw/telemetry";
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
@@ -44,6 +44,11 @@ export function errorResponse(c: Context<any>, err: unknown): Response {
   if (err instanceof HTTPException && err.status < 500) {
     if (err.status === 401) return new Response(null, { status: 401 });
     return Response.json({ error: err.message || "bad request" } satisfies ErrorJson, { status: err.status });
+  }
+  // Postgres unreachable: a bounded, caller-actionable 503 (DESIGN.md §3 Proxy, faults), not a 500.
+  if (isStoreUnavailable(err)) {
+    c.get("log")?.warn({ err: safeError(err) }, "store unavailable");
+    return Response.json({ error: "store unavailable" }, { status: 503 });
   }
   // Only the safe subset: a driver error carries the SQL and its parameters (for a credential
   // insert, the ciphertext and the wrapped key), and its message may quote an input value.

@@ -9,7 +9,9 @@ export {
   type Reservation,
   ReservationTaken,
 } from "@gw/db";
+export * from "./heartbeat.ts";
 export * from "./invocations.ts";
 export * from "./lifecycle.ts";
 export * from "./outcome.ts";
+export * from "./reconcile.ts";
 export * from "./serialize.ts";

@@ -1,6 +1,7 @@
 import {
   claimInvocation,
   createInvocationWriter,
+  createRequestWriter,
   failIfOpen,
   type InvocationResult,
   type InvocationUpdate,
@@ -9,8 +10,10 @@ import {
   type NewInvocation,
   type Reservation,
   type Store,
+  type StoredRequest,
 } from "@gw/db";
 import { ERROR_CLASS, type Failure, outcomeOfStatus } from "./outcome.ts";
+import { withDeadline, withStoreRetry } from "./store-faults.ts";
 
 /** Which invocation: every lifecycle verb is scoped by tenant. */
 export type InvocationRef = { tenantId: string; id: string; agentId: string };
@@ -67,10 +70,23 @@ const failing = (failure: Failure, facts: Facts): InvocationUpdate => ({
 export function createInvocationLifecycle(opts: {
   store: Pick<Store, "query" | "recordsQuery">;
   onTerminal?: ((e: TerminalEvent) => void) | undefined;
+  /** How long a durable open may take before the caller is answered 503 (default 1.5 s). */
+  openDeadlineMs?: number | undefined;
+  /** How long a record write is retried while the store is unreachable (default 10 min). */
+  recordRetryMs?: number | undefined;
 }) {
   const { store } = opts;
-  const fast = createInvocationWriter(store.recordsQuery);
+  const records = createInvocationWriter(store.recordsQuery);
+  const retryMs = opts.recordRetryMs ?? 600_000;
+  // Records (streaming opens, every terminal write) are held and retried while the store is
+  // unreachable, so an outage delays them instead of leaving rows open (docs/reliability.md).
+  const fast = {
+    insert: (t: string, row: NewInvocation) => withStoreRetry(() => records.insert(t, row), retryMs),
+    update: (...a: Parameters<typeof records.update>) => withStoreRetry(() => records.update(...a), retryMs),
+  };
   const durable = createInvocationWriter(store.query);
+  const withRequest = createRequestWriter(store.query);
+  const openDeadlineMs = opts.openDeadlineMs ?? 1_500;
   const terminal = (e: TerminalEvent) => {
     try {
       opts.onTerminal?.(e);
@@ -96,6 +112,11 @@ export function createInvocationLifecycle(opts: {
         : undefined,
     });
   };
+  const endIfOpen = async (ref: InvocationRef): Promise<boolean> => {
+    const ended = await failIfOpen(store.query, ref.tenantId, ref.id);
+    if (ended) terminal({ ...ref, status: "failed" });
+    return ended;
+  };
   return {
     /**
      * Creates the record. With reservations, the keys and the row are one durable statement and a
@@ -104,13 +125,28 @@ export function createInvocationLifecycle(opts: {
     async open(
       tenantId: string,
       row: NewInvocation,
-      o: { durable: boolean; reservations?: readonly Reservation[] | undefined },
+      o: {
+        durable: boolean;
+        reservations?: readonly Reservation[] | undefined;
+        /** A transactional call's job, stored with the row (the reconciler rebuilds it from there). */
+        request?: StoredRequest | undefined;
+      },
     ): Promise<void> {
-      if (o.reservations && o.reservations.length > 0) {
-        await insertWithReservations(store.query, tenantId, row, o.reservations);
-        return;
-      }
-      await (o.durable ? durable : fast).insert(tenantId, row);
+      const held = o.reservations && o.reservations.length > 0;
+      const write = held
+        ? insertWithReservations(store.query, tenantId, row, o.reservations ?? [], o.request)
+        : o.request
+          ? withRequest(tenantId, row, o.request)
+          : o.durable
+            ? durable.insert(tenantId, row)
+            : fast.insert(tenantId, row);
+      if (!o.durable && !held) return write;
+      // A durable open answers the caller: bounded. If it commits after the caller was answered
+      // 503, the row is ended at once, so a call whose caller got an error never runs.
+      const ref = { tenantId, id: row.id as string, agentId: row.agentId as string };
+      await withDeadline(write, openDeadlineMs, () => {
+        void endIfOpen(ref).catch(() => {});
+      });
     },
     /**
      * A streaming record written off the critical path: nothing is written unless the call
@@ -166,10 +202,6 @@ export function createInvocationLifecycle(opts: {
      */
     failUnsettled: (ref: InvocationRef, facts: Facts) => write(ref, unsettled(facts), undefined),
     /** Ends a call that is still open as failed/internal (its job was lost); false if terminal. */
-    async failIfOpen(ref: InvocationRef): Promise<boolean> {
-      const ended = await failIfOpen(store.query, ref.tenantId, ref.id);
-      if (ended) terminal({ ...ref, status: "failed" });
-      return ended;
-    },
+    failIfOpen: endIfOpen,
   };
 }

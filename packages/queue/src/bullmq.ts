@@ -29,6 +29,16 @@ export function bullmqQueue(opts: { name: string; connection: Redis }): JobQueue
         });
       });
     },
+    async has(invocationId) {
+      const job = await queue.getJob(invocationId);
+      if (!job) return false;
+      const state = await job.getState();
+      if (state === "completed" || state === "failed") {
+        await job.remove().catch(() => {});
+        return false;
+      }
+      return state !== "unknown";
+    },
     // Closing a queue whose start-up commands are still in flight on the shared connection
     // would reject them with "Connection is closed" where nobody listens: let them finish first.
     close: async () => {

@@ -27,8 +27,13 @@ export type TransactJob = {
   headers: string[];
   /** The caller's address, appended to X-Forwarded-For upstream. */
   clientAddress?: string | undefined;
-  /** Request body, base64. */
+  /** Request body, base64; empty when `bodyStored` (the body lives in Postgres with the invocation). */
   body: string;
+  /**
+   * The body is not in the job: the worker reads it from the invocation's stored request (bodies
+   * over JOB_BODY_MAX_BYTES, and every job the reconciler rebuilt). docs/reliability.md.
+   */
+  bodyStored?: boolean;
   /**
    * The call's verified x402 payment (a few KiB), which the worker settles before it forwards when
    * `facilitator` is set. Absent for unpriced agents.
@@ -47,6 +52,11 @@ export type ProcessJob = (job: TransactJob) => Promise<void>;
 export interface JobQueue {
   /** Enqueues the job, with the active trace context added to it (`traceContext`). */
   enqueue(job: TransactJob): Promise<void>;
+  /**
+   * Whether a live (waiting, delayed, active) job exists for this invocation. A finished job
+   * still kept under its id is removed first, so that `enqueue` can add it again.
+   */
+  has(invocationId: string): Promise<boolean>;
   close(): Promise<void>;
 }
 

@@ -14,6 +14,7 @@ export function memoryQueue(opts: { concurrency: number; logger: Logger; name?: 
   const id = { system: "in_process", queue: opts.name ?? "in-process" };
   const waiting: Array<{ job: TransactJob; at: number }> = [];
   const active = new Set<Promise<void>>();
+  const running = new Set<string>();
   let processor: ProcessJob | undefined;
   let closed = false;
   let unregister: (() => void) | undefined;
@@ -21,6 +22,7 @@ export function memoryQueue(opts: { concurrency: number; logger: Logger; name?: 
   const pump = () => {
     while (processor && !closed && active.size < opts.concurrency && waiting.length > 0) {
       const { job } = waiting.shift() as { job: TransactJob };
+      running.add(job.invocationId);
       const run = processTraced(id, job, processor)
         .catch((e: unknown) =>
           opts.logger.error(
@@ -29,6 +31,7 @@ export function memoryQueue(opts: { concurrency: number; logger: Logger; name?: 
           ),
         )
         .finally(() => {
+          running.delete(job.invocationId);
           active.delete(run);
           pump();
         });
@@ -40,10 +43,16 @@ export function memoryQueue(opts: { concurrency: number; logger: Logger; name?: 
     queue: {
       async enqueue(job) {
         if (closed) throw new Error("queue is closed");
+        // One job per invocation, like BullMQ's job id.
+        if (running.has(job.invocationId) || waiting.some((w) => w.job.invocationId === job.invocationId))
+          return;
         await sendTraced(id, job, async (traced) => {
           waiting.push({ job: traced, at: Date.now() });
           setImmediate(pump);
         });
+      },
+      async has(invocationId) {
+        return running.has(invocationId) || waiting.some((w) => w.job.invocationId === invocationId);
       },
       async close() {},
     },

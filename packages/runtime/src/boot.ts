@@ -1,5 +1,5 @@
 import { type Config, ConfigError, loadConfig } from "@gw/config";
-import { type Fetchable, listen, onShutdown, type Served } from "@gw/http";
+import { drainWindowMs, type Fetchable, listen, onShutdown, type Served } from "@gw/http";
 import { startTelemetry } from "@gw/telemetry";
 import { createRuntime, type Runtime } from "./runtime.ts";
 
@@ -14,6 +14,8 @@ export async function boot(opts: {
   env?: Record<string, string | undefined>;
   /** Extra start-up checks; throw ConfigError to refuse to start. */
   check?: (config: Config) => void;
+  /** The process serves the proxy paths: no whole-request time-out (see `listen`). */
+  longRequests?: boolean;
 }): Promise<{ rt: Runtime; serve: (app: Fetchable, stop?: () => Promise<void>) => Promise<Served> }> {
   let config: Config;
   try {
@@ -33,7 +35,10 @@ export async function boot(opts: {
   return {
     rt,
     serve: async (app, stop) => {
-      const served = await listen(app, config.port);
+      const served = await listen(app, config.port, "0.0.0.0", {
+        drainMs: drainWindowMs(config.GW_SHUTDOWN_TIMEOUT_MS),
+        longRequests: opts.longRequests ?? false,
+      });
       rt.logger.info({ port: served.port, store: rt.store.kind }, `${opts.service} listening`);
       onShutdown(rt.logger, config.GW_SHUTDOWN_TIMEOUT_MS, async () => {
         await served.close();

@@ -1,9 +1,10 @@
+import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { rootCertificates } from "node:tls";
 import { createTokenVerifier, type TokenVerifier } from "@gw/auth";
 import type { Config } from "@gw/config";
 import { migrate, openStore, type Store } from "@gw/db";
-import { createInvocationLifecycle, type Lifecycle } from "@gw/invocations";
+import { createInvocationLifecycle, type Lifecycle, startHeartbeat } from "@gw/invocations";
 import {
   bullmqConsumer,
   bullmqQueue,
@@ -57,6 +58,8 @@ export type Runtime = {
   changes: ChangeBus;
   /** The one invocation lifecycle (open, claim, complete, fail) every service writes through. */
   invocations: Lifecycle;
+  /** This process (gw_instances heartbeat): owner of the streaming records it opens. */
+  instanceId: string;
   /**
    * Signed receipts: present when GW_RECEIPT_SIGNING_KEY and GW_RECEIPT_ACTOR are set. Fail-open:
    * its methods never throw and never wait. Terminal invocations reach it through the lifecycle.
@@ -107,6 +110,8 @@ export async function createRuntime(
     }
     const changes = await createChangeBus(store, logger);
     closers.push(() => changes.close());
+    const instanceId = `${opts.service}-${randomUUID()}`;
+    closers.push(startHeartbeat(store, instanceId, opts.service));
     const receipts =
       config.GW_RECEIPT_SIGNING_KEY && config.GW_RECEIPT_ACTOR
         ? createReceiptEmitter({
@@ -138,6 +143,7 @@ export async function createRuntime(
             settlement: e.settlement,
           }),
       }),
+      instanceId,
       verifyToken: createTokenVerifier({
         jwksUrl: config.GW_JWKS_URL,
         issuer: config.GW_JWT_ISSUER,

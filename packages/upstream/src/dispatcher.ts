@@ -40,7 +40,8 @@ export type DispatcherOptions = {
 };
 
 /**
- * The one undici Agent every upstream call goes through: keep-alive pools per origin, the SSRF
+ * The one undici Agent every upstream call goes through: keep-alive pools per origin (unbounded:
+ * the in-flight limits are the bound), the SSRF
  * guard on every new connection (IP literals checked here, names in the lookup), no redirects
  * (undici follows none unless asked).
  */
@@ -59,7 +60,10 @@ export function createUpstreamDispatcher(opts: DispatcherOptions): Agent {
       }
       connector(options, callback);
     },
-    connections: 256,
+    // No per-origin cap: a pool is never the limiter one tenant can exhaust for another (300 slow
+    // uploads of one tenant once held all 256 sockets to an origin). Calls in flight are bounded
+    // per agent and per tenant by the proxy, and by GW_WORKER_CONCURRENCY (docs/reliability.md).
+    connections: null,
     keepAliveTimeout: 30_000,
     pipelining: 1,
   });

@@ -37,6 +37,7 @@ describe("agents: happy path", () => {
       status: "active",
       suspended: false,
       rate_limit: null,
+      max_concurrency: null,
       capture_bodies: false,
       emit_receipts: false,
       created_by: "alice",
@@ -51,10 +52,12 @@ describe("agents: happy path", () => {
       description: null,
       suspended: true,
       rate_limit: { rps: 5, burst: 7 },
+      max_concurrency: 3,
       capture_bodies: true,
       price: { amount: "1000", asset: "USDC", network: "base", pay_to: PAY_TO },
     });
     expect(patched.status).toBe(200);
+    expect(patched.json.max_concurrency).toBe(3);
     expect(patched.json).toMatchObject({
       name: "echo",
       description: null,
@@ -180,6 +183,9 @@ describe("agents: bad input gets a clear 400 and writes nothing", () => {
     ],
     ["rate limit of zero", { name: "a", rate_limit: { rps: 0, burst: 1 } }, /rps/],
     ["fractional burst", { name: "a", rate_limit: { rps: 1, burst: 1.5 } }, /burst/],
+    ["max_concurrency of zero", { name: "a", max_concurrency: 0 }, /max_concurrency/],
+    ["fractional max_concurrency", { name: "a", max_concurrency: 1.5 }, /max_concurrency/],
+    ["string max_concurrency", { name: "a", max_concurrency: "8" }, /max_concurrency/],
     ["unknown credential", { name: "a", credential_ref: "cred_nope" }, /credential_ref/],
     ["bad status", { name: "a", status: "paused" }, /status/],
     ["array body", [{ name: "a" }], /./],

@@ -4,7 +4,7 @@ import { devBanner, ensureDevAuth } from "./dev.ts";
 
 const env = { ...process.env };
 ensureDevAuth(env);
-const { rt, serve } = await boot({ service: "gateway", defaultPort: 8080, env });
+const { rt, serve } = await boot({ service: "gateway", defaultPort: 8080, env, longRequests: true });
 if (rt.config.store === "memory") {
   rt.logger.warn("DATABASE_URL is not set: using the embedded in-memory store (dev only)");
 }

@@ -1,4 +1,5 @@
 import { type AgentRow, findAgent } from "@gw/agents";
+import { isStoreUnavailable } from "@gw/core";
 import type { Runtime } from "@gw/runtime";
 import { type Target, targetOf } from "@gw/upstream";
 
@@ -29,7 +30,15 @@ export function createAgentCache(rt: Pick<Runtime, "store" | "changes">, ttlMs: 
     const now = Date.now();
     const hit = entries.get(key);
     if (hit && hit.until > now) return hit.value;
-    const row = await findAgent(rt.store.db, tenantId, agentId);
+    let row: AgentRow | undefined;
+    try {
+      row = await findAgent(rt.store.db, tenantId, agentId);
+    } catch (e) {
+      // Store unreachable: a streaming call may go on with the agent last seen (its record is
+      // held until the store is back); without one, the caller gets 503 store unavailable.
+      if (hit && isStoreUnavailable(e)) return hit.value;
+      throw e;
+    }
     if (!row) {
       entries.delete(key);
       return undefined;

@@ -1,5 +1,6 @@
 import { type AppEnv, createBaseApp, registerHealth, requireAuth } from "@gw/http";
 import { createPolicyGate } from "@gw/policy";
+import { createInFlight } from "@gw/ratelimit";
 import { healthOf, type Runtime } from "@gw/runtime";
 import type { Hono } from "hono";
 import { createAgentCache } from "./agent-cache.ts";
@@ -38,6 +39,7 @@ export function createProxyApp(rt: Runtime): ProxyApp {
         }),
     }),
     inflight: createTracker(),
+    inFlight: createInFlight(),
   };
   const app = createBaseApp({ logger: rt.logger });
   registerHealth(app, healthOf(rt));

@@ -1,5 +1,5 @@
 import type { PolicyGate } from "@gw/policy";
-import type { Limit } from "@gw/ratelimit";
+import type { InFlight, Limit } from "@gw/ratelimit";
 import type { Runtime } from "@gw/runtime";
 import type { AgentCache } from "./agent-cache.ts";
 import type { Tracker } from "./tracker.ts";
@@ -10,6 +10,8 @@ export type ProxyDeps = Runtime & {
   defaultRateLimit: Limit;
   /** Step 6: the tenant's policy, evaluated and recorded once per call. */
   policy: PolicyGate;
+  /** Calls in flight per agent and tenant in this replica (the concurrency step). */
+  inFlight: InFlight;
   /** In-flight work (stream records) that graceful shutdown waits for. */
   inflight: Tracker;
 };

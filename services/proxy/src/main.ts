@@ -1,6 +1,6 @@
 import { boot } from "@gw/runtime";
 import { createProxyApp } from "./app.ts";
 
-const { rt, serve } = await boot({ service: "proxy", defaultPort: 8081 });
+const { rt, serve } = await boot({ service: "proxy", defaultPort: 8081, longRequests: true });
 const proxy = createProxyApp(rt);
 await serve(proxy.app, () => proxy.inflight.drain());

@@ -5,6 +5,7 @@ import type { Call, Mode } from "./call.ts";
 import type { ProxyDeps } from "./deps.ts";
 import { loadAgent } from "./steps/agent.ts";
 import { readBody } from "./steps/body.ts";
+import { limitConcurrency } from "./steps/concurrency.ts";
 import { checkHeaders } from "./steps/headers.ts";
 import { openInvocation } from "./steps/invocation.ts";
 import { parseMcp } from "./steps/mcp.ts";
@@ -25,6 +26,7 @@ export async function admitCall(c: Context<AppEnv>, deps: ProxyDeps, mode: Mode)
   let call = newCall(c, mode);
   call = await loadAgent(call, deps); // 2. the agent in the tenant: 404, 422 (405 for GET/DELETE)
   call = await rateLimit(call, deps); // 3. per-agent bucket: 429
+  call = limitConcurrency(call, deps, c.env.outgoing); // 3. calls in flight per agent and tenant: 429
   call = refuseStreamedMcp(call, deps); // 5. verified-action mode: no MCP agent on the stream: 409
   if (call.method === "POST") {
     call = checkHeaders(call); // 4. X-Gateway-Model: 400

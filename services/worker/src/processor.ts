@@ -8,6 +8,7 @@ import { recordUpstreamDuration } from "@gw/telemetry";
 import { callUpstreamStreaming, targetOf, upstreamRequestHeaders } from "@gw/upstream";
 import { CredentialError, type InjectedHeader, openCredential, redactHeaders, redactSecret } from "@gw/vault";
 import { answerReader, keptHeaders } from "./answer.ts";
+import { jobBody } from "./body.ts";
 import { notForwarded, settlePaid } from "./settle.ts";
 
 export type WorkerDeps = Pick<
@@ -49,7 +50,8 @@ export function createProcessor(deps: WorkerDeps): ProcessJob {
       if (!(await invocations.repeat(ref))) return;
     }
     const started = performance.now();
-    const body = Buffer.from(job.body, "base64");
+    const body = await jobBody(job, deps);
+    if (!body) return invocations.fail(ref, "internal");
     const facts = (): Facts => ({
       latencyMs: Math.round(performance.now() - started),
       reqSize: body.length,

@@ -66,7 +66,7 @@ export type InvocationWriter = {
 
 // Every value travels as text in a text[] and is cast in SQL: one constant statement text for any
 // batch size (so it is prepared once per connection), and no driver-side array type guessing.
-const str = (v: unknown): string | null => {
+export const str = (v: unknown): string | null => {
   if (v === null || v === undefined) return null;
   if (v instanceof Date) return v.toISOString();
   if (Buffer.isBuffer(v)) return v.toString("hex");
@@ -94,6 +94,7 @@ const INSERT_COLS = [
   ["payment_nonce", "text"],
   ["settlement", "jsonb"],
   ["settlement_status", "text"],
+  ["instance_id", "text"],
   // A record written once its call already ended carries its outcome too (a quick stream).
   ["error_class", "text"],
   ["upstream_status", "int4"],
@@ -118,11 +119,16 @@ const insertValue = (c: string, t: string) => {
   return DEFAULTS[c] ? `coalesce(${v}, ${DEFAULTS[c]})` : v;
 };
 
-const INSERT_SQL = `insert into invocations (${INSERT_COLS.map(([c]) => c).join(", ")})
+/** The invocation insert over unnested text arrays ($1..$INSERT_PARAMS); see `insertParams`. */
+export const INSERT_SQL = `insert into invocations (${INSERT_COLS.map(([c]) => c).join(", ")})
 select ${INSERT_COLS.map(([c, t]) => insertValue(c, t)).join(", ")}
 from unnest(${INSERT_COLS.map((_, i) => `$${i + 1}::text[]`).join(", ")}) as v(${INSERT_COLS.map(([c]) => c).join(", ")})`;
 
-function insertParams(items: ReadonlyArray<{ tenantId: string; row: NewInvocation }>): (string | null)[][] {
+export const INSERT_PARAMS = INSERT_COLS.length;
+
+export function insertParams(
+  items: ReadonlyArray<{ tenantId: string; row: NewInvocation }>,
+): (string | null)[][] {
   const r = (x: { tenantId: string; row: NewInvocation }) => x.row;
   const cols: Array<(x: { tenantId: string; row: NewInvocation }) => unknown> = [
     (x) => r(x).id,
@@ -144,6 +150,7 @@ function insertParams(items: ReadonlyArray<{ tenantId: string; row: NewInvocatio
     (x) => r(x).paymentNonce,
     (x) => r(x).settlement,
     (x) => r(x).settlementStatus,
+    (x) => r(x).instanceId,
     (x) => r(x).errorClass,
     (x) => r(x).upstreamStatus,
     (x) => r(x).latencyMs,
@@ -278,25 +285,53 @@ export class ReservationTaken extends Error {
 }
 
 const R = INSERT_COLS.length;
-// The reservations are inserted by a data-modifying CTE of the invocation insert: one statement,
-// so a taken key (unique violation) leaves neither the reservations nor the invocation behind.
-const RESERVE_SQL = `with r as (
+const RESERVE_CTE = `r as (
   insert into reservations (kind, scope, key, invocation_id)
   select * from unnest($${R + 1}::text[], $${R + 2}::text[], $${R + 3}::text[], $${R + 4}::text[])
   returning 1
-)
+)`;
+/** The stored request (invocation_requests) as a CTE over unnested arrays starting at `$at`. */
+export const requestCte = (at: number) => `q as (
+  insert into invocation_requests (invocation_id, tenant_id, queue, job, body)
+  select v.invocation_id, v.tenant_id, v.queue, v.job::jsonb, decode(v.body, 'hex')
+  from unnest($${at}::text[], $${at + 1}::text[], $${at + 2}::text[], $${at + 3}::text[], $${at + 4}::text[]) as v(invocation_id, tenant_id, queue, job, body)
+  returning 1
+)`;
+// The reservations (and the stored request) are inserted by data-modifying CTEs of the invocation
+// insert: one statement, so a taken key (unique violation) leaves nothing behind.
+const RESERVE_SQL = `with ${RESERVE_CTE}
+${INSERT_SQL}`;
+const RESERVE_WITH_REQUEST_SQL = `with ${RESERVE_CTE}, ${requestCte(R + 5)}
 ${INSERT_SQL}`;
 
+/** A transactional call's stored request: its queue, the job's fields and the bytes to forward. */
+export type StoredRequest = { queue: string; job: Record<string, unknown>; body: Buffer };
+
+/** The five request arrays of `requestCte` for a batch of (tenant, id, request). */
+export function requestParams(
+  items: ReadonlyArray<{ tenantId: string; id: string; request: StoredRequest }>,
+): string[][] {
+  return [
+    items.map((x) => x.id),
+    items.map((x) => x.tenantId),
+    items.map((x) => x.request.queue),
+    items.map((x) => JSON.stringify(x.request.job)),
+    items.map((x) => x.request.body.toString("hex")),
+  ];
+}
+
 /**
- * Inserts one invocation together with its reservations, atomically and durably. Of concurrent
- * calls holding the same key exactly one succeeds; the others get `ReservationTaken` naming the
- * kind of the key that was taken, and nothing of theirs is written.
+ * Inserts one invocation together with its reservations (and its stored request, when given),
+ * atomically and durably. Of concurrent calls holding the same key exactly one succeeds; the
+ * others get `ReservationTaken` naming the kind of the key that was taken, and nothing of theirs
+ * is written.
  */
 export async function insertWithReservations(
   query: Query,
   tenantId: string,
   row: NewInvocation,
   reservations: readonly Reservation[],
+  request?: StoredRequest | undefined,
 ): Promise<void> {
   const params = [
     ...insertParams([{ tenantId, row }]),
@@ -304,9 +339,10 @@ export async function insertWithReservations(
     reservations.map((r) => r.scope),
     reservations.map((r) => r.key),
     reservations.map(() => row.id),
+    ...(request ? requestParams([{ tenantId, id: row.id as string, request }]) : []),
   ];
   try {
-    await query(RESERVE_SQL, params);
+    await query(request ? RESERVE_WITH_REQUEST_SQL : RESERVE_SQL, params);
   } catch (e) {
     if ((e as { code?: string }).code !== "23505") throw e;
     const taken = await query(

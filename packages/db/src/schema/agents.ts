@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { boolean, index, jsonb, pgTable, text } from "drizzle-orm/pg-core";
+import { boolean, index, integer, jsonb, pgTable, text } from "drizzle-orm/pg-core";
 import { timestamps, tstz } from "./columns.ts";
 
 export type AgentPrice = {
@@ -31,6 +31,8 @@ export const agents = pgTable(
       .default("active"),
     suspended: boolean("suspended").notNull().default(false),
     rateLimit: jsonb("rate_limit").$type<AgentRateLimit>(),
+    /** Calls in flight per proxy replica; null → GW_AGENT_MAX_CONCURRENCY. */
+    maxConcurrency: integer("max_concurrency"),
     captureBodies: boolean("capture_bodies").notNull().default(false),
     /** null → follow the deployment (true when an emitter is attached). */
     emitReceipts: boolean("emit_receipts"),

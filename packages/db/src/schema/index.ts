@@ -4,5 +4,6 @@ export * from "./credentials.ts";
 export * from "./invocations.ts";
 export * from "./policies.ts";
 export * from "./receipts.ts";
+export * from "./reliability.ts";
 export * from "./reservations.ts";
 export * from "./settlement-configs.ts";

@@ -70,11 +70,16 @@ export const invocations = pgTable(
     createdAt: tstz("created_at").notNull().defaultNow(),
     startedAt: tstz("started_at"),
     completedAt: tstz("completed_at"),
+    /** The process that owns an open streaming record (gw_instances); the sweeper ends it if that process died. */
+    instanceId: text("instance_id"),
   },
   (t) => [
     index("invocations_tenant_created_idx").on(t.tenantId, t.createdAt.desc(), t.id.desc()),
     index("invocations_tenant_agent_created_idx").on(t.tenantId, t.agentId, t.createdAt.desc()),
     index("invocations_open_idx").on(t.createdAt).where(sql`${t.status} in ('pending', 'running')`),
+    index("invocations_open_mode_idx")
+      .on(t.mode, t.status, t.createdAt)
+      .where(sql`${t.status} in ('pending', 'running')`),
   ],
 );
 

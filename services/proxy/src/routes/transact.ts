@@ -1,14 +1,20 @@
-import { unavailable } from "@gw/core";
 import type { AppEnv } from "@gw/http";
+import { jobFor } from "@gw/queue";
 import { recordProxyCall } from "@gw/telemetry";
-import { forwardableHeaders } from "@gw/upstream";
 import type { Hono } from "hono";
 import type { ProxyDeps } from "../deps.ts";
+import { storedJobOf } from "../job.ts";
 import { type Admitted, admitCall, gatewayHeaders } from "../pipeline.ts";
 
+/** How long the 202 waits for Redis to take the job; past it the reconciler enqueues the job. */
+const ENQUEUE_WAIT_MS = 1_000;
+/** ioredis states in which a command would only be queued until Redis is back. */
+const REDIS_DOWN = new Set(["reconnecting", "close", "end"]);
+
 /**
- * POST /v1/proxy/{id}: steps 1–8 (the `pending` record is durable before the answer), then step 9
- * here: enqueue the job and answer 202 at once. The worker makes the upstream call.
+ * POST /v1/proxy/{id}: steps 1–8 (the `pending` record and its stored request are durable before
+ * the answer), then step 9 here: ring the doorbell (enqueue the job) and answer 202. Postgres is
+ * the source of truth (docs/adr/0020): a job Redis did not take is enqueued by the reconciler.
  */
 export function registerTransact(app: Hono<AppEnv>, deps: ProxyDeps) {
   app.post("/v1/proxy/:id", async (c) => {
@@ -19,34 +25,33 @@ export function registerTransact(app: Hono<AppEnv>, deps: ProxyDeps) {
   });
 }
 
+/** Enqueues, bounded in time; a failure is logged and left to the reconciler, never to the caller. */
 async function enqueue(call: Admitted, deps: ProxyDeps, log: ProxyDeps["logger"]): Promise<void> {
-  try {
-    await deps.jobs.queue.enqueue({
-      invocationId: call.invocationId,
-      tenantId: call.tenantId,
-      agentId: call.agent.id,
-      upstreamUrl: call.agent.upstreamUrl as string,
-      credentialRef: call.agent.credentialRef,
-      protocol: call.agent.protocol,
-      mcpMethod: call.mcp?.method ?? null,
-      mcpRequestId: call.mcp?.kind === "request" ? call.mcp.id : null,
-      captureBodies: call.agent.captureBodies,
-      emitReceipts: call.agent.emitReceipts,
-      headers: forwardableHeaders(call.rawHeaders, { keepContentLength: false }),
-      clientAddress: call.clientAddress,
-      body: (call.forward ?? Buffer.alloc(0)).toString("base64"),
-      ...(call.payment ? { payment: call.payment } : {}),
-    });
-  } catch (e) {
-    log.error(
-      { invocation_id: call.invocationId, err: e instanceof Error ? e.name : "error" },
-      "enqueue failed",
+  // Redis known to be down: do not even wait; the durable row is enough (the reconciler rings).
+  if (deps.redis && REDIS_DOWN.has(deps.redis.status)) {
+    log.warn(
+      { invocation_id: call.invocationId, err: "redis down" },
+      "enqueue skipped; the reconciler will enqueue the job",
     );
-    // The caller is told to try again: this call must never run later.
-    await deps.invocations.fail(
-      { tenantId: call.tenantId, id: call.invocationId, agentId: call.agent.id },
-      "internal",
-    );
-    throw unavailable("the gateway cannot accept calls right now; try again");
+    return;
   }
+  const job = jobFor(storedJobOf(call), call.forward ?? Buffer.alloc(0));
+  let timer: NodeJS.Timeout | undefined;
+  const wait = new Promise<"late">((r) => {
+    timer = setTimeout(() => r("late"), ENQUEUE_WAIT_MS);
+  });
+  const sent = deps.jobs.queue.enqueue(job).then(
+    () => "sent" as const,
+    (e: unknown) => e,
+  );
+  const how = await Promise.race([sent, wait]);
+  clearTimeout(timer);
+  if (how === "sent") return;
+  log.warn(
+    {
+      invocation_id: call.invocationId,
+      err: how === "late" ? "timeout" : how instanceof Error ? how.name : "error",
+    },
+    "enqueue failed; the reconciler will enqueue the job",
+  );
 }

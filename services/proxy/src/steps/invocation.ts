@@ -3,6 +3,7 @@ import { type InvocationHandle, type NewInvocation, ReservationTaken } from "@gw
 import { pendingSettlement } from "@gw/payments";
 import type { Call } from "../call.ts";
 import type { ProxyDeps } from "../deps.ts";
+import { storedJobOf } from "../job.ts";
 
 /**
  * Step 8: the invocation record, with the call's reservations in the same statement. The
@@ -37,13 +38,20 @@ export async function openInvocation(
     paymentNonce: call.payment?.nonce ?? null,
     // A payment the tenant settles is pending until the facilitator answered (step 9).
     ...(call.payment?.facilitator ? { settlement: pendingSettlement(), settlementStatus: "pending" } : {}),
+    // The process that owns an open streaming record (the sweeper ends it if this one dies).
+    instanceId: call.mode === "streaming" ? deps.instanceId : null,
   };
   if (call.mode === "streaming" && call.reservations.length === 0) {
     const record = deps.invocations.openDeferred(row, ref, deps.config.GW_STREAM_RECORD_DEFER_MS);
     return Object.assign(call, { record });
   }
+  // A transactional call's job is stored with its row: the reconciler rebuilds it from there.
+  const request =
+    call.mode === "transactional"
+      ? { queue: deps.config.GW_QUEUE_NAME, job: storedJobOf(call), body: call.forward ?? Buffer.alloc(0) }
+      : undefined;
   await deps.invocations
-    .open(call.tenantId, row, { durable: true, reservations: call.reservations })
+    .open(call.tenantId, row, { durable: true, reservations: call.reservations, request })
     .catch(refusal);
   return Object.assign(call, { record: deps.invocations.handle(ref) });
 }

@@ -1,0 +1,199 @@
+import type { Query } from "../client.ts";
+import {
+  coalesce,
+  INSERT_PARAMS,
+  INSERT_SQL,
+  insertParams,
+  requestCte,
+  requestParams,
+  type StoredRequest,
+} from "./invocation-writer.ts";
+import type { NewInvocation } from "./invocations.ts";
+
+type WithRequest = { tenantId: string; row: NewInvocation; request: StoredRequest };
+
+const INSERT_WITH_REQUEST_SQL = `with ${requestCte(INSERT_PARAMS + 1)}
+${INSERT_SQL}`;
+
+/**
+ * Durable inserts of transactional invocations together with their stored requests: one
+ * statement per batch (group commit), so the row and what rebuilds its job commit together.
+ */
+export function createRequestWriter(query: Query, opts: { maxInFlight?: number; maxBatch?: number } = {}) {
+  const insert = coalesce<WithRequest>(
+    async (items) => {
+      const rows = items.map((x) => ({ tenantId: x.tenantId, row: x.row }));
+      const reqs = items.map((x) => ({ tenantId: x.tenantId, id: x.row.id as string, request: x.request }));
+      await query(INSERT_WITH_REQUEST_SQL, [...insertParams(rows), ...requestParams(reqs)]);
+    },
+    { maxInFlight: opts.maxInFlight ?? 4, maxBatch: opts.maxBatch ?? 64 },
+  );
+  return (tenantId: string, row: NewInvocation, request: StoredRequest) => insert({ tenantId, row, request });
+}
+
+/** The stored request of one invocation (its tenant's), or undefined once purged. */
+export async function loadRequest(
+  query: Query,
+  tenantId: string,
+  invocationId: string,
+): Promise<StoredRequest | undefined> {
+  const [row] = await query(
+    "select queue, job, body from invocation_requests where tenant_id = $1 and invocation_id = $2",
+    [tenantId, invocationId],
+  );
+  if (!row) return undefined;
+  const body = row.body as Buffer | Uint8Array;
+  return {
+    queue: String(row.queue),
+    job: row.job as Record<string, unknown>,
+    body: Buffer.isBuffer(body) ? body : Buffer.from(body),
+  };
+}
+
+/**
+ * Takes (or renews) the lease `name` for `ms` unless another holder's lease is still running.
+ * Single statement, so it works from any pooled connection; true when `holder` now holds it.
+ */
+export async function takeLease(query: Query, name: string, holder: string, ms: number): Promise<boolean> {
+  const rows = await query(
+    `insert into gw_leases (name, holder, until) values ($1, $2, now() + make_interval(secs => $3::float8 / 1000))
+     on conflict (name) do update set holder = excluded.holder, until = excluded.until
+     where gw_leases.until < now() or gw_leases.holder = excluded.holder
+     returning holder`,
+    [name, holder, ms],
+  );
+  return rows.length > 0;
+}
+
+/** This process is alive (see `orphanStreams`). */
+export async function heartbeat(query: Query, id: string, service: string): Promise<void> {
+  await query(
+    `insert into gw_instances (id, service) values ($1, $2)
+     on conflict (id) do update set seen_at = now()`,
+    [id, service],
+  );
+}
+
+/** This process is stopping: its row goes (a graceful stop has flushed its records first). */
+export async function retire(query: Query, id: string): Promise<void> {
+  await query("delete from gw_instances where id = $1", [id]);
+}
+
+export type OpenRow = { id: string; tenantId: string; agentId: string };
+
+const open = (r: Record<string, unknown>): OpenRow => ({
+  id: String(r.id),
+  tenantId: String(r.tenant_id),
+  agentId: String(r.agent_id),
+});
+
+/**
+ * Transactional `pending` rows of `queue` created before `before`, oldest first (a row without a
+ * stored request is included: it cannot be rebuilt and must be ended). Crosses tenants: maintenance.
+ */
+export async function stalePending(
+  query: Query,
+  queue: string,
+  before: Date,
+  limit: number,
+): Promise<OpenRow[]> {
+  const rows = await query(
+    `select i.id, i.tenant_id, i.agent_id from invocations i
+     left join invocation_requests q on q.invocation_id = i.id
+     where i.mode = 'transactional' and i.status = 'pending' and i.created_at < $1
+       and (q.queue = $3 or q.invocation_id is null)
+     order by i.created_at limit $2`,
+    [before.toISOString(), limit, queue],
+  );
+  return rows.map(open);
+}
+
+/**
+ * Transactional `running` rows started (or last repeated) before `before`, with the protocol and
+ * MCP method their stored request names (whether repeating is safe). Crosses tenants: maintenance.
+ */
+export async function overdueRunning(
+  query: Query,
+  before: Date,
+  limit: number,
+): Promise<Array<OpenRow & { protocol: string | null; mcpMethod: string | null }>> {
+  const rows = await query(
+    `select i.id, i.tenant_id, i.agent_id, q.job->>'protocol' as protocol, i.mcp_method
+     from invocations i left join invocation_requests q on q.invocation_id = i.id
+     where i.mode = 'transactional' and i.status = 'running' and coalesce(i.started_at, i.created_at) < $1
+     order by i.created_at limit $2`,
+    [before.toISOString(), limit],
+  );
+  return rows.map((r) => ({
+    ...open(r),
+    protocol: (r.protocol as string | null) ?? null,
+    mcpMethod: (r.mcp_method as string | null) ?? null,
+  }));
+}
+
+/**
+ * Streaming `running` rows whose owning process has not beaten since `deadBefore` (or never
+ * did), created before `createdBefore`. Crosses tenants: maintenance.
+ */
+export async function orphanStreams(
+  query: Query,
+  deadBefore: Date,
+  createdBefore: Date,
+  limit: number,
+): Promise<OpenRow[]> {
+  const rows = await query(
+    `select i.id, i.tenant_id, i.agent_id from invocations i
+     left join gw_instances g on g.id = i.instance_id
+     where i.mode = 'streaming' and i.status = 'running' and i.created_at < $2
+       and (g.id is null or g.seen_at < $1)
+     order by i.created_at limit $3`,
+    [deadBefore.toISOString(), createdBefore.toISOString(), limit],
+  );
+  return rows.map(open);
+}
+
+/** running → pending again (a safe-to-repeat call whose worker died), only if still overdue. */
+export async function requeueRunning(
+  query: Query,
+  tenantId: string,
+  id: string,
+  before: Date,
+): Promise<boolean> {
+  const rows = await query(
+    `update invocations set status = 'pending'
+     where tenant_id = $1 and id = $2 and status = 'running' and coalesce(started_at, created_at) < $3
+     returning id`,
+    [tenantId, id, before.toISOString()],
+  );
+  return rows.length > 0;
+}
+
+/** The status of one invocation now (the reconciler re-reads it just before it enqueues). */
+export async function statusOf(query: Query, tenantId: string, id: string): Promise<string | undefined> {
+  const [row] = await query("select status from invocations where tenant_id = $1 and id = $2", [
+    tenantId,
+    id,
+  ]);
+  return row ? String(row.status) : undefined;
+}
+
+/**
+ * Deletes stored requests of terminal invocations (and of rows that never committed, after an
+ * hour). Crosses tenants: maintenance.
+ */
+export async function purgeRequests(query: Query, limit: number): Promise<number> {
+  const rows = await query(
+    `delete from invocation_requests where invocation_id in (
+       select q.invocation_id from invocation_requests q left join invocations i on i.id = q.invocation_id
+       where (i.id is null and q.created_at < now() - interval '1 hour') or i.status in ('succeeded', 'failed')
+       limit $1)
+     returning invocation_id`,
+    [limit],
+  );
+  return rows.length;
+}
+
+/** Forgets processes not seen for a day. */
+export async function forgetInstances(query: Query): Promise<void> {
+  await query("delete from gw_instances where seen_at < now() - interval '1 day'", []);
+}

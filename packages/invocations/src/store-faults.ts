@@ -1,0 +1,45 @@
+import { isStoreUnavailable, StoreDeadline } from "@gw/core";
+
+/**
+ * Waits for `write` at most `ms`; past that throws `StoreDeadline` (mapped to 503 `store
+ * unavailable`). The write is not cancelled: `late` runs if it commits after all, so whoever
+ * answered the caller can undo what the caller was told did not happen.
+ */
+export async function withDeadline(write: Promise<void>, ms: number, late: () => void): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  let timedOut = false;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      timedOut = true;
+      reject(new StoreDeadline());
+    }, ms);
+  });
+  write.then(
+    () => {
+      if (timedOut) late();
+    },
+    () => {},
+  );
+  try {
+    await Promise.race([write, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Runs `write` again while it fails because the store is unreachable (back-off from 100 ms to
+ * 5 s), for at most `ms`; any other error, or the last one, is thrown. For records: an outage
+ * delays them, it does not leave rows open.
+ */
+export async function withStoreRetry<T>(write: () => Promise<T>, ms: number): Promise<T> {
+  const until = Date.now() + ms;
+  for (let wait = 100; ; wait = Math.min(wait * 2, 5_000)) {
+    try {
+      return await write();
+    } catch (e) {
+      if (!isStoreUnavailable(e) || Date.now() + wait > until) throw e;
+      await new Promise((r) => setTimeout(r, wait));
+    }
+  }
+}

@@ -1,0 +1,25 @@
+import type { StoredJob } from "@gw/queue";
+import { forwardableHeaders } from "@gw/upstream";
+import type { Call } from "./call.ts";
+
+/**
+ * The transactional job's fields, snapshotted when the call is accepted: stored with the pending
+ * invocation (Postgres, the source of truth) and sent as the BullMQ job (the doorbell).
+ */
+export function storedJobOf(call: Call): StoredJob {
+  return {
+    invocationId: call.invocationId,
+    tenantId: call.tenantId,
+    agentId: call.agent.id,
+    upstreamUrl: call.agent.upstreamUrl as string,
+    credentialRef: call.agent.credentialRef,
+    protocol: call.agent.protocol,
+    mcpMethod: call.mcp?.method ?? null,
+    mcpRequestId: call.mcp?.kind === "request" ? call.mcp.id : null,
+    captureBodies: call.agent.captureBodies,
+    emitReceipts: call.agent.emitReceipts,
+    headers: forwardableHeaders(call.rawHeaders, { keepContentLength: false }),
+    clientAddress: call.clientAddress,
+    ...(call.payment ? { payment: call.payment } : {}),
+  };
+}

@@ -1,0 +1,24 @@
+import type { ServerResponse } from "node:http";
+import { tooManyConcurrentError } from "@gw/ratelimit";
+import type { Call } from "../call.ts";
+import type { ProxyDeps } from "../deps.ts";
+
+/**
+ * Step 3b: calls in flight per agent (`max_concurrency`, else GW_AGENT_MAX_CONCURRENCY) and per
+ * tenant (GW_TENANT_MAX_CONCURRENCY), in this replica: 429 + Retry-After: 1 beyond. The slot is
+ * held until the caller's response is closed: a stream's end or abort, a transactional call's
+ * 202 (the worker's own bound is GW_WORKER_CONCURRENCY), or any error answer.
+ */
+export function limitConcurrency(call: Call, deps: ProxyDeps, outgoing: ServerResponse): Call {
+  const release = deps.inFlight.acquire(
+    { tenantId: call.tenantId, agentId: call.agent.id },
+    {
+      agent: call.agent.maxConcurrency ?? deps.config.GW_AGENT_MAX_CONCURRENCY,
+      tenant: deps.config.GW_TENANT_MAX_CONCURRENCY,
+    },
+  );
+  if (!release) throw tooManyConcurrentError(call.tenantId);
+  if (outgoing.closed) release();
+  else outgoing.once("close", release);
+  return call;
+}
