@@ -321,7 +321,8 @@ describe("a broken receipt emitter changes no call's outcome", () => {
         const rec = await recordDone(call, s.headers["x-gateway-invocation-id"] as string);
         expect(rec.json.status).toBe("succeeded");
       }
-      expect(app.logs.text()).toContain("receipt not emitted");
+      // A hanging save is given up after the emitter's 200 ms task time-out, then counted.
+      await eventually(() => (app.logs.text().includes("receipt not emitted") ? true : undefined));
       const r = await call(
         "GET",
         `/v1/invocations/${(await call("GET", "/v1/invocations")).json.data[0].id}/receipt`,
