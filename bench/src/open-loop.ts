@@ -30,8 +30,9 @@ export async function openLoop(opts: {
     const scheduled = t0 + i * interval;
     const wait = scheduled - nowMs();
     if (wait > 1) await new Promise((r) => setTimeout(r, wait));
-    // Timed from the scheduled send, or from the actual one when the timer let it go early.
-    const from = Math.max(scheduled, nowMs());
+    // Timed from the scheduled send (a late send counts its wait), or from the actual one when the
+    // timer let it go early: the earlier of the two.
+    const from = Math.min(scheduled, nowMs());
     inflight.push(
       pool
         .request({ path: u.pathname, method: "POST", headers: opts.headers, body: opts.body })

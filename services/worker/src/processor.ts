@@ -40,15 +40,7 @@ export function createProcessor(deps: WorkerDeps): ProcessJob {
   return async (job) => {
     const log = deps.logger.child({ invocation_id: job.invocationId });
     const ref: InvocationRef = { tenantId: job.tenantId, id: job.invocationId, agentId: job.agentId };
-    if (!(await invocations.claim(ref))) {
-      // Not pending: unknown, terminal (a duplicate delivery), or running (its worker died).
-      if (!mayRepeatAfterCrash(job)) {
-        if (await invocations.failIfOpen(ref))
-          log.warn("redelivered job of a call that must not repeat: failed");
-        return;
-      }
-      if (!(await invocations.repeat(ref))) return;
-    }
+    if (!(await claimJob(job, ref, deps, log))) return;
     const started = performance.now();
     const body = await jobBody(job, deps);
     if (!body) return invocations.fail(ref, "internal");
@@ -73,28 +65,7 @@ export function createProcessor(deps: WorkerDeps): ProcessJob {
     // Settle-then-forward: the upstream is called only once the payment settled.
     const paid = await settlePaid(job, deps);
     if (!paid.forward) return invocations.failUnsettled(ref, { ...facts(), ...paid.facts(false) });
-    const result = await callUpstreamStreaming(
-      {
-        dispatcher: deps.dispatcher,
-        target,
-        headers: upstreamRequestHeaders(job.headers, {
-          invocationId: job.invocationId,
-          agentId: job.agentId,
-          tenantId: job.tenantId,
-          keepContentLength: false,
-          credential,
-          clientAddress: job.clientAddress,
-        }),
-        body,
-        retry: {
-          retries: config.GW_UPSTREAM_RETRIES,
-          baseMs: config.GW_RETRY_BASE_MS,
-          retryable: isRetrySafe(job),
-        },
-        timeoutMs: config.GW_TRANSACT_TIMEOUT_MS,
-      },
-      answerReader(job),
-    );
+    const result = await forwardJob(job, deps, target, credential, body);
     recordUpstreamDuration(Math.round(performance.now() - started), { mode: "transactional" });
     if (result.kind === "failure")
       return fail(result.failure, { attempts: result.attempts, ...paid.facts(false) });
@@ -126,6 +97,53 @@ export function createProcessor(deps: WorkerDeps): ProcessJob {
       },
     );
   };
+}
+
+/**
+ * pending → running. A job that finds its row not pending is a duplicate delivery (terminal), or a
+ * redelivery after its worker died (running): only a call safe to repeat runs again.
+ */
+async function claimJob(job: TransactJob, ref: InvocationRef, deps: WorkerDeps, log: WorkerDeps["logger"]) {
+  const { invocations } = deps;
+  if (await invocations.claim(ref)) return true;
+  if (!mayRepeatAfterCrash(job)) {
+    if (await invocations.failIfOpen(ref)) log.warn("redelivered job of a call that must not repeat: failed");
+    return false;
+  }
+  return invocations.repeat(ref);
+}
+
+/** The upstream call with the retry policy and the transactional deadline, its answer read whole. */
+function forwardJob(
+  job: TransactJob,
+  deps: WorkerDeps,
+  target: ReturnType<typeof targetOf>,
+  credential: InjectedHeader | undefined,
+  body: Buffer,
+) {
+  const { config } = deps;
+  return callUpstreamStreaming(
+    {
+      dispatcher: deps.dispatcher,
+      target,
+      headers: upstreamRequestHeaders(job.headers, {
+        invocationId: job.invocationId,
+        agentId: job.agentId,
+        tenantId: job.tenantId,
+        keepContentLength: false,
+        credential,
+        clientAddress: job.clientAddress,
+      }),
+      body,
+      retry: {
+        retries: config.GW_UPSTREAM_RETRIES,
+        baseMs: config.GW_RETRY_BASE_MS,
+        retryable: isRetrySafe(job),
+      },
+      timeoutMs: config.GW_TRANSACT_TIMEOUT_MS,
+    },
+    answerReader(job),
+  );
 }
 
 /** The agent's credential, opened just in time for this call; `refused` when it cannot be used. */
