@@ -6,20 +6,22 @@ import type { ProxyDeps } from "../deps.ts";
 import { storedJobOf } from "../job.ts";
 import { type Admitted, admitCall, gatewayHeaders } from "../pipeline.ts";
 
-/** How long the 202 waits for Redis to take the job; past it the reconciler enqueues the job. */
+/** How long an enqueue may take before it is given up; the reconciler then enqueues the job. */
 const ENQUEUE_WAIT_MS = 1_000;
 /** ioredis states in which a command would only be queued until Redis is back. */
 const REDIS_DOWN = new Set(["reconnecting", "close", "end"]);
 
 /**
  * POST /v1/proxy/{id}: steps 1–8 (the `pending` record and its stored request are durable before
- * the answer), then step 9 here: ring the doorbell (enqueue the job) and answer 202. Postgres is
- * the source of truth (docs/adr/0020): a job Redis did not take is enqueued by the reconciler.
+ * the answer), then step 9 here: answer 202 and ring the doorbell (enqueue the job) beside it. The
+ * 202 needs only the durable row, so it does not wait for Redis: Postgres is the source of truth
+ * (docs/adr/0020) and a job Redis did not take is enqueued by the reconciler. Graceful shutdown
+ * waits for enqueues under way.
  */
 export function registerTransact(app: Hono<AppEnv>, deps: ProxyDeps) {
   app.post("/v1/proxy/:id", async (c) => {
     const call = await admitCall(c, deps, "transactional");
-    await enqueue(call, deps, c.var.log);
+    deps.inflight.track(enqueue(call, deps, c.var.log));
     recordProxyCall({ mode: "transactional", outcome: "accepted", errorClass: "none" });
     return c.json({ invocation_id: call.invocationId }, 202, gatewayHeaders(call));
   });
