@@ -1,4 +1,5 @@
 import type { Db, Settlement } from "@gw/db";
+import { recordPaymentSettlement } from "@gw/telemetry";
 import type { Keyring } from "@gw/vault";
 import type { Dispatcher } from "undici";
 import { type FacilitatorRef, settleWithFacilitator } from "./facilitator.ts";
@@ -42,6 +43,7 @@ export async function settleCall(
     ...(deps.backoffMs !== undefined ? { backoffMs: deps.backoffMs } : {}),
   });
   const settlement = settlementOf(outcome, payment);
+  recordPaymentSettlement({ outcome: outcome.ok ? "settled" : "failed" });
   if (!outcome.ok) return { forward: false, settlement, headers: {} };
   return { forward: true, settlement, headers: paymentResponseHeader(payment, outcome) };
 }

@@ -1,5 +1,6 @@
 import { isId } from "@gw/core";
 import { credentialRepo, type Db } from "@gw/db";
+import { recordCredentialDecryptFailure } from "@gw/telemetry";
 import { hostMatches } from "@gw/upstream";
 import { CredentialError, type Keyring } from "./keyring.ts";
 
@@ -38,7 +39,14 @@ export async function openCredential({
   if (row.allowedHosts && (targetHost === undefined || !hostMatches(targetHost, row.allowedHosts))) {
     throw new CredentialError("host_not_allowed");
   }
-  const secret = keyring.open({ tenantId, credentialId }, row);
+  let secret: string;
+  try {
+    secret = keyring.open({ tenantId, credentialId }, row);
+  } catch (e) {
+    // A sealed secret that no longer opens is an operator's problem to see (a lost or rotated KEK).
+    if (e instanceof CredentialError) recordCredentialDecryptFailure();
+    throw e;
+  }
   if (row.kind === "bearer") return { header: "authorization", value: `Bearer ${secret}`, secret };
   if (!row.headerName) throw new CredentialError("decrypt_failed");
   return { header: row.headerName.toLowerCase(), value: secret, secret };

@@ -79,6 +79,27 @@ describe("one trace from the caller to the upstream, across the queue", () => {
         body,
       });
       await s.body.text();
+      // The rest of the mixed run: a policy decision, a rate-limit rejection, a refused payment.
+      expect((await call("PUT", "/v1/policy", { default: "warn" })).status).toBe(200);
+      const limited = await call("POST", "/v1/agents", {
+        name: "limited",
+        upstream_url: upstream.url,
+        rate_limit: { rps: 0.001, burst: 1 },
+      });
+      const codes: number[] = [];
+      for (let i = 0; i < 2; i++) {
+        codes.push((await call("POST", `/v1/proxy/${limited.json.id}/stream`, "x")).status);
+      }
+      expect(codes).toEqual([200, 429]);
+      const priced = await call("POST", "/v1/agents", {
+        name: "priced",
+        upstream_url: upstream.url,
+        price: { amount: "1000", asset: "USDC", network: "base", pay_to: `0x${"1".repeat(40)}` },
+      });
+      const forged = await call("POST", `/v1/proxy/${priced.json.id}/stream`, "x", {
+        "x-payment": Buffer.from("not a payment").toString("base64"),
+      });
+      expect(forged.status).toBe(402);
 
       // The queue gauges are read by the periodic export while the worker runs.
       await expect
@@ -121,7 +142,11 @@ describe("one trace from the caller to the upstream, across the queue", () => {
         .join("\n");
       for (const name of [
         "gw.proxy.calls",
+        "gw.proxy.added_duration",
         "gw.upstream.duration",
+        "gw.policy.decisions",
+        "gw.ratelimit.rejections",
+        "gw.payment.verifications",
         "gw.worker.jobs",
         "gw.queue.depth",
         "gw.queue.oldest_age",

@@ -3,7 +3,7 @@ import { DomainError } from "@gw/core";
 import type { AppEnv } from "@gw/http";
 import { ERROR_CLASS, type Failure, outcomeOfStatus } from "@gw/invocations";
 import { isRetryableMcpMethod } from "@gw/mcp";
-import { recordProxyCall } from "@gw/telemetry";
+import { recordAddedDuration, recordProxyCall } from "@gw/telemetry";
 import { type OneShotBody, openUpstream, upstreamRequestHeaders } from "@gw/upstream";
 import type { InjectedHeader } from "@gw/vault";
 import { RESPONSE_ALREADY_SENT } from "@hono/node-server/utils/response";
@@ -24,8 +24,9 @@ import { tapCall } from "../tap.ts";
  */
 export function registerStream(app: Hono<AppEnv>, deps: ProxyDeps) {
   const handler = async (c: Context<AppEnv>) => {
+    const start = performance.now();
     const call = await admitCall(c, deps, "streaming");
-    await forward(c, call, deps);
+    await forward(c, call, deps, start);
     return RESPONSE_ALREADY_SENT;
   };
   app.post("/v1/proxy/:id/stream", handler);
@@ -33,7 +34,7 @@ export function registerStream(app: Hono<AppEnv>, deps: ProxyDeps) {
   app.delete("/v1/proxy/:id/stream", handler);
 }
 
-async function forward(c: Context<AppEnv>, call: Admitted, deps: ProxyDeps): Promise<void> {
+async function forward(c: Context<AppEnv>, call: Admitted, deps: ProxyDeps, start: number): Promise<void> {
   const { incoming, outgoing } = c.env;
   const t0 = performance.now();
   const tap = tapCall(c, call, deps, t0);
@@ -65,6 +66,8 @@ async function forward(c: Context<AppEnv>, call: Admitted, deps: ProxyDeps): Pro
   outgoing.once("close", () => {
     if (!outgoing.writableFinished) ac.abort();
   });
+  // What the gateway adds to a streaming call: everything before the upstream is dialled.
+  recordAddedDuration(performance.now() - start, { mode: "streaming" });
   const opened = await dial(call, deps, credential, tap.upload, ac.signal);
   if (opened.kind === "failure") {
     const failure = ac.signal.aborted ? "cancelled" : opened.failure;

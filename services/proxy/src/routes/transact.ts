@@ -1,6 +1,6 @@
 import type { AppEnv } from "@gw/http";
 import { jobFor } from "@gw/queue";
-import { recordProxyCall } from "@gw/telemetry";
+import { recordAddedDuration, recordProxyCall } from "@gw/telemetry";
 import type { Hono } from "hono";
 import type { ProxyDeps } from "../deps.ts";
 import { storedJobOf } from "../job.ts";
@@ -20,9 +20,12 @@ const REDIS_DOWN = new Set(["reconnecting", "close", "end"]);
  */
 export function registerTransact(app: Hono<AppEnv>, deps: ProxyDeps) {
   app.post("/v1/proxy/:id", async (c) => {
+    const start = performance.now();
     const call = await admitCall(c, deps, "transactional");
     deps.inflight.track(enqueue(call, deps, c.var.log));
     recordProxyCall({ mode: "transactional", outcome: "accepted", errorClass: "none" });
+    // What the gateway adds to a transactional call: the time to its 202.
+    recordAddedDuration(performance.now() - start, { mode: "transactional" });
     return c.json({ invocation_id: call.invocationId }, 202, gatewayHeaders(call));
   });
 }

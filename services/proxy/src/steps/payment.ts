@@ -1,4 +1,6 @@
+import { DomainError } from "@gw/core";
 import { admitPayment, facilitatorOf, paymentNonceReservation } from "@gw/payments";
+import { recordPaymentVerification } from "@gw/telemetry";
 import type { Call } from "../call.ts";
 import type { ProxyDeps } from "../deps.ts";
 
@@ -21,8 +23,15 @@ export async function checkPayment(call: Call, deps: ProxyDeps): Promise<Call> {
     headers: call.headers,
     tenantSettles: facilitator !== null,
     settleThenForward: deps.features.settlement,
+  }).catch((e: unknown) => {
+    // A 402 with the challenge is no verification; a refused payment is one that failed.
+    if (e instanceof DomainError && e.kind === "payment_required" && e.body === undefined) {
+      recordPaymentVerification({ outcome: "invalid" });
+    }
+    throw e;
   });
   if (!verified) return call;
+  recordPaymentVerification({ outcome: "valid" });
   call.payment = { ...verified, facilitator };
   call.reservations.push(paymentNonceReservation(verified));
   return call;
