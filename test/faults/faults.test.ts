@@ -253,6 +253,35 @@ describe("fault suite (split deployment, private Postgres and Redis)", () => {
     });
   });
 
+  it("proxy SIGKILL right after its 202s: every accepted call is pending, then runs once", async () => {
+    const t = await tenant();
+    const a = await agent(t, { upstream_url: `${up.url}/ok` });
+    // No worker: nothing may run before the proxy dies, so what the 202 promised is all in Postgres.
+    await worker.kill("SIGKILL");
+    const results = await pool(50, 10, () => transact(t, a));
+    await proxy.kill("SIGKILL"); // at once: enqueues still under way are lost with the process
+    const ids = results.flatMap((r) => (r.id ? [r.id] : []));
+    expect(ids.length).toBe(50);
+    const before = await records(ids);
+    expect([...before.values()].filter((r) => r.status === "pending").length).toBe(ids.length);
+    await Promise.all([proxy.restart(), worker.restart()]);
+    const end = Date.now();
+    const s = await settle(ids, end);
+    expect(ids.every((id) => s.recs.get(id)?.status === "succeeded")).toBe(true);
+    expect(ids.filter((id) => up.hits.get(id) === 1).length).toBe(ids.length);
+    record({
+      fault: "proxy SIGKILL right after its 202s (no worker running)",
+      calls: results.length,
+      lost: s.lost,
+      stuck: s.stuck,
+      repeated: s.repeated,
+      ranAfterError: 0,
+      errors: results.length - ids.length,
+      recoverMs: s.recoverMs,
+      note: `${ids.length} accepted: all pending in Postgres after the kill, each run once after restart`,
+    });
+  });
+
   it("Redis stopped (and flushed) under transactional load: every 202 runs once", async () => {
     const t = await tenant();
     const a = await agent(t, { upstream_url: `${up.url}/ok?ms=20` });
