@@ -68,42 +68,142 @@ function statement(bucket: AnalyticsBucket, byAgent: boolean): string {
   order by agg.bucket_start, agg.agent_id`;
 }
 
+const DAY_MS = 86_400_000;
+/**
+ * A UTC day is rolled up (invocation_days, ADR 0007) once it ended this long ago: by then every
+ * call created that day has ended and its settlement is final, but for calls that outlive it.
+ */
+export const ROLLUP_AFTER_MS = DAY_MS;
+
+/** Rolls up, for one tenant, those of `days` not rolled up yet: one statement, idempotent. */
+const ROLLUP_SQL = `with missing as (
+  select d from unnest($2::text[]::timestamptz[]) as d
+  where not exists (select 1 from invocation_days_done x where x.tenant_id = $1 and x.day = d)
+), agg as (
+  select ${DAY_OF_CREATED} as day, agent_id,
+    count(*) as invocations,
+    count(*) filter (where status = 'succeeded') as succeeded,
+    count(*) filter (where status = 'failed') as failed,
+    percentile_cont(array[0.5, 0.95, 0.99]) within group (order by latency_ms) as pcts,
+    coalesce(sum(req_size), 0) as req_bytes,
+    coalesce(sum(resp_size), 0) as resp_bytes
+  from invocations
+  where tenant_id = $1 and created_at >= $3 and created_at < $4
+    and ${DAY_OF_CREATED} >= $3::timestamptz and ${DAY_OF_CREATED} < $4::timestamptz
+    and ${DAY_OF_CREATED} in (select d from missing)
+  group by 1, 2
+), paid as (
+  select ${DAY_OF_CREATED} as day, agent_id, sum((settlement ->> 'settled_amount')::numeric) as amount
+  from invocations
+  where tenant_id = $1 and created_at >= $3 and created_at < $4
+    and settlement_status in ('settled', 'settled_upstream_failed')
+    and (settlement ->> 'settled_amount') ~ '^[0-9]{1,78}$'
+    and ${DAY_OF_CREATED} in (select d from missing)
+  group by 1, 2
+), ins as (
+  insert into invocation_days (tenant_id, day, agent_id, invocations, succeeded, failed, pcts, req_bytes,
+    resp_bytes, settled_amount)
+  select $1, agg.day, agg.agent_id, agg.invocations, agg.succeeded, agg.failed, agg.pcts, agg.req_bytes,
+    agg.resp_bytes, coalesce(paid.amount, 0)
+  from agg left join paid on paid.day = agg.day and paid.agent_id = agg.agent_id
+  on conflict do nothing
+)
+insert into invocation_days_done (tenant_id, day) select $1, d from missing on conflict do nothing`;
+
+const ROLLED_SQL = `select agent_id, day as bucket_start, invocations, succeeded, failed, pcts,
+  req_bytes::text, resp_bytes::text, settled_amount::text
+from invocation_days where tenant_id = $1 and day = any($2::text[]::timestamptz[])`;
+
+/** An inclusive upper bound just before `t`, at the database's microsecond resolution. */
+const justBefore = (t: number) => new Date(t - 1).toISOString().replace("Z", "999Z");
+
 /** Invocation aggregates. Every function takes the tenant id: there is no unscoped read. */
 export const analyticsRepo = {
   /**
-   * Per agent per UTC bucket over created_at ∈ [since, until], in one statement: counts, the
-   * continuous percentiles of latency_ms (rows without a latency are left out of them), bytes
-   * each way, and the decimal sum of settled amounts of settled rows. Only buckets with rows
-   * appear; ordered by bucket, then agent.
+   * Per agent per UTC bucket over created_at ∈ [since, until]: counts, the continuous percentiles
+   * of latency_ms (rows without a latency are left out of them), bytes each way, and the decimal
+   * sum of settled amounts of settled rows. Only buckets with rows appear; ordered by bucket, then
+   * agent. Day buckets of whole days that closed `ROLLUP_AFTER_MS` ago come from the rollup (made
+   * by the first read that needs them, ADR 0007); the rest is computed from the invocations.
    */
-  async buckets(query: Query, tenantId: string, q: AnalyticsQuery): Promise<AnalyticsRow[]> {
-    const { text, params } = analyticsRepo.statement(tenantId, q);
-    const rows = await query(text, params);
-    return rows.map((r) => {
-      const p = r.pcts as Array<number | string | null> | null;
-      return {
-        agentId: String(r.agent_id),
-        bucketStart: new Date(r.bucket_start as string | Date),
-        invocations: Number(r.invocations),
-        succeeded: Number(r.succeeded),
-        failed: Number(r.failed),
-        latencyMsP50: pct(p, 0),
-        latencyMsP95: pct(p, 1),
-        latencyMsP99: pct(p, 2),
-        reqBytes: Number(r.req_bytes),
-        respBytes: Number(r.resp_bytes),
-        settledAmount: String(r.settled_amount),
-      };
-    });
+  async buckets(
+    query: Query,
+    tenantId: string,
+    q: AnalyticsQuery,
+    now = Date.now(),
+  ): Promise<AnalyticsRow[]> {
+    const days: number[] = [];
+    if (q.bucket === "day") {
+      const since = q.since.getTime();
+      const first = Math.ceil(since / DAY_MS) * DAY_MS;
+      for (let d = first; d + DAY_MS <= q.until.getTime() && d + DAY_MS + ROLLUP_AFTER_MS <= now; d += DAY_MS)
+        days.push(d);
+    }
+    if (days.length === 0) return analyticsRepo.live(query, tenantId, q);
+    const iso = days.map((d) => new Date(d).toISOString());
+    const from = days[0] as number;
+    const to = (days.at(-1) as number) + DAY_MS;
+    await query(ROLLUP_SQL, [tenantId, iso, new Date(from).toISOString(), new Date(to).toISOString()]);
+    const byAgent = q.agentId !== undefined;
+    const rolled = mapRows(
+      await query(`${ROLLED_SQL}${byAgent ? " and agent_id = $3" : ""}`, [
+        tenantId,
+        iso,
+        ...(byAgent ? [q.agentId] : []),
+      ]),
+    );
+    const before =
+      q.since.getTime() < from
+        ? await analyticsRepo.live(query, tenantId, q, { until: justBefore(from) })
+        : [];
+    const after =
+      to <= q.until.getTime()
+        ? await analyticsRepo.live(query, tenantId, q, { since: new Date(to).toISOString() })
+        : [];
+    return [...before, ...rolled, ...after].sort(
+      (a, b) => a.bucketStart.getTime() - b.bucketStart.getTime() || (a.agentId < b.agentId ? -1 : 1),
+    );
   },
 
-  /** The statement `buckets` runs and its parameters (the bench prints its plan). */
+  /** The buckets computed from the invocations themselves, over [since, until] or a part of it. */
+  async live(
+    query: Query,
+    tenantId: string,
+    q: AnalyticsQuery,
+    part: { since?: string; until?: string } = {},
+  ): Promise<AnalyticsRow[]> {
+    const { text, params } = analyticsRepo.statement(tenantId, q);
+    if (part.since) params[1] = part.since;
+    if (part.until) params[2] = part.until;
+    return mapRows(await query(text, params));
+  },
+
+  /** The statement of the live computation and its parameters (the bench prints its plan). */
   statement(tenantId: string, q: AnalyticsQuery): { text: string; params: unknown[] } {
     const params: unknown[] = [tenantId, q.since.toISOString(), q.until.toISOString()];
     if (q.agentId !== undefined) params.push(q.agentId);
     return { text: statement(q.bucket, q.agentId !== undefined), params };
   },
 };
+
+function mapRows(rows: Array<Record<string, unknown>>): AnalyticsRow[] {
+  return rows.map((r) => {
+    const p = r.pcts as Array<number | string | null> | null;
+    return {
+      agentId: String(r.agent_id),
+      bucketStart: new Date(r.bucket_start as string | Date),
+      invocations: Number(r.invocations),
+      succeeded: Number(r.succeeded),
+      failed: Number(r.failed),
+      latencyMsP50: pct(p, 0),
+      latencyMsP95: pct(p, 1),
+      latencyMsP99: pct(p, 2),
+      reqBytes: Number(r.req_bytes),
+      respBytes: Number(r.resp_bytes),
+      settledAmount: String(r.settled_amount),
+    };
+  });
+}
 
 function pct(p: Array<number | string | null> | null, i: number): number | null {
   const x = p?.[i];
