@@ -3,7 +3,7 @@ import { recordPaymentSettlement } from "@gw/telemetry";
 import type { Keyring } from "@gw/vault";
 import type { Dispatcher } from "undici";
 import { type FacilitatorRef, settleWithFacilitator } from "./facilitator.ts";
-import { paymentResponseHeader, settlementOf } from "./settlement.ts";
+import { paymentResponseHeader, settlementOf, upstreamFailed } from "./settlement.ts";
 import type { VerifiedPayment } from "./verify.ts";
 
 export type SettleDeps = {
@@ -47,3 +47,22 @@ export async function settleCall(
   if (!outcome.ok) return { forward: false, settlement, headers: {} };
   return { forward: true, settlement, headers: paymentResponseHeader(payment, outcome) };
 }
+
+/** The settlement fields of a call's terminal write; `ok` is whether the upstream call succeeded. */
+export type SettlementFacts = (ok: boolean) => { settlement?: Settlement; settlementStatus?: string };
+
+/** The settlement as the call ended: settled stays settled only when the upstream call succeeded. */
+export function settlementFacts(settlement: Settlement | null): SettlementFacts {
+  return (ok) => {
+    if (!settlement) return {};
+    const s = ok ? settlement : upstreamFailed(settlement);
+    return { settlement: s, settlementStatus: s.status };
+  };
+}
+
+/** A paid call that ended before settling (its credential failed): nothing settled or forwarded. */
+export const NOT_FORWARDED: Settlement = {
+  status: "settlement_failed",
+  attempts: 0,
+  reason: "call_not_forwarded",
+};

@@ -1,22 +1,15 @@
-import type { Facts } from "@gw/invocations";
-import { type AdmittedPayment, type Settlement, settleCall, upstreamFailed } from "@gw/payments";
+import {
+  type AdmittedPayment,
+  NOT_FORWARDED,
+  type SettlementFacts,
+  settleCall,
+  settlementFacts,
+} from "@gw/payments";
 import type { Call } from "./call.ts";
 import type { ProxyDeps } from "./deps.ts";
 
 /** A call's settlement as step 9 left it, and the facts it adds to the invocation's last write. */
-export type Settled = {
-  forward: boolean;
-  /** The settlement fields of the terminal write; `ok` is whether the upstream call succeeded. */
-  facts: (ok: boolean) => Facts;
-};
-
-const factsOf =
-  (settlement: Settlement | null) =>
-  (ok: boolean): Facts => {
-    if (!settlement) return {};
-    const s = ok ? settlement : upstreamFailed(settlement);
-    return { settlement: s, settlementStatus: s.status };
-  };
+export type Settled = { forward: boolean; facts: SettlementFacts };
 
 export const settle = {
   /**
@@ -25,10 +18,7 @@ export const settle = {
    */
   notForwarded(payment: AdmittedPayment | null): Settled {
     if (!payment?.facilitator) return { forward: true, facts: () => ({}) };
-    return {
-      forward: false,
-      facts: factsOf({ status: "settlement_failed", attempts: 0, reason: "call_not_forwarded" }),
-    };
+    return { forward: false, facts: settlementFacts(NOT_FORWARDED) };
   },
 
   /** Settles the call's payment with its tenant's facilitator (nothing when it has none). */
@@ -45,6 +35,6 @@ export const settle = {
       call.payment,
     );
     Object.assign(call.responseHeaders, settled.headers);
-    return { forward: settled.forward, facts: factsOf(settled.settlement) };
+    return { forward: settled.forward, facts: settlementFacts(settled.settlement) };
   },
 };

@@ -1,26 +1,14 @@
 import type { Facts } from "@gw/invocations";
-import { type Settlement, settleCall, upstreamFailed } from "@gw/payments";
+import { NOT_FORWARDED, type SettlementFacts, settleCall, settlementFacts } from "@gw/payments";
 import type { TransactJob } from "@gw/queue";
 import type { WorkerDeps } from "./processor.ts";
 
-export type Paid = {
-  forward: boolean;
-  /** The settlement fields of the terminal write; `ok` is whether the upstream call succeeded. */
-  facts: (ok: boolean) => Facts;
-};
-
-const factsOf =
-  (settlement: Settlement | null) =>
-  (ok: boolean): Facts => {
-    if (!settlement) return {};
-    const s = ok ? settlement : upstreamFailed(settlement);
-    return { settlement: s, settlementStatus: s.status };
-  };
+export type Paid = { forward: boolean; facts: SettlementFacts };
 
 /** A paid call that ended before settling (its credential failed): nothing settled, nothing forwarded. */
 export function notForwarded(job: TransactJob): Facts {
   if (!job.payment?.facilitator) return {};
-  return factsOf({ status: "settlement_failed", attempts: 0, reason: "call_not_forwarded" })(true);
+  return settlementFacts(NOT_FORWARDED)(true);
 }
 
 /**
@@ -39,5 +27,5 @@ export async function settlePaid(job: TransactJob, deps: WorkerDeps): Promise<Pa
     job.tenantId,
     job.payment,
   );
-  return { forward: settled.forward, facts: factsOf(settled.settlement) };
+  return { forward: settled.forward, facts: settlementFacts(settled.settlement) };
 }

@@ -29,6 +29,13 @@ export type AnalyticsRow = {
 // the aggregate reads, in group order, so a month of rows is an index-only scan with no sort.
 const ORIGIN = "timestamptz '2000-01-01 00:00:00+00'";
 const bin = (unit: string, col: string) => `date_bin(interval '1 ${unit}', ${col}, ${ORIGIN})`;
+/** What every bucket shows, computed the same way live and for the rollup. */
+const AGGREGATES = `count(*) as invocations,
+  count(*) filter (where status = 'succeeded') as succeeded,
+  count(*) filter (where status = 'failed') as failed,
+  percentile_cont(array[0.5, 0.95, 0.99]) within group (order by latency_ms) as pcts,
+  coalesce(sum(req_size), 0) as req_bytes,
+  coalesce(sum(resp_size), 0) as resp_bytes`;
 const DAY_OF_CREATED = `date_bin('1 day'::interval, created_at, '2000-01-01 00:00:00+00'::timestamptz)`;
 
 /**
@@ -43,12 +50,7 @@ function statement(bucket: AnalyticsBucket, byAgent: boolean): string {
   const b = bucket === "day" ? DAY_OF_CREATED : bin("hour", "created_at");
   return `with agg as (
     select ${b} as bucket_start, agent_id,
-      count(*) as invocations,
-      count(*) filter (where status = 'succeeded') as succeeded,
-      count(*) filter (where status = 'failed') as failed,
-      percentile_cont(array[0.5, 0.95, 0.99]) within group (order by latency_ms) as pcts,
-      coalesce(sum(req_size), 0) as req_bytes,
-      coalesce(sum(resp_size), 0) as resp_bytes
+      ${AGGREGATES}
     from invocations
     where ${where}
     group by 1, 2
@@ -81,12 +83,7 @@ const ROLLUP_SQL = `with missing as (
   where not exists (select 1 from invocation_days_done x where x.tenant_id = $1 and x.day = d)
 ), agg as (
   select ${DAY_OF_CREATED} as day, agent_id,
-    count(*) as invocations,
-    count(*) filter (where status = 'succeeded') as succeeded,
-    count(*) filter (where status = 'failed') as failed,
-    percentile_cont(array[0.5, 0.95, 0.99]) within group (order by latency_ms) as pcts,
-    coalesce(sum(req_size), 0) as req_bytes,
-    coalesce(sum(resp_size), 0) as resp_bytes
+    ${AGGREGATES}
   from invocations
   where tenant_id = $1 and created_at >= $3 and created_at < $4
     and ${DAY_OF_CREATED} >= $3::timestamptz and ${DAY_OF_CREATED} < $4::timestamptz
