@@ -1,13 +1,7 @@
 import type { Query } from "../client.ts";
-import {
-  coalesce,
-  INSERT_PARAMS,
-  INSERT_SQL,
-  insertParams,
-  requestCte,
-  requestParams,
-  type StoredRequest,
-} from "./invocation-writer.ts";
+import { coalesce } from "./coalesce.ts";
+import { requestCte, requestParams, type StoredRequest } from "./invocation-reservations.ts";
+import { INSERT_PARAMS, INSERT_SQL, insertParams } from "./invocation-writer.ts";
 import type { NewInvocation } from "./invocations.ts";
 
 type WithRequest = { tenantId: string; row: NewInvocation; request: StoredRequest };

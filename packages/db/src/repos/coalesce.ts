@@ -1,0 +1,49 @@
+type Pending<T> = { item: T; resolve: () => void; reject: (e: unknown) => void };
+
+/**
+ * Group commit for hot-path writes: with fewer than `maxInFlight` flushes running, an item is
+ * written at once (no added latency when idle); otherwise it waits and goes out with everything
+ * else that queued meanwhile, as one statement or one transaction, so one commit (one fsync) covers
+ * many calls under load. A batch that fails is retried item by item, so one bad row fails alone.
+ */
+export function coalesce<T>(
+  flush: (items: T[]) => Promise<void>,
+  opts: { maxInFlight: number; maxBatch: number },
+): (item: T) => Promise<void> {
+  const queue: Pending<T>[] = [];
+  let inFlight = 0;
+  const run = async (batch: Pending<T>[]) => {
+    try {
+      await flush(batch.map((p) => p.item));
+      for (const p of batch) p.resolve();
+    } catch (e) {
+      if (batch.length === 1) {
+        batch[0]?.reject(e);
+        return;
+      }
+      await Promise.all(
+        batch.map((p) =>
+          flush([p.item]).then(
+            () => p.resolve(),
+            (err: unknown) => p.reject(err),
+          ),
+        ),
+      );
+    }
+  };
+  const kick = () => {
+    while (inFlight < opts.maxInFlight && queue.length > 0) {
+      const batch = queue.splice(0, opts.maxBatch);
+      inFlight++;
+      void run(batch).finally(() => {
+        inFlight--;
+        kick();
+      });
+    }
+  };
+  return (item) =>
+    new Promise<void>((resolve, reject) => {
+      queue.push({ item, resolve, reject });
+      kick();
+    });
+}

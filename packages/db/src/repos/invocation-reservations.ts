@@ -1,0 +1,83 @@
+import type { Query } from "../client.ts";
+import type { Reservation } from "../schema/reservations.ts";
+import { INSERT_PARAMS, INSERT_SQL, insertParams } from "./invocation-writer.ts";
+import type { NewInvocation } from "./invocations.ts";
+
+/** A reservation that another call already holds (see `insertWithReservations`). */
+export class ReservationTaken extends Error {
+  constructor(readonly kind: Reservation["kind"]) {
+    super(`reservation already taken: ${kind}`);
+    this.name = "ReservationTaken";
+  }
+}
+
+const R = INSERT_PARAMS;
+const RESERVE_CTE = `r as (
+  insert into reservations (kind, scope, key, invocation_id)
+  select * from unnest($${R + 1}::text[], $${R + 2}::text[], $${R + 3}::text[], $${R + 4}::text[])
+  returning 1
+)`;
+/** The stored request (invocation_requests) as a CTE over unnested arrays starting at `$at`. */
+export const requestCte = (at: number) => `q as (
+  insert into invocation_requests (invocation_id, tenant_id, queue, job, body)
+  select v.invocation_id, v.tenant_id, v.queue, v.job::jsonb, decode(v.body, 'hex')
+  from unnest($${at}::text[], $${at + 1}::text[], $${at + 2}::text[], $${at + 3}::text[], $${at + 4}::text[]) as v(invocation_id, tenant_id, queue, job, body)
+  returning 1
+)`;
+// The reservations (and the stored request) are inserted by data-modifying CTEs of the invocation
+// insert: one statement, so a taken key (unique violation) leaves nothing behind.
+const RESERVE_SQL = `with ${RESERVE_CTE}
+${INSERT_SQL}`;
+const RESERVE_WITH_REQUEST_SQL = `with ${RESERVE_CTE}, ${requestCte(R + 5)}
+${INSERT_SQL}`;
+
+/** A transactional call's stored request: its queue, the job's fields and the bytes to forward. */
+export type StoredRequest = { queue: string; job: Record<string, unknown>; body: Buffer };
+
+/** The five request arrays of `requestCte` for a batch of (tenant, id, request). */
+export function requestParams(
+  items: ReadonlyArray<{ tenantId: string; id: string; request: StoredRequest }>,
+): string[][] {
+  return [
+    items.map((x) => x.id),
+    items.map((x) => x.tenantId),
+    items.map((x) => x.request.queue),
+    items.map((x) => JSON.stringify(x.request.job)),
+    items.map((x) => x.request.body.toString("hex")),
+  ];
+}
+
+/**
+ * Inserts one invocation together with its reservations (and its stored request, when given),
+ * atomically and durably. Of concurrent calls holding the same key exactly one succeeds; the
+ * others get `ReservationTaken` naming the kind of the key that was taken, and nothing of theirs
+ * is written.
+ */
+export async function insertWithReservations(
+  query: Query,
+  tenantId: string,
+  row: NewInvocation,
+  reservations: readonly Reservation[],
+  request?: StoredRequest | undefined,
+): Promise<void> {
+  const params = [
+    ...insertParams([{ tenantId, row }]),
+    reservations.map((r) => r.kind),
+    reservations.map((r) => r.scope),
+    reservations.map((r) => r.key),
+    reservations.map(() => row.id),
+    ...(request ? requestParams([{ tenantId, id: row.id as string, request }]) : []),
+  ];
+  try {
+    await query(request ? RESERVE_WITH_REQUEST_SQL : RESERVE_SQL, params);
+  } catch (e) {
+    if ((e as { code?: string }).code !== "23505") throw e;
+    const taken = await query(
+      "select kind from reservations r join unnest($1::text[], $2::text[], $3::text[]) as v(kind, scope, key) using (kind, scope, key) limit 1",
+      [reservations.map((r) => r.kind), reservations.map((r) => r.scope), reservations.map((r) => r.key)],
+    );
+    const kind = taken[0]?.kind as Reservation["kind"] | undefined;
+    if (!kind) throw e;
+    throw new ReservationTaken(kind);
+  }
+}
