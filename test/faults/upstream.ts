@@ -16,6 +16,8 @@ import type { AddressInfo } from "node:net";
 export type FaultUpstream = {
   url: string;
   hits: Map<string, number>;
+  /** The path each invocation reached (`/ok`, `/long`, ...): tells the modes' calls apart. */
+  paths: Map<string, string>;
   holding: boolean;
   held: Set<ServerResponse>;
   close: () => Promise<void>;
@@ -25,14 +27,18 @@ export async function startFaultUpstream(): Promise<FaultUpstream> {
   const up: FaultUpstream = {
     url: "",
     hits: new Map(),
+    paths: new Map(),
     holding: false,
     held: new Set(),
     close: async () => {},
   };
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const id = req.headers["x-gateway-invocation-id"];
-    if (typeof id === "string") up.hits.set(id, (up.hits.get(id) ?? 0) + 1);
     const url = new URL(req.url ?? "/", "http://x");
+    if (typeof id === "string") {
+      up.hits.set(id, (up.hits.get(id) ?? 0) + 1);
+      up.paths.set(id, url.pathname);
+    }
     const ms = Number(url.searchParams.get("ms") ?? 0);
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);

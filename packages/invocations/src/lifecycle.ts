@@ -1,3 +1,4 @@
+import { isStoreUnavailable } from "@gw/core";
 import {
   claimInvocation,
   createInvocationWriter,
@@ -144,9 +145,16 @@ export function createInvocationLifecycle(opts: {
       // A durable open answers the caller: bounded. If it commits after the caller was answered
       // 503, the row is ended at once, so a call whose caller got an error never runs.
       const ref = { tenantId, id: row.id as string, agentId: row.agentId as string };
-      await withDeadline(write, openDeadlineMs, () => {
-        void endIfOpen(ref).catch(() => {});
-      });
+      // Retried while the store is unreachable (the update only ends a row still open).
+      const undo = () => void withStoreRetry(() => endIfOpen(ref), 10 * 60_000).catch(() => {});
+      try {
+        await withDeadline(write, openDeadlineMs, undo);
+      } catch (e) {
+        // A store error may hide a commit whose answer was lost: the caller is told 503, so the
+        // row, if it exists, must end.
+        if (isStoreUnavailable(e)) undo();
+        throw e;
+      }
     },
     /**
      * A streaming record written off the critical path: nothing is written unless the call

@@ -75,7 +75,14 @@ export async function reconcileOnce(
 
   const grace = new Date(now.getTime() - opts.pendingGraceMs);
   // Re-queued rows are pending again at once: they are looked at in this same pass.
-  const pending = await stalePending(store.query, doorbell.queue, report.requeued > 0 ? now : grace, batch);
+  const pending = await stalePending(
+    store.query,
+    doorbell.queue,
+    report.requeued > 0 ? now : grace,
+    batch,
+    // Re-queued rows were inserted long ago; a late-committed one is left to its proxy (ADR 0020).
+    opts.pendingGraceMs,
+  );
   for (const row of pending) {
     if (await doorbell.has(row.id)) continue;
     // Re-read just before ringing: a worker may have claimed it since the list was read.

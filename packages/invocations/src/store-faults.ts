@@ -2,8 +2,9 @@ import { isStoreUnavailable, StoreDeadline } from "@gw/core";
 
 /**
  * Waits for `write` at most `ms`; past that throws `StoreDeadline` (mapped to 503 `store
- * unavailable`). The write is not cancelled: `late` runs if it commits after all, so whoever
- * answered the caller can undo what the caller was told did not happen.
+ * unavailable`). The write is not cancelled: `late` runs once it settled, whatever its outcome (a
+ * failure after the deadline may still have committed: its answer was lost), so whoever answered
+ * the caller can undo what the caller was told did not happen.
  */
 export async function withDeadline(write: Promise<void>, ms: number, late: () => void): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
@@ -14,12 +15,10 @@ export async function withDeadline(write: Promise<void>, ms: number, late: () =>
       reject(new StoreDeadline());
     }, ms);
   });
-  write.then(
-    () => {
-      if (timedOut) late();
-    },
-    () => {},
-  );
+  const settled = () => {
+    if (timedOut) late();
+  };
+  write.then(settled, settled);
   try {
     await Promise.race([write, deadline]);
   } finally {

@@ -19,10 +19,14 @@ const tenant = () => `t-${randomUUID()}`;
 const QUEUE = `reconcile-${randomUUID()}`;
 const inv = () => `inv_${randomUUID()}`;
 
-/** Makes a row look as if it had been opened `ago` ms before now. */
+/** Makes a row (and its stored request) look as if it had been opened `ago` ms before now. */
 async function age(id: string, ago: number) {
   await store.query(
     "update invocations set created_at = now() - make_interval(secs => $2::float8 / 1000), started_at = now() - make_interval(secs => $2::float8 / 1000) where id = $1",
+    [id, ago],
+  );
+  await store.query(
+    "update invocation_requests set created_at = now() - make_interval(secs => $2::float8 / 1000) where invocation_id = $1",
     [id, ago],
   );
 }
@@ -83,6 +87,20 @@ describe("reconciler and sweeper", () => {
     expect(mine.map((j) => j.invocationId)).toEqual([lost]);
     expect(mine[0]).toMatchObject({ protocol: "http", tenantId: t });
     expect((await status(t, young))?.status).toBe("pending");
+  });
+
+  it("leaves a row that committed late (an old call, a fresh insert): its proxy answered 503 and ends it", async () => {
+    const t = tenant();
+    const late = await transactional(t, { protocol: "http", mcpMethod: null });
+    // The call's own time is old, as when its insert waited out a Postgres outage; the row itself
+    // was inserted just now (its stored request's time is the database's clock at the insert).
+    await store.query("update invocations set created_at = now() - make_interval(secs => 60) where id = $1", [
+      late,
+    ]);
+    const rung: Array<Record<string, unknown>> = [];
+    await pass(rung);
+    expect(rung.filter((j) => j.tenantId === t)).toEqual([]);
+    expect((await status(t, late))?.status).toBe("pending");
   });
 
   it("ends an abandoned running http call, re-queues a safe-to-repeat MCP one", async () => {

@@ -83,21 +83,26 @@ const open = (r: Record<string, unknown>): OpenRow => ({
 
 /**
  * Transactional `pending` rows of `queue` created before `before`, oldest first (a row without a
- * stored request is included: it cannot be rebuilt and must be ended). Crosses tenants: maintenance.
+ * stored request is included: it cannot be rebuilt and must be ended). The row must also have
+ * been inserted at least `insertedGraceMs` ago on the database's own clock: a row that committed
+ * late, after its caller was already answered 503, is young by that clock however old the call,
+ * which leaves the proxy time to end it before anything could ring for it. Crosses tenants.
  */
 export async function stalePending(
   query: Query,
   queue: string,
   before: Date,
   limit: number,
+  insertedGraceMs = 0,
 ): Promise<OpenRow[]> {
   const rows = await query(
     `select i.id, i.tenant_id, i.agent_id from invocations i
      left join invocation_requests q on q.invocation_id = i.id
      where i.mode = 'transactional' and i.status = 'pending' and i.created_at < $1
-       and (q.queue = $3 or q.invocation_id is null)
+       and (q.invocation_id is null
+         or (q.queue = $3 and q.created_at < now() - make_interval(secs => $4::float8 / 1000)))
      order by i.created_at limit $2`,
-    [before.toISOString(), limit, queue],
+    [before.toISOString(), limit, queue, insertedGraceMs],
   );
   return rows.map(open);
 }
