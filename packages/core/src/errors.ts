@@ -90,3 +90,24 @@ export class StoreDeadline extends Error {
     super("store did not answer in time");
   }
 }
+
+/** How long a read on the proxy's hot path waits for the store before the caller gets 503. */
+export const STORE_READ_DEADLINE_MS = 1_500;
+
+/**
+ * `read`, or `StoreDeadline` (503 store unavailable) when it has not settled within `ms`: a read
+ * on the hot path never holds a caller longer than that while the store is down. The read itself
+ * goes on; its late result is dropped.
+ */
+export async function withinDeadline<T>(read: Promise<T>, ms = STORE_READ_DEADLINE_MS): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new StoreDeadline()), ms);
+  });
+  read.catch(() => {}); // a late failure is nobody's to handle
+  try {
+    return await Promise.race([read, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,20 +1,16 @@
-import { randomUUID } from "node:crypto";
 import { bearerToken, type Principal, type TokenVerifier } from "@gw/auth";
-import { invalid } from "@gw/core";
-import { type Logger, tracer } from "@gw/telemetry";
+import type { Logger } from "@gw/telemetry";
 import type { HttpBindings } from "@hono/node-server";
 import { RESPONSE_ALREADY_SENT } from "@hono/node-server/utils/response";
-import { context, propagation, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
+import { context } from "@opentelemetry/api";
 import { Hono, type MiddlewareHandler } from "hono";
 import { errorResponse } from "./errors.ts";
-import { hasNul } from "./text.ts";
+import { checkQuery, endServerSpan, requestIdOf, startServerSpan } from "./exchange.ts";
 
 export type AppEnv = {
   Bindings: HttpBindings;
   Variables: { principal: Principal; requestId: string; log: Logger };
 };
-
-const REQUEST_ID_RE = /^[\w.-]{1,128}$/;
 
 /**
  * The base every service app starts from: request id, structured access log, the one error
@@ -23,34 +19,17 @@ const REQUEST_ID_RE = /^[\w.-]{1,128}$/;
 export function createBaseApp(opts: { logger: Logger; accessLog?: boolean }): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.use(async (c, next) => {
-    const given = c.req.header("x-request-id");
-    const requestId = given && REQUEST_ID_RE.test(given) ? given : randomUUID();
+    const requestId = requestIdOf(c.req.header("x-request-id"));
     c.set("requestId", requestId);
     c.set("log", opts.logger.child({ request_id: requestId }));
     const start = performance.now();
-    // One server span per request, child of the caller's traceparent when it sent one; upstream
-    // calls made while handling it become its children. No headers or bodies are recorded.
-    const parent = propagation.extract(context.active(), c.env?.incoming?.headers ?? {});
-    const span = tracer.startSpan(
-      `${c.req.method}`,
-      {
-        kind: SpanKind.SERVER,
-        attributes: { "http.request.method": c.req.method, "gw.request_id": requestId },
-      },
-      parent,
-    );
+    const { span, ctx } = startServerSpan(c.req.method, requestId, c.env?.incoming?.headers ?? {});
     try {
-      await context.with(trace.setSpan(parent, span), next);
+      await context.with(ctx, next);
     } finally {
       const route = c.req.matchedRoutes.findLast((r) => r.method !== "ALL")?.path;
-      if (route) {
-        span.updateName(`${c.req.method} ${route}`);
-        span.setAttribute("http.route", route);
-      }
       const status = c.res === RESPONSE_ALREADY_SENT ? c.env.outgoing.statusCode : c.res.status;
-      span.setAttribute("http.response.status_code", status);
-      if (status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
-      span.end();
+      endServerSpan(span, c.req.method, route, status);
     }
     // A handler that wrote the response itself (streaming) logs its own outcome.
     if (c.res === RESPONSE_ALREADY_SENT) return;
@@ -69,14 +48,7 @@ export function createBaseApp(opts: { logger: Logger; accessLog?: boolean }): Ho
   });
   // The NUL rule (see text.ts) for every query parameter of every route, before any handler runs.
   app.use(async (c, next) => {
-    const q = c.req.url.indexOf("?");
-    if (q >= 0) {
-      for (const [name, value] of new URLSearchParams(c.req.url.slice(q + 1))) {
-        if (hasNul(name) || hasNul(value)) {
-          throw invalid(`${hasNul(name) ? "query parameter names" : name} must not contain NUL characters`);
-        }
-      }
-    }
+    checkQuery(c.req.url);
     await next();
   });
   app.onError((err, c) => errorResponse(c, err));

@@ -28,31 +28,45 @@ export function statusOf(kind: ErrorKind): number {
   return STATUS[kind];
 }
 
+/** An error as the caller gets it: status, headers and JSON body (null: no body). */
+export type ErrorAnswer = { status: number; headers: Record<string, string>; body: unknown };
+
+type Log = { warn: (o: object, msg: string) => void; error: (o: object, msg: string) => void };
+
 /**
- * The one place errors become responses. Domain errors map to their status and `{"error"}` (or
+ * The one place errors become answers. Domain errors map to their status and `{"error"}` (or
  * their own body, for the x402 challenge); 401 has no body; anything unexpected is logged with the
  * request id and answered 500 with no body, so no internal state can leak.
  */
-// biome-ignore lint/suspicious/noExplicitAny: any Hono env may use the mapper.
-export function errorResponse(c: Context<any>, err: unknown): Response {
+export function errorAnswer(err: unknown, log: Log | undefined): ErrorAnswer {
   if (err instanceof DomainError) {
     const status = STATUS[err.kind];
     const headers = { ...err.headers };
-    if (status === 401) return new Response(null, { status, headers });
-    return Response.json(err.body ?? ({ error: err.message } satisfies ErrorJson), { status, headers });
+    if (status === 401) return { status, headers, body: null };
+    return { status, headers, body: err.body ?? ({ error: err.message } satisfies ErrorJson) };
   }
   if (err instanceof HTTPException && err.status < 500) {
-    if (err.status === 401) return new Response(null, { status: 401 });
-    return Response.json({ error: err.message || "bad request" } satisfies ErrorJson, { status: err.status });
+    if (err.status === 401) return { status: 401, headers: {}, body: null };
+    return {
+      status: err.status,
+      headers: {},
+      body: { error: err.message || "bad request" } satisfies ErrorJson,
+    };
   }
   // Postgres unreachable: a bounded, caller-actionable 503 (DESIGN.md §3 Proxy, faults), not a 500.
   if (isStoreUnavailable(err)) {
-    c.get("log")?.warn({ err: safeError(err) }, "store unavailable");
-    return Response.json({ error: "store unavailable" }, { status: 503 });
+    log?.warn({ err: safeError(err) }, "store unavailable");
+    return { status: 503, headers: {}, body: { error: "store unavailable" } };
   }
   // Only the safe subset: a driver error carries the SQL and its parameters (for a credential
   // insert, the ciphertext and the wrapped key), and its message may quote an input value.
-  const log = c.get("log");
   log?.error({ err: safeError(err) }, "unhandled error");
-  return new Response(null, { status: 500 });
+  return { status: 500, headers: {}, body: null };
+}
+
+/** `errorAnswer` as a fetch Response (the Hono apps' `onError`). */
+// biome-ignore lint/suspicious/noExplicitAny: any Hono env may use the mapper.
+export function errorResponse(c: Context<any>, err: unknown): Response {
+  const { status, headers, body } = errorAnswer(err, c.get("log"));
+  return body === null ? new Response(null, { status, headers }) : Response.json(body, { status, headers });
 }

@@ -1,6 +1,7 @@
 export * from "./app.ts";
 export * from "./body.ts";
 export * from "./errors.ts";
+export * from "./exchange.ts";
 export * from "./health.ts";
 export * from "./query.ts";
 export * from "./serve.ts";

@@ -1,13 +1,23 @@
-import type { Server } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Logger } from "@gw/telemetry";
-import { serve } from "@hono/node-server";
+import { getRequestListener } from "@hono/node-server";
 
 export type Served = { server: Server; port: number; url: string; close: () => Promise<void> };
 
-/** Anything with a fetch handler: a Hono app, or the gateway's path split. */
-// biome-ignore lint/suspicious/noExplicitAny: any app env.
-export type Fetchable = { fetch: (req: Request, env: any) => Response | Promise<Response> };
+/**
+ * Anything with a fetch handler: a Hono app, or the gateway's path split. `direct`, when given, is
+ * offered each request first on Node's own objects and returns false for what it does not serve
+ * (the proxy's hot routes skip the framework; see the proxy's `direct.ts`).
+ */
+export type Fetchable = {
+  // biome-ignore lint/suspicious/noExplicitAny: any app env.
+  fetch: (req: Request, env: any) => Response | Promise<Response>;
+  direct?: DirectListener;
+};
+
+/** Serves the request and returns true, or returns false and leaves it untouched. */
+export type DirectListener = (req: IncomingMessage, res: ServerResponse) => boolean;
 
 export type ListenOptions = {
   /** How long `close` lets in-flight requests finish before dropping them; default 5 s. */
@@ -26,23 +36,32 @@ export function listen(
   hostname = "0.0.0.0",
   opts: ListenOptions = {},
 ): Promise<Served> {
+  const viaHono = getRequestListener(app.fetch);
+  const direct = app.direct;
+  const server = createServer(
+    direct
+      ? (req, res) => {
+          if (!direct(req, res)) void viaHono(req, res);
+        }
+      : viaHono,
+  );
+  server.keepAliveTimeout = 65_000;
+  if (opts.longRequests) {
+    // Node's default requestTimeout (300 s) would cut a live streaming upload.
+    server.requestTimeout = 0;
+    server.headersTimeout = 60_000;
+  }
   return new Promise((resolve, reject) => {
-    const server = serve({ fetch: app.fetch, port, hostname }, (info: AddressInfo) => {
-      const url = `http://127.0.0.1:${info.port}`;
-      resolve({
-        server: server as Server,
-        port: info.port,
-        url,
-        close: () => closeServer(server as Server, opts.drainMs ?? 5_000),
-      });
-    }) as Server;
-    server.keepAliveTimeout = 65_000;
-    if (opts.longRequests) {
-      // Node's default requestTimeout (300 s) would cut a live streaming upload.
-      server.requestTimeout = 0;
-      server.headersTimeout = 60_000;
-    }
     server.once("error", reject);
+    server.listen(port, hostname, () => {
+      const { port: bound } = server.address() as AddressInfo;
+      resolve({
+        server,
+        port: bound,
+        url: `http://127.0.0.1:${bound}`,
+        close: () => closeServer(server, opts.drainMs ?? 5_000),
+      });
+    });
   });
 }
 

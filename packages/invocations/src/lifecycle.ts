@@ -41,6 +41,9 @@ export type InvocationHandle = {
   failUnsettled: (facts: Facts) => Promise<void>;
 };
 
+/** The undo of a late durable open retries at least this often while the store is down. */
+const UNDO_RETRY_MS = 250;
+
 const unsettled = (facts: Facts): InvocationUpdate => ({
   completedAt: new Date(),
   ...facts,
@@ -118,6 +121,13 @@ export function createInvocationLifecycle(opts: {
     if (ended) terminal({ ...ref, status: "failed" });
     return ended;
   };
+  // Ends a row its caller was told did not happen, retried every UNDO_RETRY_MS at most while the
+  // store is unreachable, so it lands well inside the reconciler's grace once the store is back.
+  const abandon = (ref: InvocationRef): Promise<void> =>
+    withStoreRetry(() => endIfOpen(ref), 10 * 60_000, UNDO_RETRY_MS).then(
+      () => {},
+      () => {},
+    );
   return {
     /**
      * Creates the record. With reservations, the keys and the row are one durable statement and a
@@ -145,8 +155,7 @@ export function createInvocationLifecycle(opts: {
       // A durable open answers the caller: bounded. If it commits after the caller was answered
       // 503, the row is ended at once, so a call whose caller got an error never runs.
       const ref = { tenantId, id: row.id as string, agentId: row.agentId as string };
-      // Retried while the store is unreachable (the update only ends a row still open).
-      const undo = () => void withStoreRetry(() => endIfOpen(ref), 10 * 60_000).catch(() => {});
+      const undo = () => void abandon(ref);
       try {
         await withDeadline(write, openDeadlineMs, undo);
       } catch (e) {
@@ -211,5 +220,10 @@ export function createInvocationLifecycle(opts: {
     failUnsettled: (ref: InvocationRef, facts: Facts) => write(ref, unsettled(facts), undefined),
     /** Ends a call that is still open as failed/internal (its job was lost); false if terminal. */
     failIfOpen: endIfOpen,
+    /**
+     * Ends a call still open whose caller was answered an error or went away before its answer:
+     * it must never run. Retried while the store is unreachable; resolves when done or given up.
+     */
+    abandon,
   };
 }

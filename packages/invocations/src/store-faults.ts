@@ -28,12 +28,12 @@ export async function withDeadline(write: Promise<void>, ms: number, late: () =>
 
 /**
  * Runs `write` again while it fails because the store is unreachable (back-off from 100 ms to
- * 5 s), for at most `ms`; any other error, or the last one, is thrown. For records: an outage
- * delays them, it does not leave rows open.
+ * `maxWaitMs`, 5 s unless told), for at most `ms`; any other error, or the last one, is thrown.
+ * For records: an outage delays them, it does not leave rows open.
  */
-export async function withStoreRetry<T>(write: () => Promise<T>, ms: number): Promise<T> {
+export async function withStoreRetry<T>(write: () => Promise<T>, ms: number, maxWaitMs = 5_000): Promise<T> {
   const until = Date.now() + ms;
-  for (let wait = 100; ; wait = Math.min(wait * 2, 5_000)) {
+  for (let wait = 100; ; wait = Math.min(wait * 2, maxWaitMs)) {
     try {
       return await write();
     } catch (e) {

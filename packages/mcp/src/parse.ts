@@ -80,6 +80,8 @@ function requestOf(msg: Record<string, unknown>): McpMessage {
   // MCP narrows JSON-RPC here: a request id is a string or a number, never null.
   const { id } = msg;
   if (typeof id !== "string" && typeof id !== "number") throw invalid("id must be a string or a number");
+  // Stored with a transactional call's job (Postgres): the NUL rule again.
+  if (typeof id === "string" && id.includes("\u0000")) throw invalid("id must not contain NUL characters");
   return {
     kind: "request",
     method,

@@ -205,6 +205,11 @@ describe("parseMcpRequest: refused bodies (400)", () => {
     expect(r.message).toBe("params.name must be at most 256 bytes");
   });
 
+  it("refuses a NUL in a string request id (stored with the call's job in Postgres)", () => {
+    const r = refusal({ jsonrpc: "2.0", id: "\u0000", method: "tools/call", params: { name: "echo" } });
+    expect(r).toEqual({ kind: "invalid", message: "id must not contain NUL characters" });
+  });
+
   it("refuses a NUL in the method or the tool name (they are recorded in Postgres)", () => {
     expect(refusal({ jsonrpc: "2.0", id: 1, method: "tools/\u0000list" }).message).toBe(
       "method must not contain NUL characters",

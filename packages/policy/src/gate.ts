@@ -1,4 +1,4 @@
-import { DomainError } from "@gw/core";
+import { DomainError, withinDeadline } from "@gw/core";
 import { type Db, policyRepo, type Query } from "@gw/db";
 import { recordPolicyDecision } from "@gw/telemetry";
 import type { Dispatcher } from "undici";
@@ -38,7 +38,8 @@ export function createPolicyGate(opts: {
   onDecision?: (id: string, input: PolicyInput, decision: Decision) => void;
 }): PolicyGate {
   const cache = createPolicyCache({
-    load: (tenantId) => policyRepo.get(opts.db, tenantId),
+    // Bounded: with the store down the caller gets 503 in time, not a hang (DESIGN.md §3).
+    load: (tenantId) => withinDeadline(policyRepo.get(opts.db, tenantId)),
     ttlMs: opts.cacheMs,
     ...(opts.subscribe ? { subscribe: opts.subscribe } : {}),
   });

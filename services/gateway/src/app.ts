@@ -1,4 +1,5 @@
 import { createControlPlaneApp } from "@gw/control-plane";
+import type { DirectListener } from "@gw/http";
 import { createProxyApp } from "@gw/proxy";
 import type { Runtime } from "@gw/runtime";
 import { startWorker } from "@gw/worker";
@@ -6,6 +7,8 @@ import type { HttpBindings } from "@hono/node-server";
 
 export type Gateway = {
   fetch: (req: Request, env: HttpBindings) => Response | Promise<Response>;
+  /** The proxy's hot routes on Node's own objects (see the proxy's direct.ts). */
+  direct: DirectListener;
   /** Drains the in-process worker and in-flight stream bookkeeping. */
   stop: () => Promise<void>;
 };
@@ -27,6 +30,7 @@ export function createGateway(rt: Runtime): Gateway {
         ? proxy.app.fetch(req, env)
         : controlPlane.fetch(req, env);
     },
+    direct: proxy.direct,
     stop: async () => {
       await worker.stop();
       await proxy.inflight.drain();

@@ -1,6 +1,6 @@
 import { createControlPlaneApp } from "@gw/control-plane";
 import type { AppEnv } from "@gw/http";
-import { createProxyApp } from "@gw/proxy";
+import { createProxyApp, DIRECT_ROUTES } from "@gw/proxy";
 import { serveApp, type TestApp, token } from "@gw/testkit";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import type { Hono } from "hono";
@@ -17,7 +17,7 @@ beforeAll(async () => {
     (rt) => {
       const cp = createControlPlaneApp(rt);
       const proxy = createProxyApp(rt).app;
-      routes = [...registered(cp), ...registered(proxy)];
+      routes = [...registered(cp), ...registered(proxy), ...DIRECT_ROUTES];
       return cp;
     },
     OAUTH,

@@ -40,9 +40,14 @@ beforeAll(async () => {
       const parsed = JSON.parse(body) as { mcp_tool: string | null };
       classified.push(parsed);
       const action = parsed.mcp_tool?.startsWith("danger") ? "deny" : "warn";
-      res
-        .writeHead(200, { "content-type": "application/json" })
-        .end(JSON.stringify({ action, reason: "reviewed" }));
+      // "slow*" tools are judged after 800 ms: a step that outlasts an impatient caller.
+      setTimeout(
+        () =>
+          res
+            .writeHead(200, { "content-type": "application/json" })
+            .end(JSON.stringify({ action, reason: "reviewed" })),
+        parsed.mcp_tool?.startsWith("slow") ? 800 : 0,
+      );
     });
   });
   await new Promise<void>((r) => classifier.listen(0, "127.0.0.1", r));
@@ -217,6 +222,38 @@ describe("policy on the proxy path", () => {
       ["danger_zone", "deny", "2"],
       ["delete_all", "deny", "1"],
     ]);
+  });
+  it("a transactional caller that went away before its 202 never has its call run", async () => {
+    const call = await caller(gw);
+    const u = await echo();
+    const agent = await createAgent(call, { upstream_url: u.url, protocol: "mcp" });
+    await call("PUT", "/v1/policy", {
+      rules: [{ classifier: { url: classifierUrl, timeout_ms: 2000 }, match: { agents: [agent] } }],
+    });
+    // The caller gives up while step 6 waits for the slow classifier; the proxy goes on to step 8.
+    const gaveUp = await fetch(`${gw.url}/v1/proxy/${agent}`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${call.token}`, "content-type": "application/json" },
+      body: toolCall("slow_tool"),
+      signal: AbortSignal.timeout(200),
+    }).catch((e: unknown) => (e as Error).name);
+    expect(gaveUp).toBe("TimeoutError");
+    // Its invocation was written after the caller left, and ended without running.
+    const ended = await eventually(async () => {
+      const rows = (await call("GET", `/v1/invocations?agent_id=${agent}`)).json.data as Array<{
+        status: string;
+      }>;
+      return rows.length === 1 && rows[0]?.status === "failed" ? rows : undefined;
+    });
+    expect(ended).toHaveLength(1);
+    // A call that did answer still runs (the same agent, a tool judged at once).
+    const ok = await call("POST", `/v1/proxy/${agent}`, toolCall("search"), {
+      "content-type": "application/json",
+    });
+    expect(ok.status).toBe(202);
+    await pollDone(call, agent, ok.json.invocation_id);
+    expect(u.received).toHaveLength(1);
+    await call("PUT", "/v1/policy", { rules: [] });
   });
 });
 

@@ -27,7 +27,7 @@ const startProxy = () =>
   serveApp(
     (rt) => {
       const proxy = createProxyApp(rt);
-      return { fetch: proxy.app.fetch, stop: () => proxy.inflight.drain() };
+      return { ...proxy, stop: () => proxy.inflight.drain() };
     },
     PROXY_ENV,
     "proxy",

@@ -109,7 +109,7 @@ describe.skipIf(!TEST_DATABASE_URL)("writes reach other replicas (split deployme
     serveApp(
       (rt) => {
         const proxy = createProxyApp(rt);
-        return { fetch: proxy.app.fetch, stop: () => proxy.inflight.drain() };
+        return { ...proxy, stop: () => proxy.inflight.drain() };
       },
       LONG_CACHE,
       "proxy",

@@ -1,5 +1,5 @@
 import { type AgentRow, findAgent } from "@gw/agents";
-import { isStoreUnavailable } from "@gw/core";
+import { withinDeadline } from "@gw/core";
 import type { Runtime } from "@gw/runtime";
 import { type Target, targetOf } from "@gw/upstream";
 
@@ -13,6 +13,7 @@ const MAX_ENTRIES = 10_000;
  * query per call, with the upstream URL parsed once. A write to an agent drops its entry at once
  * in this process and, through the change bus, on every other replica; `ttlMs` only bounds how
  * long a lost notification can go unnoticed. Misses are not cached: a new agent is callable at once.
+ * A lookup waits for the store at most STORE_READ_DEADLINE_MS (then 503).
  */
 export function createAgentCache(rt: Pick<Runtime, "store" | "changes">, ttlMs: number): AgentCache {
   const entries = new Map<string, { value: CachedAgent; until: number }>();
@@ -25,20 +26,8 @@ export function createAgentCache(rt: Pick<Runtime, "store" | "changes">, ttlMs: 
     }
     for (const key of entries.keys()) if (key.startsWith(`${change.tenantId}\u0000`)) entries.delete(key);
   });
-  return async (tenantId, agentId) => {
-    const key = keyOf(tenantId, agentId);
-    const now = Date.now();
-    const hit = entries.get(key);
-    if (hit && hit.until > now) return hit.value;
-    let row: AgentRow | undefined;
-    try {
-      row = await findAgent(rt.store.db, tenantId, agentId);
-    } catch (e) {
-      // Store unreachable: a streaming call may go on with the agent last seen (its record is
-      // held until the store is back); without one, the caller gets 503 store unavailable.
-      if (hit && isStoreUnavailable(e)) return hit.value;
-      throw e;
-    }
+  const load = async (key: string, tenantId: string, agentId: string): Promise<CachedAgent | undefined> => {
+    const row = await withinDeadline(findAgent(rt.store.db, tenantId, agentId));
     if (!row) {
       entries.delete(key);
       return undefined;
@@ -50,8 +39,27 @@ export function createAgentCache(rt: Pick<Runtime, "store" | "changes">, ttlMs: 
         if (oldest !== undefined) entries.delete(oldest);
       }
       entries.delete(key);
-      entries.set(key, { value, until: now + ttlMs });
+      entries.set(key, { value, until: Date.now() + ttlMs });
     }
     return value;
+  };
+  const refreshing = new Set<string>();
+  return async (tenantId, agentId) => {
+    const key = keyOf(tenantId, agentId);
+    const hit = entries.get(key);
+    if (hit && hit.until > Date.now()) return hit.value;
+    if (hit) {
+      // Expired: served as last seen while one refresh runs beside the call (writes drop the entry
+      // at once through the change bus; the TTL only bounds a lost notification), so no call waits
+      // on the store for an agent it knows, and an outage does not hold the caller.
+      if (!refreshing.has(key)) {
+        refreshing.add(key);
+        load(key, tenantId, agentId)
+          .catch(() => {}) // kept as last seen; the next call after the TTL tries again
+          .finally(() => refreshing.delete(key));
+      }
+      return hit.value;
+    }
+    return load(key, tenantId, agentId);
   };
 }

@@ -1,4 +1,4 @@
-import { type AppEnv, createBaseApp, registerHealth, requireAuth } from "@gw/http";
+import { type AppEnv, createBaseApp, type DirectListener, registerHealth, requireAuth } from "@gw/http";
 import { createPolicyGate } from "@gw/policy";
 import { createInFlight } from "@gw/ratelimit";
 import { healthOf, type Runtime } from "@gw/runtime";
@@ -6,13 +6,21 @@ import type { Hono } from "hono";
 import { createAgentCache } from "./agent-cache.ts";
 import { proxyChallenge } from "./challenge.ts";
 import type { ProxyDeps } from "./deps.ts";
+import { createDirect } from "./direct.ts";
 import { registerMethodNotAllowed } from "./routes/methods.ts";
 import { registerPoll } from "./routes/poll.ts";
-import { registerStream } from "./routes/stream.ts";
-import { registerTransact } from "./routes/transact.ts";
 import { createTracker, type Tracker } from "./tracker.ts";
 
-export type ProxyApp = { app: Hono<AppEnv>; inflight: Tracker };
+/**
+ * What `listen` serves: the two proxy modes on Node's own objects (`direct`), the rest (poll,
+ * 405s, health) through the Hono app (`fetch`).
+ */
+export type ProxyApp = {
+  app: Hono<AppEnv>;
+  fetch: Hono<AppEnv>["fetch"];
+  direct: DirectListener;
+  inflight: Tracker;
+};
 
 /** The data plane: the two proxy modes and the poll, stateless but for short caches. */
 export function createProxyApp(rt: Runtime): ProxyApp {
@@ -41,12 +49,11 @@ export function createProxyApp(rt: Runtime): ProxyApp {
     inflight: createTracker(),
     inFlight: createInFlight(),
   };
+  const challenge = proxyChallenge(rt.config);
   const app = createBaseApp({ logger: rt.logger });
   registerHealth(app, healthOf(rt));
-  app.use("/v1/proxy/*", requireAuth(rt.verifyToken, { challenge: proxyChallenge(rt.config) }));
-  registerTransact(app, deps);
-  registerStream(app, deps);
+  app.use("/v1/proxy/*", requireAuth(rt.verifyToken, { challenge }));
   registerPoll(app, deps);
   registerMethodNotAllowed(app);
-  return { app, inflight: deps.inflight };
+  return { app, fetch: app.fetch, direct: createDirect(deps, challenge), inflight: deps.inflight };
 }

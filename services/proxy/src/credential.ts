@@ -10,7 +10,8 @@ import type { ProxyDeps } from "./deps.ts";
 export async function credentialFor(
   call: Call,
   deps: Pick<ProxyDeps, "store" | "keyring">,
-  log: Logger,
+  /** Read only when there is something to log (the request's logger is built on first use). */
+  x: { readonly log: Logger },
 ): Promise<InjectedHeader | undefined | "refused"> {
   if (!call.agent.credentialRef) return undefined;
   try {
@@ -24,7 +25,7 @@ export async function credentialFor(
     });
   } catch (e) {
     if (!(e instanceof CredentialError)) throw e;
-    log.warn({ invocation_id: call.invocationId, reason: e.reason }, "credential could not be opened");
+    x.log.warn({ invocation_id: call.invocationId, reason: e.reason }, "credential could not be opened");
     return "refused";
   }
 }

@@ -1,1 +1,2 @@
 export * from "./app.ts";
+export { DIRECT_ROUTES } from "./direct.ts";

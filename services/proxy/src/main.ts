@@ -3,4 +3,4 @@ import { createProxyApp } from "./app.ts";
 
 const { rt, serve } = await boot({ service: "proxy", defaultPort: 8081, longRequests: true });
 const proxy = createProxyApp(rt);
-await serve(proxy.app, () => proxy.inflight.drain());
+await serve(proxy, () => proxy.inflight.drain());

@@ -1,8 +1,7 @@
 import { newId } from "@gw/core";
-import type { AppEnv } from "@gw/http";
-import type { Context } from "hono";
 import type { Call, Mode } from "./call.ts";
 import type { ProxyDeps } from "./deps.ts";
+import type { ProxyExchange } from "./direct.ts";
 import { loadAgent } from "./steps/agent.ts";
 import { readBody } from "./steps/body.ts";
 import { limitConcurrency } from "./steps/concurrency.ts";
@@ -21,16 +20,16 @@ export type Admitted = Awaited<ReturnType<typeof admitCall>>;
  * does only its own step 9 (`routes/transact.ts`, `routes/stream.ts`). Every step before 8 is
  * cheap, fails fast with a DomainError, and creates nothing.
  */
-export async function admitCall(c: Context<AppEnv>, deps: ProxyDeps, mode: Mode) {
-  // 1. Authenticated by the middleware in front of the proxy routes (401, no body).
-  let call = newCall(c, mode);
+export async function admitCall(x: ProxyExchange, deps: ProxyDeps, mode: Mode) {
+  // 1. Authenticated by the router in front of the proxy routes (direct.ts: 401, no body).
+  let call = newCall(x, mode);
   call = await loadAgent(call, deps); // 2. the agent in the tenant: 404, 422 (405 for GET/DELETE)
   call = await rateLimit(call, deps); // 3. per-agent bucket: 429
-  call = limitConcurrency(call, deps, c.env.outgoing); // 3. calls in flight per agent and tenant: 429
+  call = limitConcurrency(call, deps, x.outgoing); // 3. calls in flight per agent and tenant: 429
   call = refuseStreamedMcp(call, deps); // 5. verified-action mode: no MCP agent on the stream: 409
   if (call.method === "POST") {
     call = checkHeaders(call); // 4. X-Gateway-Model: 400
-    call = await readBody(call, c.env.incoming); // 4. the body: 413
+    call = await readBody(call, x.incoming); // 4. the body: 413
     // Verification first: it turns an envelope into the inner call that step 5 then parses.
     call = await verifyAction(call, deps); // 5. verified-action mode: 400, 403, 409, 413
     call = parseMcp(call); // 5. the JSON-RPC message forwarded, MCP headers: 400
@@ -49,18 +48,17 @@ export function gatewayHeaders(call: Call): Record<string, string> {
   return { ...call.responseHeaders, "x-gateway-invocation-id": call.invocationId };
 }
 
-function newCall(c: Context<AppEnv>, mode: Mode): Call {
-  const { incoming } = c.env;
-  const method = c.req.method === "GET" ? "GET" : c.req.method === "DELETE" ? "DELETE" : "POST";
-  const principal = c.var.principal;
+function newCall(x: ProxyExchange, mode: Mode): Call {
+  const { incoming, principal } = x;
+  const method = x.method === "GET" ? "GET" : x.method === "DELETE" ? "DELETE" : "POST";
   // Filled by the steps; the placeholders are never read before their step ran.
   return {
     mode,
     method,
     principal,
     tenantId: principal.tenantId,
-    agentId: c.req.param("id") ?? "",
-    path: c.req.path,
+    agentId: x.agentId,
+    path: x.path,
     headers: incoming.headers,
     rawHeaders: incoming.rawHeaders,
     clientAddress: incoming.socket.remoteAddress,

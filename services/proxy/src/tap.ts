@@ -1,14 +1,13 @@
 import type { IncomingMessage } from "node:http";
 import { LIMITS } from "@gw/core";
-import type { AppEnv } from "@gw/http";
 import type { Facts } from "@gw/invocations";
 import { createDigest, type Digest } from "@gw/receipts";
 import { recordUpstreamDuration } from "@gw/telemetry";
 import type { OneShotBody } from "@gw/upstream";
 import { redactSecret } from "@gw/vault";
-import type { Context } from "hono";
 import { Capture } from "./capture.ts";
 import type { ProxyDeps } from "./deps.ts";
+import type { ProxyExchange } from "./direct.ts";
 import type { Admitted } from "./pipeline.ts";
 import type { Relayed } from "./relay.ts";
 
@@ -20,9 +19,9 @@ export type RecordEnd = (facts: Facts, extras: Digests) => Promise<void>;
  * What a streaming call keeps as its bodies pass, without holding them: the request size, the
  * first bytes of each body when the agent captures them, the sha256 of each when a receipt will be
  * signed; and `record`, which writes the call's record once it ended (off the critical path,
- * awaited by graceful shutdown) with the one access-log line of the call.
+ * awaited by graceful shutdown).
  */
-export function tapCall(c: Context<AppEnv>, call: Admitted, deps: ProxyDeps, t0: number) {
+export function tapCall(x: ProxyExchange, call: Admitted, deps: ProxyDeps, t0: number) {
   const capture = call.agent.captureBodies;
   const reqCapture = capture ? new Capture(LIMITS.capturedBodyMaxBytes) : null;
   const respCapture = capture ? new Capture(LIMITS.capturedBodyMaxBytes) : null;
@@ -35,7 +34,7 @@ export function tapCall(c: Context<AppEnv>, call: Admitted, deps: ProxyDeps, t0:
     reqDigest?.update(call.forward);
   }
   const upload =
-    call.forward === null && call.method === "POST" ? uploadOf(c.env.incoming, reqCapture, reqDigest) : null;
+    call.forward === null && call.method === "POST" ? uploadOf(x.incoming, reqCapture, reqDigest) : null;
   const digests = (): Digests =>
     reqDigest && respDigest ? { digests: { request: reqDigest.value(), response: respDigest.value() } } : {};
 
@@ -65,20 +64,9 @@ export function tapCall(c: Context<AppEnv>, call: Admitted, deps: ProxyDeps, t0:
             }
           : {}),
       };
-      // The access-log line of a streaming call (the base app's is skipped: the handler answered).
-      c.var.log.info(
-        {
-          method: call.method,
-          path: c.req.path,
-          status: c.env.outgoing.statusCode,
-          invocation_id: call.invocationId,
-          ms: latencyMs,
-        },
-        "request",
-      );
       deps.inflight.track(
         end(facts, relayed ? digests() : {}).catch((e: unknown) => {
-          c.var.log.error(
+          x.log.error(
             { invocation_id: call.invocationId, err: e instanceof Error ? e.name : "error" },
             "could not record stream outcome",
           );

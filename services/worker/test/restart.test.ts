@@ -30,6 +30,7 @@ async function apiOnly(env: Record<string, string>): Promise<TestApp> {
         (bindings.incoming.url ?? "").startsWith("/v1/proxy/")
           ? proxy.app.fetch(req, bindings)
           : cp.fetch(req, bindings),
+      direct: proxy.direct,
     };
   }, env);
 }

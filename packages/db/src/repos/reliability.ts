@@ -86,7 +86,10 @@ const open = (r: Record<string, unknown>): OpenRow => ({
  * stored request is included: it cannot be rebuilt and must be ended). The row must also have
  * been inserted at least `insertedGraceMs` ago on the database's own clock: a row that committed
  * late, after its caller was already answered 503, is young by that clock however old the call,
- * which leaves the proxy time to end it before anything could ring for it. Crosses tenants.
+ * which leaves the proxy time to end it before anything could ring for it. The grace also runs
+ * from the database's last start: a row whose commit landed just before a crash (its answer lost,
+ * its caller answered 503) is old by its own stamp, and its proxy can only end it once the
+ * database is back. Crosses tenants.
  */
 export async function stalePending(
   query: Query,
@@ -100,7 +103,8 @@ export async function stalePending(
      left join invocation_requests q on q.invocation_id = i.id
      where i.mode = 'transactional' and i.status = 'pending' and i.created_at < $1
        and (q.invocation_id is null
-         or (q.queue = $3 and q.created_at < now() - make_interval(secs => $4::float8 / 1000)))
+         or (q.queue = $3
+             and greatest(q.created_at, pg_postmaster_start_time()) < now() - make_interval(secs => $4::float8 / 1000)))
      order by i.created_at limit $2`,
     [before.toISOString(), limit, queue, insertedGraceMs],
   );

@@ -1,43 +1,37 @@
 import type { IncomingMessage } from "node:http";
 import { DomainError } from "@gw/core";
-import type { AppEnv } from "@gw/http";
 import { ERROR_CLASS, type Failure, outcomeOfStatus } from "@gw/invocations";
 import { isRetryableMcpMethod } from "@gw/mcp";
 import { recordAddedDuration, recordProxyCall } from "@gw/telemetry";
 import { type OneShotBody, openUpstream, upstreamRequestHeaders } from "@gw/upstream";
 import type { InjectedHeader } from "@gw/vault";
-import { RESPONSE_ALREADY_SENT } from "@hono/node-server/utils/response";
-import type { Context, Hono } from "hono";
 import type { Call } from "../call.ts";
 import { credentialFor } from "../credential.ts";
 import type { ProxyDeps } from "../deps.ts";
+import type { ProxyExchange } from "../direct.ts";
 import { settle } from "../payment.ts";
 import { type Admitted, admitCall, gatewayHeaders } from "../pipeline.ts";
 import { type Relayed, relay } from "../relay.ts";
 import { tapCall } from "../tap.ts";
 
 /**
- * POST /v1/proxy/{id}/stream (and GET/DELETE for MCP agents): steps 1–8, then step 9 here: open
- * the upstream, stream both bodies verbatim with backpressure (hashing them for the receipt when
- * one is emitted), record the outcome when the stream ends. Failures before the upstream answered
- * are DomainErrors (502, 504) through the one error map, carrying the invocation id.
+ * POST /v1/proxy/{id}/stream (and GET/DELETE for MCP agents; routed by direct.ts): steps 1–8,
+ * then step 9 here: open the upstream, stream both bodies verbatim with backpressure (hashing them
+ * for the receipt when one is emitted), record the outcome when the stream ends. Failures before
+ * the upstream answered are DomainErrors (502, 504) through the one error map, carrying the
+ * invocation id.
  */
-export function registerStream(app: Hono<AppEnv>, deps: ProxyDeps) {
-  const handler = async (c: Context<AppEnv>) => {
-    const start = performance.now();
-    const call = await admitCall(c, deps, "streaming");
-    await forward(c, call, deps, start);
-    return RESPONSE_ALREADY_SENT;
-  };
-  app.post("/v1/proxy/:id/stream", handler);
-  app.get("/v1/proxy/:id/stream", handler);
-  app.delete("/v1/proxy/:id/stream", handler);
+export async function streamCall(x: ProxyExchange, deps: ProxyDeps): Promise<void> {
+  const start = performance.now();
+  const call = await admitCall(x, deps, "streaming");
+  x.fields.invocation_id = call.invocationId;
+  await forward(x, call, deps, start);
 }
 
-async function forward(c: Context<AppEnv>, call: Admitted, deps: ProxyDeps, start: number): Promise<void> {
-  const { incoming, outgoing } = c.env;
+async function forward(x: ProxyExchange, call: Admitted, deps: ProxyDeps, start: number): Promise<void> {
+  const { incoming, outgoing } = x;
   const t0 = performance.now();
-  const tap = tapCall(c, call, deps, t0);
+  const tap = tapCall(x, call, deps, t0);
   // Step 9's settle: its outcome rides on whatever the record says in the end.
   let payment = settle.notForwarded(call.payment);
   const fail = (failure: Failure, relayed?: Relayed) => {
@@ -45,7 +39,7 @@ async function forward(c: Context<AppEnv>, call: Admitted, deps: ProxyDeps, star
     tap.record((facts, extras) => call.record.fail(failure, facts, extras), relayed, payment.facts(false));
   };
 
-  const credential = await credentialFor(call, deps, c.var.log);
+  const credential = await credentialFor(call, deps, x);
   if (credential === "refused") {
     fail("credential");
     drain(incoming);
@@ -76,7 +70,7 @@ async function forward(c: Context<AppEnv>, call: Admitted, deps: ProxyDeps, star
     throw upstreamError(call, failure);
   }
 
-  const own = { ...gatewayHeaders(call), "x-request-id": c.var.requestId };
+  const own = { ...gatewayHeaders(call), "x-request-id": x.requestId };
   const relayed = await relay(opened.res, outgoing, own, {
     t0,
     capture: tap.respCapture,

@@ -1,8 +1,8 @@
-import type { AppEnv } from "@gw/http";
+import { answerJson } from "@gw/http";
 import { jobFor } from "@gw/queue";
 import { recordAddedDuration, recordProxyCall } from "@gw/telemetry";
-import type { Hono } from "hono";
 import type { ProxyDeps } from "../deps.ts";
+import type { ProxyExchange } from "../direct.ts";
 import { storedJobOf } from "../job.ts";
 import { type Admitted, admitCall, gatewayHeaders } from "../pipeline.ts";
 
@@ -12,29 +12,36 @@ const ENQUEUE_WAIT_MS = 1_000;
 const REDIS_DOWN = new Set(["reconnecting", "close", "end"]);
 
 /**
- * POST /v1/proxy/{id}: steps 1–8 (the `pending` record and its stored request are durable before
+ * POST /v1/proxy/{id} (routed by direct.ts): steps 1–8 (the `pending` record and its stored request are durable before
  * the answer), then step 9 here: answer 202 and ring the doorbell (enqueue the job) beside it. The
  * 202 needs only the durable row, so it does not wait for Redis: Postgres is the source of truth
  * (docs/adr/0020) and a job Redis did not take is enqueued by the reconciler. Graceful shutdown
  * waits for enqueues under way.
  */
-export function registerTransact(app: Hono<AppEnv>, deps: ProxyDeps) {
-  app.post("/v1/proxy/:id", async (c) => {
-    const start = performance.now();
-    const call = await admitCall(c, deps, "transactional");
-    deps.inflight.track(enqueue(call, deps, c.var.log));
-    recordProxyCall({ mode: "transactional", outcome: "accepted", errorClass: "none" });
-    // What the gateway adds to a transactional call: the time to its 202.
-    recordAddedDuration(performance.now() - start, { mode: "transactional" });
-    return c.json({ invocation_id: call.invocationId }, 202, gatewayHeaders(call));
-  });
+export async function transactCall(x: ProxyExchange, deps: ProxyDeps): Promise<void> {
+  const start = performance.now();
+  const call = await admitCall(x, deps, "transactional");
+  x.fields.invocation_id = call.invocationId;
+  // A caller that went away before its 202 (it timed out, it was cut) learnt of no invocation: the
+  // call must never run, so its row is ended instead of enqueued.
+  if (x.outgoing.closed) {
+    deps.inflight.track(
+      deps.invocations.abandon({ tenantId: call.tenantId, id: call.invocationId, agentId: call.agent.id }),
+    );
+    return;
+  }
+  deps.inflight.track(enqueue(call, deps, x));
+  recordProxyCall({ mode: "transactional", outcome: "accepted", errorClass: "none" });
+  // What the gateway adds to a transactional call: the time to its 202.
+  recordAddedDuration(performance.now() - start, { mode: "transactional" });
+  answerJson(x, 202, { invocation_id: call.invocationId }, gatewayHeaders(call));
 }
 
 /** Enqueues, bounded in time; a failure is logged and left to the reconciler, never to the caller. */
-async function enqueue(call: Admitted, deps: ProxyDeps, log: ProxyDeps["logger"]): Promise<void> {
+async function enqueue(call: Admitted, deps: ProxyDeps, x: ProxyExchange): Promise<void> {
   // Redis known to be down: do not even wait; the durable row is enough (the reconciler rings).
   if (deps.redis && REDIS_DOWN.has(deps.redis.status)) {
-    log.warn(
+    x.log.warn(
       { invocation_id: call.invocationId, err: "redis down" },
       "enqueue skipped; the reconciler will enqueue the job",
     );
@@ -52,7 +59,7 @@ async function enqueue(call: Admitted, deps: ProxyDeps, log: ProxyDeps["logger"]
   const how = await Promise.race([sent, wait]);
   clearTimeout(timer);
   if (how === "sent") return;
-  log.warn(
+  x.log.warn(
     {
       invocation_id: call.invocationId,
       err: how === "late" ? "timeout" : how instanceof Error ? how.name : "error",
