@@ -14,16 +14,6 @@ export type InvocationWriter = {
   ) => Promise<void>;
 };
 
-// Every value travels as text in a text[] and is cast in SQL: one constant statement text for any
-// batch size (so it is prepared once per connection), and no driver-side array type guessing.
-export const str = (v: unknown): string | null => {
-  if (v === null || v === undefined) return null;
-  if (v instanceof Date) return v.toISOString();
-  if (Buffer.isBuffer(v)) return v.toString("hex");
-  if (typeof v === "object") return JSON.stringify(v);
-  return String(v);
-};
-
 const INSERT_COLS = [
   ["id", "text"],
   ["tenant_id", "text"],
@@ -64,55 +54,61 @@ const DEFAULTS: Readonly<Record<string, string>> = {
   body_captured: "false",
   created_at: "now()",
 };
+// bytea travels as hex text in the JSON (decoded in SQL); every other column as its JSON value.
+const jsonType = (t: string) => (t === "bytea" ? "text" : t);
 const insertValue = (c: string, t: string) => {
-  const v = t === "bytea" ? `decode(v.${c}, 'hex')` : `v.${c}::${t}`;
+  const v = t === "bytea" ? `decode(v.${c}, 'hex')` : `v.${c}`;
   return DEFAULTS[c] ? `coalesce(${v}, ${DEFAULTS[c]})` : v;
 };
 
-/** The invocation insert over unnested text arrays ($1..$INSERT_PARAMS); see `insertParams`. */
+/**
+ * The invocation insert of a whole batch from one JSON array ($1; see `insertParams`): one
+ * constant statement text for any batch size (prepared once per connection), and the rows are
+ * serialized by `JSON.stringify` in one native pass instead of thirty driver-escaped arrays.
+ */
 export const INSERT_SQL = `insert into invocations (${INSERT_COLS.map(([c]) => c).join(", ")})
 select ${INSERT_COLS.map(([c, t]) => insertValue(c, t)).join(", ")}
-from unnest(${INSERT_COLS.map((_, i) => `$${i + 1}::text[]`).join(", ")}) as v(${INSERT_COLS.map(([c]) => c).join(", ")})`;
+from json_to_recordset($1::json) as v(${INSERT_COLS.map(([c, t]) => `${c} ${jsonType(t)}`).join(", ")})`;
 
-export const INSERT_PARAMS = INSERT_COLS.length;
+export const INSERT_PARAMS = 1;
 
-export function insertParams(
-  items: ReadonlyArray<{ tenantId: string; row: NewInvocation }>,
-): (string | null)[][] {
-  const r = (x: { tenantId: string; row: NewInvocation }) => x.row;
-  const cols: Array<(x: { tenantId: string; row: NewInvocation }) => unknown> = [
-    (x) => r(x).id,
-    (x) => x.tenantId,
-    (x) => r(x).agentId,
-    (x) => r(x).mode,
-    (x) => r(x).status,
-    (x) => r(x).model,
-    (x) => r(x).mcpMethod,
-    (x) => r(x).mcpTool,
-    (x) => r(x).reqSize,
-    (x) => r(x).startedAt,
-    (x) => r(x).policyAction,
-    (x) => r(x).policyMatchedRule,
-    (x) => r(x).paymentNetwork,
-    (x) => r(x).paymentAsset,
-    (x) => r(x).paymentAmount,
-    (x) => r(x).paymentPayer,
-    (x) => r(x).paymentNonce,
-    (x) => r(x).settlement,
-    (x) => r(x).settlementStatus,
-    (x) => r(x).instanceId,
-    (x) => r(x).errorClass,
-    (x) => r(x).upstreamStatus,
-    (x) => r(x).latencyMs,
-    (x) => r(x).ttftMs,
-    (x) => r(x).respSize,
-    (x) => r(x).completedAt,
-    (x) => r(x).bodyCaptured,
-    (x) => r(x).reqBody,
-    (x) => r(x).respBody,
-    (x) => r(x).createdAt,
-  ];
-  return cols.map((get) => items.map((x) => str(get(x))));
+/** A value as the JSON of `INSERT_SQL` carries it (Dates become ISO strings in JSON.stringify). */
+const json = (v: unknown): unknown => (v === undefined ? null : Buffer.isBuffer(v) ? v.toString("hex") : v);
+
+export function insertParams(items: ReadonlyArray<{ tenantId: string; row: NewInvocation }>): [string] {
+  const rows = items.map(({ tenantId, row: r }) => ({
+    id: r.id,
+    tenant_id: tenantId,
+    agent_id: r.agentId,
+    mode: r.mode,
+    status: r.status,
+    model: r.model,
+    mcp_method: r.mcpMethod,
+    mcp_tool: r.mcpTool,
+    req_size: r.reqSize,
+    started_at: r.startedAt,
+    policy_action: r.policyAction,
+    policy_matched_rule: r.policyMatchedRule,
+    payment_network: r.paymentNetwork,
+    payment_asset: r.paymentAsset,
+    payment_amount: r.paymentAmount,
+    payment_payer: r.paymentPayer,
+    payment_nonce: r.paymentNonce,
+    settlement: r.settlement,
+    settlement_status: r.settlementStatus,
+    instance_id: r.instanceId,
+    error_class: r.errorClass,
+    upstream_status: r.upstreamStatus,
+    latency_ms: r.latencyMs,
+    ttft_ms: r.ttftMs,
+    resp_size: r.respSize,
+    completed_at: r.completedAt,
+    body_captured: r.bodyCaptured,
+    req_body: json(r.reqBody),
+    resp_body: json(r.respBody),
+    created_at: r.createdAt,
+  }));
+  return [JSON.stringify(rows)];
 }
 
 const UPDATE_COLS = [
@@ -143,60 +139,63 @@ const RESULT_COLS = [
   ["expires_at", "timestamptz"],
 ] as const;
 
-const cast = (expr: string, t: string) => (t === "bytea" ? `decode(${expr}, 'hex')` : `${expr}::${t}`);
-const U = 2 + UPDATE_COLS.length; // id, tenant_id, then the columns
+const cols = (list: ReadonlyArray<readonly [string, string]>) =>
+  list.map(([c, t]) => `${c} ${jsonType(t)}`).join(", ");
+const value = (expr: string, t: string) => (t === "bytea" ? `decode(${expr}, 'hex')` : expr);
 
 /**
- * One statement for a whole batch of completions: the polled results are inserted by a
- * data-modifying CTE (so a completion and its result commit together) and every invocation row is
- * updated from the unnested arrays. A column left unset keeps its value (completions only ever
- * move a column from null to a value).
+ * One statement for a whole batch of completions, from two JSON arrays ($1 the updates, $2 the
+ * polled results): the results are inserted by a data-modifying CTE (so a completion and its
+ * result commit together) and every invocation row is updated. A column left unset keeps its
+ * value (completions only ever move a column from null to a value).
  */
 const UPDATE_SQL = `with r as (
   insert into invocation_results (${RESULT_COLS.map(([c]) => c).join(", ")})
-  select ${RESULT_COLS.map(([c, t]) => cast(`r.${c}`, t)).join(", ")}
-  from unnest(${RESULT_COLS.map((_, i) => `$${U + i + 1}::text[]`).join(", ")}) as r(${RESULT_COLS.map(([c]) => c).join(", ")})
+  select ${RESULT_COLS.map(([c, t]) => value(`r.${c}`, t)).join(", ")}
+  from json_to_recordset($2::json) as r(${cols(RESULT_COLS)})
   on conflict do nothing
 )
-update invocations as i set ${UPDATE_COLS.map(([c, t]) => `${c} = coalesce(${cast(`v.${c}`, t)}, i.${c})`).join(", ")}
-from unnest(${Array.from({ length: U }, (_, i) => `$${i + 1}::text[]`).join(", ")}) as v(id, tenant_id, ${UPDATE_COLS.map(([c]) => c).join(", ")})
+update invocations as i set ${UPDATE_COLS.map(([c, t]) => `${c} = coalesce(${value(`v.${c}`, t)}, i.${c})`).join(", ")}
+from json_to_recordset($1::json) as v(id text, tenant_id text, ${cols(UPDATE_COLS)})
 where i.id = v.id and i.tenant_id = v.tenant_id`;
 
-function updateParams(items: readonly Update[]): (string | null)[][] {
-  const cols: Array<(u: Update) => unknown> = [
-    (u) => u.id,
-    (u) => u.tenantId,
-    (u) => u.set.status,
-    (u) => u.set.errorClass,
-    (u) => u.set.upstreamStatus,
-    (u) => u.set.latencyMs,
-    (u) => u.set.ttftMs,
-    (u) => u.set.reqSize,
-    (u) => u.set.respSize,
-    (u) => u.set.attempts,
-    (u) => u.set.startedAt,
-    (u) => u.set.completedAt,
-    (u) => u.set.bodyCaptured,
-    (u) => u.set.reqBody,
-    (u) => u.set.respBody,
-    (u) => u.set.settlement,
-    (u) => u.set.settlementStatus,
-    (u) => u.set.receiptArtifactId,
-  ];
-  const withResult = items.filter((u) => u.result);
-  const res: Array<(u: Update) => unknown> = [
-    (u) => u.id,
-    (u) => u.tenantId,
-    (u) => u.result?.status,
-    (u) => u.result?.contentType,
-    (u) => u.result?.headers,
-    (u) => u.result?.body,
-    (u) => u.result?.expiresAt,
-  ];
-  return [
-    ...cols.map((get) => items.map((u) => str(get(u)))),
-    ...res.map((get) => withResult.map((u) => str(get(u)))),
-  ];
+function updateParams(items: readonly Update[]): [string, string] {
+  const updates = items.map(({ id, tenantId, set: u }) => ({
+    id,
+    tenant_id: tenantId,
+    status: u.status,
+    error_class: u.errorClass,
+    upstream_status: u.upstreamStatus,
+    latency_ms: u.latencyMs,
+    ttft_ms: u.ttftMs,
+    req_size: u.reqSize,
+    resp_size: u.respSize,
+    attempts: u.attempts,
+    started_at: u.startedAt,
+    completed_at: u.completedAt,
+    body_captured: u.bodyCaptured,
+    req_body: json(u.reqBody),
+    resp_body: json(u.respBody),
+    settlement: u.settlement,
+    settlement_status: u.settlementStatus,
+    receipt_artifact_id: u.receiptArtifactId,
+  }));
+  const results = items.flatMap(({ id, tenantId, result: r }) =>
+    r
+      ? [
+          {
+            invocation_id: id,
+            tenant_id: tenantId,
+            status: r.status,
+            content_type: r.contentType,
+            headers: r.headers,
+            body: json(r.body),
+            expires_at: r.expiresAt,
+          },
+        ]
+      : [],
+  );
+  return [JSON.stringify(updates), JSON.stringify(results)];
 }
 
 /**
