@@ -51,9 +51,12 @@ describe.each(stores)("invocation writer (%s store)", (_name, url) => {
     const bare: NewInvocation = { id: `inv_w2_${Date.now()}`, agentId, mode: "transactional" };
     const writer = createInvocationWriter(store.query);
     await Promise.all([writer.insert(tenantId, full), writer.insert(tenantId, bare)]);
+    // Again and again: a prepared statement must take its parameter the same way as the first time.
+    for (let i = 0; i < 5; i++)
+      await writer.insert(tenantId, { id: `inv_w3_${i}_${Date.now()}`, agentId, mode: "streaming" });
 
     const rows = await store.query("select * from invocations where tenant_id = $1 order by id", [tenantId]);
-    expect(rows).toHaveLength(2);
+    expect(rows).toHaveLength(7);
     const [a, b] = rows as Array<Record<string, unknown>>;
     expect(a).toMatchObject({
       id: full.id,
@@ -100,6 +103,7 @@ describe.each(stores)("invocation writer (%s store)", (_name, url) => {
     const other = `inv_wu2_${Date.now()}`;
     await writer.insert(tenantId, { id, agentId, mode: "transactional", model: "kept" });
     await writer.insert(tenantId, { id: other, agentId, mode: "transactional" });
+    for (let i = 0; i < 5; i++) await writer.update(tenantId, other, { attempts: i });
     const done = new Date("2026-11-20T11:00:00.250Z");
     await Promise.all([
       writer.update(

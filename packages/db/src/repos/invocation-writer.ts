@@ -64,11 +64,13 @@ const insertValue = (c: string, t: string) => {
 /**
  * The invocation insert of a whole batch from one JSON array ($1; see `insertParams`): one
  * constant statement text for any batch size (prepared once per connection), and the rows are
- * serialized by `JSON.stringify` in one native pass instead of thirty driver-escaped arrays.
+ * serialized by `JSON.stringify` in one native pass instead of thirty driver-escaped arrays. The
+ * parameter is declared text (`::text::json`): typed json, the driver would encode the string again
+ * once the statement is prepared.
  */
 export const INSERT_SQL = `insert into invocations (${INSERT_COLS.map(([c]) => c).join(", ")})
 select ${INSERT_COLS.map(([c, t]) => insertValue(c, t)).join(", ")}
-from json_to_recordset($1::json) as v(${INSERT_COLS.map(([c, t]) => `${c} ${jsonType(t)}`).join(", ")})`;
+from json_to_recordset($1::text::json) as v(${INSERT_COLS.map(([c, t]) => `${c} ${jsonType(t)}`).join(", ")})`;
 
 export const INSERT_PARAMS = 1;
 
@@ -152,11 +154,11 @@ const value = (expr: string, t: string) => (t === "bytea" ? `decode(${expr}, 'he
 const UPDATE_SQL = `with r as (
   insert into invocation_results (${RESULT_COLS.map(([c]) => c).join(", ")})
   select ${RESULT_COLS.map(([c, t]) => value(`r.${c}`, t)).join(", ")}
-  from json_to_recordset($2::json) as r(${cols(RESULT_COLS)})
+  from json_to_recordset($2::text::json) as r(${cols(RESULT_COLS)})
   on conflict do nothing
 )
 update invocations as i set ${UPDATE_COLS.map(([c, t]) => `${c} = coalesce(${value(`v.${c}`, t)}, i.${c})`).join(", ")}
-from json_to_recordset($1::json) as v(id text, tenant_id text, ${cols(UPDATE_COLS)})
+from json_to_recordset($1::text::json) as v(id text, tenant_id text, ${cols(UPDATE_COLS)})
 where i.id = v.id and i.tenant_id = v.tenant_id`;
 
 function updateParams(items: readonly Update[]): [string, string] {
