@@ -1,14 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createInvocationWriter, migrate, type NewInvocation, openStore, type Store } from "../src/index.ts";
 
-// Both stores: the embedded one always, Postgres when DATABASE_URL names one.
+// Both stores: the embedded one always, Postgres when DATABASE_URL names one, opened as the data
+// plane opens it (records on their own pool, `syncRecords: false`) and written through that pool.
 const stores: Array<[string, string | undefined]> = [["embedded", undefined]];
 if (process.env.DATABASE_URL) stores.push(["postgres", process.env.DATABASE_URL]);
 
 describe.each(stores)("invocation writer (%s store)", (_name, url) => {
   let store: Store;
   beforeAll(async () => {
-    store = await openStore(url);
+    store = await openStore(url, { syncRecords: false });
     await migrate(store);
   });
   afterAll(() => store?.close());
@@ -49,7 +50,7 @@ describe.each(stores)("invocation writer (%s store)", (_name, url) => {
       createdAt: created,
     };
     const bare: NewInvocation = { id: `inv_w2_${Date.now()}`, agentId, mode: "transactional" };
-    const writer = createInvocationWriter(store.query);
+    const writer = createInvocationWriter(store.recordsQuery);
     await Promise.all([writer.insert(tenantId, full), writer.insert(tenantId, bare)]);
     // Again and again: a prepared statement must take its parameter the same way as the first time.
     for (let i = 0; i < 5; i++)
@@ -98,7 +99,7 @@ describe.each(stores)("invocation writer (%s store)", (_name, url) => {
   it("completes a batch: every column set, unset ones kept, the result stored with it", async () => {
     const tenantId = `t-writer-u-${Date.now()}`;
     const agentId = `agt_wu${Date.now()}`;
-    const writer = createInvocationWriter(store.query);
+    const writer = createInvocationWriter(store.recordsQuery);
     const id = `inv_wu1_${Date.now()}`;
     const other = `inv_wu2_${Date.now()}`;
     await writer.insert(tenantId, { id, agentId, mode: "transactional", model: "kept" });
