@@ -80,7 +80,9 @@ export function createInvocationLifecycle(opts: {
   recordRetryMs?: number | undefined;
 }) {
   const { store } = opts;
-  const records = createInvocationWriter(store.recordsQuery);
+  // Records wait for nobody (no caller waits on them, they commit without the WAL flush): one
+  // flush at a time makes the batches as large as the load, so a row costs the least CPU.
+  const records = createInvocationWriter(store.recordsQuery, { maxInFlight: 1 });
   const retryMs = opts.recordRetryMs ?? 600_000;
   // Records (streaming opens, every terminal write) are held and retried while the store is
   // unreachable, so an outage delays them instead of leaving rows open (docs/reliability.md).
