@@ -190,6 +190,12 @@ function ranAfterError(acceptedOrStarted: Set<string>, before: Set<string>, path
   return n;
 }
 
+/** What the callers without an answer saw, e.g. ` (TimeoutError after 10003 ms)`; empty if none. */
+function whys(calls: Array<{ err?: string; ms: number }>): string {
+  const seen = [...new Set(calls.flatMap((r) => (r.err ? [`${r.err} after ${Math.round(r.ms)} ms`] : [])))];
+  return seen.length > 0 ? ` (${seen.join(", ")})` : "";
+}
+
 /** Runs `n` tasks with at most `width` at a time. */
 async function pool<T>(n: number, width: number, task: (i: number) => Promise<T>): Promise<T[]> {
   const out: T[] = new Array(n);
@@ -367,7 +373,7 @@ describe("fault suite (split deployment, private Postgres and Redis)", () => {
       ranAfterError: ranAfterError(new Set(accepted), before, "/ok"),
       errors,
       recoverMs: s.recoverMs,
-      note: `${unavailable.length} transactional 503 (slowest ${Math.round(Math.max(0, ...unavailable.map((r) => r.ms)))} ms); ${txs.filter((r) => r.status === 0).length} transactional without an answer (${[...new Set(txs.flatMap((r) => (r.err ? [`${r.err} after ${Math.round(r.ms)} ms`] : [])))].join(", ")}); ${ranAfterError(new Set(accepted), before, "/long")} streams forwarded whose caller got no answer`,
+      note: `${unavailable.length} transactional 503 (slowest ${Math.round(Math.max(0, ...unavailable.map((r) => r.ms)))} ms); ${txs.filter((r) => r.status === 0).length} transactional without an answer${whys(txs)}; ${ranAfterError(new Set(accepted), before, "/long")} streams forwarded whose caller got no answer`,
     });
   });
 
