@@ -104,7 +104,7 @@ describe.each(stores)("invocation writer (%s store)", (_name, url) => {
     const other = `inv_wu2_${Date.now()}`;
     await writer.insert(tenantId, { id, agentId, mode: "transactional", model: "kept" });
     await writer.insert(tenantId, { id: other, agentId, mode: "transactional" });
-    for (let i = 0; i < 5; i++) await writer.update(tenantId, other, { attempts: i });
+    for (let i = 0; i < 5; i++) await writer.update(tenantId, other, { attempts: i }, undefined);
     const done = new Date("2026-11-20T11:00:00.250Z");
     await Promise.all([
       writer.update(
@@ -135,7 +135,7 @@ describe.each(stores)("invocation writer (%s store)", (_name, url) => {
           expiresAt: new Date("2026-11-21T11:00:00.000Z"),
         },
       ),
-      writer.update(tenantId, other, { status: "failed", errorClass: "timeout" }),
+      writer.update(tenantId, other, { status: "failed", errorClass: "timeout" }, undefined),
     ]);
     const rows = (await store.query("select * from invocations where tenant_id = $1 order by id", [
       tenantId,
