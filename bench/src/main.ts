@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { build, type Deployment, deploy, storesOrExplain } from "./deploy.ts";
 import { generatorName, type LoadResult, load } from "./load.ts";
 import { type OpenLoopResult, openLoop } from "./open-loop.ts";
-import { ROOT, stop, stopAll } from "./procs.ts";
+import { cpuMsOf, ROOT, stop, stopAll } from "./procs.ts";
 import type { Row } from "./report.ts";
 import { table, withRatios } from "./report.ts";
 import { sseDelays } from "./sse.ts";
@@ -80,9 +80,15 @@ async function main(): Promise<number> {
     for (const t of TARGETS) await load(spec(t, CONCURRENCY, 1)); // warm-up: JIT, pools, caches
     const loaded: Record<Target, LoadResult[]> = { direct: [], bare: [], gateway: [] };
     const single: Record<Target, LoadResult[]> = { direct: [], bare: [], gateway: [] };
+    // The proxy process's CPU per call under load (bare proxy and gateway), µs.
+    const cpu: Record<Target, number[]> = { direct: [], bare: [], gateway: [] };
     for (let r = 0; r < P.rounds; r++) {
       for (const t of order(r)) {
-        loaded[t].push(await load(spec(t, CONCURRENCY, P.seconds)));
+        const p = pid(t);
+        const before = p === undefined ? 0 : cpuMsOf(p);
+        const res = await load(spec(t, CONCURRENCY, P.seconds));
+        if (p !== undefined && res.requests > 0) cpu[t].push(((cpuMsOf(p) - before) * 1000) / res.requests);
+        loaded[t].push(res);
         single[t].push(await load(spec(t, 1, P.latSeconds)));
       }
     }
@@ -100,6 +106,14 @@ async function main(): Promise<number> {
         bare: m(loaded, "bare", "rps"),
         gateway: gwRps,
         target: { text: ">= 0.5 x bare", met: gwRps >= 0.5 * m(loaded, "bare", "rps") },
+      },
+      {
+        scenario: "stream small",
+        metric: `proxy CPU per call c=${CONCURRENCY}`,
+        unit: "µs",
+        direct: null,
+        bare: median(cpu.bare),
+        gateway: median(cpu.gateway),
       },
       ...(["p50", "p99"] as const).map((k) => ({
         scenario: "stream small",

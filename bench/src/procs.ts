@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -89,6 +89,20 @@ export function freePort(): Promise<number> {
       s.close(() => resolve(port));
     });
   });
+}
+
+let clockTicks: number | undefined;
+/**
+ * CPU time a process has used so far (user + system, /proc/<pid>/stat fields 14 and 15), ms. The
+ * difference over a load step divided by the calls served is the process's CPU per call, steadier
+ * than throughput on a shared machine.
+ */
+export function cpuMsOf(pid: number): number {
+  clockTicks ??= Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
+  // The command name (field 2) may hold spaces; fields are counted after its closing parenthesis.
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return ((Number(f[11]) + Number(f[12])) * 1000) / clockTicks;
 }
 
 /** Resident set size of a process now (VmRSS), bytes. */
