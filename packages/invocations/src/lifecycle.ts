@@ -41,6 +41,8 @@ export type InvocationHandle = {
   failUnsettled: (facts: Facts) => Promise<void>;
 };
 
+/** The pace a stored request body is granted on top of the open's deadline: 8 MiB/s. */
+const STORED_BYTES_PER_MS = (8 * 1024 * 1024) / 1000;
 /** The undo of a late durable open retries at least this often while the store is down. */
 const UNDO_RETRY_MS = 250;
 
@@ -158,8 +160,11 @@ export function createInvocationLifecycle(opts: {
       // 503, the row is ended at once, so a call whose caller got an error never runs.
       const ref = { tenantId, id: row.id as string, agentId: row.agentId as string };
       const undo = () => void abandon(ref);
+      // A big stored body takes its time to travel and commit even with a healthy store: the
+      // deadline grows with it (a 32 MiB body gets 4 s more), so only a stalled store gets 503.
+      const deadline = openDeadlineMs + (o.request?.body.length ?? 0) / STORED_BYTES_PER_MS;
       try {
-        await withDeadline(write, openDeadlineMs, undo);
+        await withDeadline(write, deadline, undo);
       } catch (e) {
         // A store error may hide a commit whose answer was lost: the caller is told 503, so the
         // row, if it exists, must end.
