@@ -61,8 +61,7 @@ export function parseMcpRequest(body: Uint8Array): McpMessage {
 function requestOf(msg: Record<string, unknown>): McpMessage {
   const { method, params } = msg;
   if (typeof method !== "string" || method === "") throw invalid("method must be a non-empty string");
-  // Recorded in Postgres, which cannot hold U+0000 (the NUL rule of @gw/http).
-  if (method.includes("\u0000")) throw invalid("method must not contain NUL characters");
+  storable("method", method);
   if (byteLength(method) > MCP_NAME_MAX_BYTES) {
     throw invalid(`method must be at most ${MCP_NAME_MAX_BYTES} bytes`);
   }
@@ -80,8 +79,8 @@ function requestOf(msg: Record<string, unknown>): McpMessage {
   // MCP narrows JSON-RPC here: a request id is a string or a number, never null.
   const { id } = msg;
   if (typeof id !== "string" && typeof id !== "number") throw invalid("id must be a string or a number");
-  // Stored with a transactional call's job (Postgres): the NUL rule again.
-  if (typeof id === "string" && id.includes("\u0000")) throw invalid("id must not contain NUL characters");
+  // Stored with a transactional call's job (jsonb).
+  if (typeof id === "string") storable("id", id);
   return {
     kind: "request",
     method,
@@ -97,7 +96,7 @@ function toolOf(params: unknown): string {
   if (typeof name !== "string" || name === "") {
     throw invalid("tools/call requires params.name, a non-empty string");
   }
-  if (name.includes("\u0000")) throw invalid("params.name must not contain NUL characters");
+  storable("params.name", name);
   if (byteLength(name) > MCP_NAME_MAX_BYTES) {
     throw invalid(`params.name must be at most ${MCP_NAME_MAX_BYTES} bytes`);
   }
@@ -150,4 +149,17 @@ function isRecord(v: unknown): v is Record<string, unknown> {
 
 function byteLength(s: string): number {
   return Buffer.byteLength(s, "utf8");
+}
+
+// With the u flag a surrogate pair is one code point, so this matches only unpaired halves.
+const LONE_SURROGATE = /\p{Surrogate}/u;
+
+/**
+ * Method, tool name and request id are recorded in Postgres, which cannot hold U+0000 (the NUL
+ * rule of @gw/http) nor, in json/jsonb, an unpaired surrogate (`"\ud800"` is valid JSON text but
+ * no Unicode string): 400 naming the field, never a 500 from the store.
+ */
+function storable(field: string, s: string): void {
+  if (s.includes("\u0000")) throw invalid(`${field} must not contain NUL characters`);
+  if (LONE_SURROGATE.test(s)) throw invalid(`${field} must not contain unpaired surrogates`);
 }

@@ -205,6 +205,19 @@ describe("parseMcpRequest: refused bodies (400)", () => {
     expect(r.message).toBe("params.name must be at most 256 bytes");
   });
 
+  it("refuses an unpaired surrogate in the id, method or tool name (Postgres json cannot hold it)", () => {
+    const id = refusal({ jsonrpc: "2.0", id: "\ud800", method: "tools/call", params: { name: "echo" } });
+    expect(id).toEqual({ kind: "invalid", message: "id must not contain unpaired surrogates" });
+    expect(refusal({ jsonrpc: "2.0", id: 1, method: "tools/\udc00" }).message).toBe(
+      "method must not contain unpaired surrogates",
+    );
+    const name = refusal({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "e\ud83d" } });
+    expect(name.message).toBe("params.name must not contain unpaired surrogates");
+    // A surrogate pair is one character and fine.
+    const pair = { jsonrpc: "2.0", id: "\ud83d\ude00", method: "tools/call", params: { name: "ok" } };
+    expect(parseMcpRequest(bytes(pair)).id).toBe("\ud83d\ude00");
+  });
+
   it("refuses a NUL in a string request id (stored with the call's job in Postgres)", () => {
     const r = refusal({ jsonrpc: "2.0", id: "\u0000", method: "tools/call", params: { name: "echo" } });
     expect(r).toEqual({ kind: "invalid", message: "id must not contain NUL characters" });

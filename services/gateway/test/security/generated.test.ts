@@ -6,9 +6,10 @@ import { type Recorded, recordingCaller, sweepSecrets, Tally } from "./support.t
 
 // Generated bodies (fast-check) against every JSON write route: whatever arrives, the answer is
 // never a 5xx, and every 4xx but 401 carries {"error": string}. Runs are bounded so the suite
-// stays fast; a failure prints fast-check's seed and the shrunk body to replay it.
+// stays fast; a failure prints fast-check's seed and the shrunk body: `GW_FUZZ_SEED=<seed>` replays it.
 
 const RUNS = Number(process.env.GW_FUZZ_RUNS ?? 60);
+const SEED = process.env.GW_FUZZ_SEED ? { seed: Number(process.env.GW_FUZZ_SEED) } : {};
 const seen: Recorded[] = [];
 const tally = new Tally();
 const pool = upstreamPool();
@@ -174,7 +175,7 @@ describe("generated bodies never give a 5xx", () => {
           };
           check(route, await call(method, path, JSON.stringify(body), headers));
         }),
-        { numRuns: RUNS },
+        { numRuns: RUNS, ...SEED },
       );
     }
   });
@@ -189,7 +190,7 @@ describe("generated bodies never give a 5xx", () => {
           });
           check(`${route} (bytes)`, res);
         }),
-        { numRuns: Math.ceil(RUNS / 2) },
+        { numRuns: Math.ceil(RUNS / 2), ...SEED },
       );
     }
   });
