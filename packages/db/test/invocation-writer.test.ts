@@ -167,4 +167,22 @@ describe.each(stores)("invocation writer (%s store)", (_name, url) => {
     });
     expect(Buffer.from(results[0]?.body as Uint8Array).toString()).toBe('{"a":"\\u0000 is text here"}');
   });
+
+  it("writes a record after the fact: the outcome given with the row wins over the row's values", async () => {
+    const tenantId = `t-writer-s-${Date.now()}`;
+    const writer = createInvocationWriter(store.recordsQuery);
+    const id = `inv_ws_${Date.now()}`;
+    await writer.insert(
+      tenantId,
+      { id, agentId: "agt_s", mode: "streaming", status: "running", model: "m", reqSize: 3 },
+      { status: "failed", errorClass: "cancelled", respSize: 9, ttftMs: null, respBody: Buffer.from("r") },
+    );
+    const [row] = (await store.query("select * from invocations where tenant_id = $1", [tenantId])) as Array<
+      Record<string, unknown>
+    >;
+    expect(row).toMatchObject({ status: "failed", error_class: "cancelled", model: "m", ttft_ms: null });
+    expect(Number(row?.req_size)).toBe(3);
+    expect(Number(row?.resp_size)).toBe(9);
+    expect(Buffer.from(row?.resp_body as Uint8Array).toString()).toBe("r");
+  });
 });

@@ -89,7 +89,8 @@ export function createInvocationLifecycle(opts: {
   // Records (streaming opens, every terminal write) are held and retried while the store is
   // unreachable, so an outage delays them instead of leaving rows open (docs/reliability.md).
   const fast = {
-    insert: (t: string, row: NewInvocation) => withStoreRetry(() => records.insert(t, row), retryMs),
+    insert: (t: string, row: NewInvocation, set?: InvocationUpdate) =>
+      withStoreRetry(() => records.insert(t, row, set), retryMs),
     update: (...a: Parameters<typeof records.update>) => withStoreRetry(() => records.update(...a), retryMs),
   };
   const durable = createInvocationWriter(store.query);
@@ -185,7 +186,7 @@ export function createInvocationLifecycle(opts: {
           () => false,
         );
       }, deferMs);
-      const whole = (set: InvocationUpdate) => () => fast.insert(ref.tenantId, { ...row, ...set });
+      const whole = (set: InvocationUpdate) => () => fast.insert(ref.tenantId, row, set);
       const end = async (set: InvocationUpdate, extras?: Extras) => {
         const open = inserted;
         if (open === null) {

@@ -5,7 +5,8 @@ import type { InvocationResult, InvocationUpdate, NewInvocation } from "./invoca
 type Update = { tenantId: string; id: string; set: InvocationUpdate; result?: InvocationResult | undefined };
 
 export type InvocationWriter = {
-  insert: (tenantId: string, row: NewInvocation) => Promise<void>;
+  /** `set`: the outcome of a call whose record is written after it ended (wins over `row`). */
+  insert: (tenantId: string, row: NewInvocation, set?: InvocationUpdate) => Promise<void>;
   update: (
     tenantId: string,
     id: string,
@@ -77,38 +78,46 @@ export const INSERT_PARAMS = 1;
 /** A value as the JSON of `INSERT_SQL` carries it (Dates become ISO strings in JSON.stringify). */
 const json = (v: unknown): unknown => (v === undefined ? null : Buffer.isBuffer(v) ? v.toString("hex") : v);
 
-export function insertParams(items: ReadonlyArray<{ tenantId: string; row: NewInvocation }>): [string] {
-  const rows = items.map(({ tenantId, row: r }) => ({
+export type NewRow = { tenantId: string; row: NewInvocation; set?: InvocationUpdate | undefined };
+const NO_UPDATE: InvocationUpdate = {};
+
+/**
+ * The JSON of `INSERT_SQL` for a batch. A row written once its call already ended comes with its
+ * outcome (`set`): a value given there wins over the row's (`set.x ?? row.x`), read field by field
+ * instead of merged into a new object (a spread per call cost more than the rest of the row).
+ */
+export function insertParams(items: ReadonlyArray<NewRow>): [string] {
+  const rows = items.map(({ tenantId, row: r, set: u = NO_UPDATE }) => ({
     id: r.id,
     tenant_id: tenantId,
     agent_id: r.agentId,
     mode: r.mode,
-    status: r.status,
-    model: r.model,
-    mcp_method: r.mcpMethod,
-    mcp_tool: r.mcpTool,
-    req_size: r.reqSize,
-    started_at: r.startedAt,
-    policy_action: r.policyAction,
-    policy_matched_rule: r.policyMatchedRule,
-    payment_network: r.paymentNetwork,
-    payment_asset: r.paymentAsset,
-    payment_amount: r.paymentAmount,
-    payment_payer: r.paymentPayer,
-    payment_nonce: r.paymentNonce,
-    settlement: r.settlement,
-    settlement_status: r.settlementStatus,
-    instance_id: r.instanceId,
-    error_class: r.errorClass,
-    upstream_status: r.upstreamStatus,
-    latency_ms: r.latencyMs,
-    ttft_ms: r.ttftMs,
-    resp_size: r.respSize,
-    completed_at: r.completedAt,
-    body_captured: r.bodyCaptured,
-    req_body: json(r.reqBody),
-    resp_body: json(r.respBody),
-    created_at: r.createdAt,
+    status: u.status ?? r.status,
+    model: u.model ?? r.model,
+    mcp_method: u.mcpMethod ?? r.mcpMethod,
+    mcp_tool: u.mcpTool ?? r.mcpTool,
+    req_size: u.reqSize ?? r.reqSize,
+    started_at: u.startedAt ?? r.startedAt,
+    policy_action: u.policyAction ?? r.policyAction,
+    policy_matched_rule: u.policyMatchedRule ?? r.policyMatchedRule,
+    payment_network: u.paymentNetwork ?? r.paymentNetwork,
+    payment_asset: u.paymentAsset ?? r.paymentAsset,
+    payment_amount: u.paymentAmount ?? r.paymentAmount,
+    payment_payer: u.paymentPayer ?? r.paymentPayer,
+    payment_nonce: u.paymentNonce ?? r.paymentNonce,
+    settlement: u.settlement ?? r.settlement,
+    settlement_status: u.settlementStatus ?? r.settlementStatus,
+    instance_id: u.instanceId ?? r.instanceId,
+    error_class: u.errorClass ?? r.errorClass,
+    upstream_status: u.upstreamStatus ?? r.upstreamStatus,
+    latency_ms: u.latencyMs ?? r.latencyMs,
+    ttft_ms: u.ttftMs ?? r.ttftMs,
+    resp_size: u.respSize ?? r.respSize,
+    completed_at: u.completedAt ?? r.completedAt,
+    body_captured: u.bodyCaptured ?? r.bodyCaptured,
+    req_body: json(u.reqBody ?? r.reqBody),
+    resp_body: json(u.respBody ?? r.respBody),
+    created_at: u.createdAt ?? r.createdAt,
   }));
   return [JSON.stringify(rows)];
 }
@@ -207,14 +216,14 @@ function updateParams(items: readonly Update[]): [string, string] {
  */
 export function createInvocationWriter(query: Query, opts: { maxInFlight?: number; maxBatch?: number } = {}) {
   const o = { maxInFlight: opts.maxInFlight ?? 4, maxBatch: opts.maxBatch ?? 256 };
-  const insert = coalesce<{ tenantId: string; row: NewInvocation }>(async (items) => {
+  const insert = coalesce<NewRow>(async (items) => {
     await query(INSERT_SQL, insertParams(items));
   }, o);
   const update = coalesce<Update>(async (items) => {
     await query(UPDATE_SQL, updateParams(items));
   }, o);
   return {
-    insert: (tenantId, row) => insert({ tenantId, row }),
+    insert: (tenantId: string, row: NewInvocation, set?: InvocationUpdate) => insert({ tenantId, row, set }),
     update: (tenantId, id, set, result) => update({ tenantId, id, set, result }),
   } satisfies InvocationWriter;
 }
