@@ -1,37 +1,13 @@
 import { loadConfig } from "@gw/config";
-import { createControlPlaneApp } from "@gw/control-plane";
-import { createProxyApp } from "@gw/proxy";
 import { createRuntime, type Runtime } from "@gw/runtime";
-import {
-  client,
-  eventually,
-  newTenant,
-  serveApp,
-  startUpstream,
-  type TestApp,
-  testEnv,
-  token,
-} from "@gw/testkit";
+import { client, eventually, newTenant, startUpstream, testEnv, token } from "@gw/testkit";
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { afterEach, describe, expect, it } from "vitest";
 import { startWorker } from "../src/worker.ts";
+import { apiOnly } from "./api-only.ts";
 
 const hasRedis = Boolean(process.env.REDIS_URL);
-
-async function apiOnly(env: Record<string, string>): Promise<TestApp> {
-  return serveApp((rt) => {
-    const cp = createControlPlaneApp(rt);
-    const proxy = createProxyApp(rt);
-    return {
-      fetch: (req: Request, bindings: { incoming: { url?: string } }) =>
-        (bindings.incoming.url ?? "").startsWith("/v1/proxy/")
-          ? proxy.app.fetch(req, bindings)
-          : cp.fetch(req, bindings),
-      direct: proxy.direct,
-    };
-  }, env);
-}
 
 async function worker(env: Record<string, string>): Promise<Runtime> {
   const rt = await createRuntime(

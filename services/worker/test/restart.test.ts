@@ -1,39 +1,14 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { loadConfig } from "@gw/config";
-import { createControlPlaneApp } from "@gw/control-plane";
-import { createProxyApp } from "@gw/proxy";
 import { createRuntime, type Runtime } from "@gw/runtime";
-import {
-  client,
-  eventually,
-  newTenant,
-  serveApp,
-  startUpstream,
-  type TestApp,
-  testEnv,
-  token,
-} from "@gw/testkit";
+import { client, eventually, newTenant, startUpstream, testEnv, token } from "@gw/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { startWorker } from "../src/worker.ts";
+import { apiOnly } from "./api-only.ts";
 
 const REPO = fileURLToPath(new URL("../../../", import.meta.url));
 const hasRedis = Boolean(process.env.REDIS_URL);
-
-/** The split deployment's API side: control plane and proxy on one port, no worker. */
-async function apiOnly(env: Record<string, string>): Promise<TestApp> {
-  return serveApp((rt) => {
-    const cp = createControlPlaneApp(rt);
-    const proxy = createProxyApp(rt);
-    return {
-      fetch: (req: Request, bindings: { incoming: { url?: string } }) =>
-        (bindings.incoming.url ?? "").startsWith("/v1/proxy/")
-          ? proxy.app.fetch(req, bindings)
-          : cp.fetch(req, bindings),
-      direct: proxy.direct,
-    };
-  }, env);
-}
 
 async function workerRuntime(env: Record<string, string>): Promise<Runtime> {
   return createRuntime(loadConfig(testEnv({ ...env, GW_LOG_LEVEL: "silent" }), { defaultPort: 0 }), {
