@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import { decodeProtectedHeader, errors, type JWTPayload, jwtVerify } from "jose";
 import { type Principal, principalOf } from "./claims.ts";
 import { createJwksSource } from "./jwks.ts";
@@ -84,8 +84,9 @@ export function createTokenVerifier(opts: AuthOptions): TokenVerifier {
 
   return async (token) => {
     const now = Date.now();
-    // Keyed by the token's hash: the process never keeps bearer tokens themselves in memory.
-    const key = createHash("sha256").update(token).digest("base64url");
+    // Keyed by the token's hash: the process never keeps bearer tokens themselves in memory
+    // (the one-shot `hash`: no Hash object per call).
+    const key = hash("sha256", token, "base64url");
     const hit = cache.get(key);
     if (hit) {
       if (hit.until > now) return hit.principal;

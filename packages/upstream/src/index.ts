@@ -1,4 +1,5 @@
 export * from "./call.ts";
+export * from "./cancel.ts";
 export * from "./classify.ts";
 export * from "./dispatcher.ts";
 export * from "./headers.ts";

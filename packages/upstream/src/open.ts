@@ -1,5 +1,5 @@
-import { setTimeout as sleep } from "node:timers/promises";
 import type { Dispatcher } from "undici";
+import { type Cancellation, pause } from "./cancel.ts";
 import {
   backoffMs,
   classifyFailure,
@@ -18,8 +18,11 @@ export function targetOf(url: string): Target {
 
 export type RetryPolicy = { retries: number; baseMs: number; retryable: boolean };
 
-/** A request body that can be sent once only: retried only while not a byte of it was read. */
-export type OneShotBody = { stream: () => AsyncIterable<Uint8Array>; touched: () => boolean };
+/**
+ * A request body that can be sent once only: retried only while not a byte of it was read. Its
+ * `stream` may hand over the whole body as one buffer when it has already arrived.
+ */
+export type OneShotBody = { stream: () => AsyncIterable<Uint8Array> | Buffer; touched: () => boolean };
 
 export type OpenRequest = {
   dispatcher: Dispatcher;
@@ -29,7 +32,7 @@ export type OpenRequest = {
   /** A held body (can be sent again), a one-shot stream, or none. */
   body: Buffer | OneShotBody | null;
   retry: RetryPolicy;
-  signal: AbortSignal;
+  signal: Cancellation;
   /** When this signal fired, a failure is a time-out whatever undici reports. */
   deadline?: AbortSignal | undefined;
   headersTimeout: number;
@@ -76,7 +79,7 @@ export async function openUpstream(req: OpenRequest): Promise<Opened> {
     } catch (e) {
       if (!mayRetry() || !isConnectionFailure(e) || oneShot?.touched()) return failure(e, attempt);
     }
-    await sleep(backoffMs(attempt - 1, req.retry.baseMs), undefined, { signal: req.signal }).catch(() => {});
+    await pause(backoffMs(attempt - 1, req.retry.baseMs), req.signal);
     if (req.signal.aborted) {
       return { kind: "failure", failure: req.deadline?.aborted ? "timeout" : "cancelled", attempts: attempt };
     }

@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
 import { lookup } from "node:dns/promises";
+import { connect } from "node:net";
 import { hostname } from "node:os";
 import { eventually, TEST_CA_FILE, type TestApp } from "@gw/testkit";
 import { request } from "undici";
@@ -175,6 +176,86 @@ describe("streaming proxy", () => {
       resp_size: payload.length,
       status: "succeeded",
     });
+  });
+
+  it("sends an upload that trickles in piece by piece as it comes, without waiting for its end", async () => {
+    const u = await up(
+      async (req, res) => {
+        res.writeHead(200, { "content-type": "text/plain" });
+        res.flushHeaders();
+        for await (const c of req) res.write(`got:${(c as Buffer).toString()}\n`);
+        res.end("end\n");
+      },
+      { streamBody: true },
+    );
+    const agent = await createAgent(call, { upstream_url: u.url });
+    // The second piece is sent only once the upstream has answered the first: an upload held
+    // back until its end would never get there.
+    let echoed: () => void = () => {};
+    const firstEchoed = new Promise<void>((r) => {
+      echoed = r;
+    });
+    async function* pieces() {
+      yield Buffer.from("one");
+      await firstEchoed;
+      yield Buffer.from("two");
+    }
+    const res = await stream(agent, pieces());
+    let text = "";
+    for await (const c of res.body) {
+      text += (c as Buffer).toString();
+      if (text.includes("got:one")) echoed();
+    }
+    expect(text).toBe("got:one\ngot:two\nend\n");
+    const rec = await recordDone(call, res.headers["x-gateway-invocation-id"] as string);
+    expect(rec.json).toMatchObject({ status: "succeeded", req_size: 6 });
+
+    // An empty body, and one that arrived with its headers, go up whole.
+    for (const body of ["", "hello"]) {
+      const r = await stream(agent, body);
+      expect(await r.body.text()).toBe(body ? `got:${body}\nend\n` : "end\n");
+      const done = await recordDone(call, r.headers["x-gateway-invocation-id"] as string);
+      expect(done.json).toMatchObject({ status: "succeeded", req_size: body.length });
+    }
+  });
+
+  it("records a caller gone mid-upload as failed and keeps serving", async () => {
+    const upstreamSaw = new Promise<string>((resolve) => {
+      void up(
+        async (req, res) => {
+          let got = "";
+          req.on("data", (c: Buffer) => {
+            got += c.toString();
+          });
+          req.once("close", () => resolve(got));
+          res.writeHead(200);
+          res.flushHeaders();
+        },
+        { streamBody: true },
+      ).then((u) => createAgent(call, { upstream_url: u.url }).then(goneMidUpload));
+    });
+    let invocationId = "";
+    async function goneMidUpload(agent: string) {
+      const sock = connect(Number(new URL(gw.url).port), "127.0.0.1");
+      await new Promise((r) => sock.once("connect", r));
+      sock.write(
+        `POST /v1/proxy/${agent}/stream HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${call.token}\r\n` +
+          "content-length: 100\r\n\r\npart",
+      );
+      const head = await new Promise<string>((r) => sock.once("data", (d: Buffer) => r(d.toString())));
+      invocationId = /x-gateway-invocation-id: (\S+)/i.exec(head)?.[1] ?? "";
+      sock.destroy();
+    }
+    // The upstream got what had come and saw the call end with the caller.
+    expect(await upstreamSaw).toBe("part");
+    expect(invocationId).toMatch(/^inv_/);
+    const rec = await recordDone(call, invocationId);
+    expect(rec.json).toMatchObject({ status: "failed", error_class: "cancelled", req_size: 4 });
+    const next = await stream(
+      await createAgent(call, { upstream_url: (await up((_q, r) => r.end("ok"))).url }),
+      "x",
+    );
+    expect(await next.body.text()).toBe("ok");
   });
 
   it("passes upstream errors through and records their class", async () => {

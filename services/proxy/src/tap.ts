@@ -1,15 +1,14 @@
-import type { IncomingMessage } from "node:http";
 import { LIMITS } from "@gw/core";
 import type { Facts } from "@gw/invocations";
-import { createDigest, type Digest } from "@gw/receipts";
+import { createDigest } from "@gw/receipts";
 import { recordUpstreamDuration } from "@gw/telemetry";
-import type { OneShotBody } from "@gw/upstream";
 import { redactSecret } from "@gw/vault";
 import { Capture } from "./capture.ts";
 import type { ProxyDeps } from "./deps.ts";
 import type { ProxyExchange } from "./direct.ts";
 import type { Admitted } from "./pipeline.ts";
 import type { Relayed } from "./relay.ts";
+import { uploadOf } from "./upload.ts";
 
 type Digests = { digests?: { request: string; response: string } };
 /** How the record ends: the lifecycle verb, given the facts and the digests. */
@@ -75,27 +74,4 @@ export function tapCall(x: ProxyExchange, call: Admitted, deps: ProxyDeps, t0: n
     },
   };
   return tap;
-}
-
-/** The caller's body as a one-shot stream, counted, teed and hashed as it goes up. */
-function uploadOf(
-  incoming: IncomingMessage,
-  capture: Capture | null,
-  digest: Digest | null,
-): OneShotBody & { size: () => number } {
-  let size = 0;
-  let touched = false;
-  return {
-    touched: () => touched,
-    size: () => size,
-    stream: async function* () {
-      touched = true;
-      for await (const chunk of incoming) {
-        size += (chunk as Buffer).length;
-        capture?.add(chunk as Buffer);
-        digest?.update(chunk as Buffer);
-        yield chunk as Buffer;
-      }
-    },
-  };
 }

@@ -3,7 +3,7 @@ import { DomainError } from "@gw/core";
 import { ERROR_CLASS, type Failure, outcomeOfStatus } from "@gw/invocations";
 import { isRetryableMcpMethod } from "@gw/mcp";
 import { recordAddedDuration, recordProxyCall } from "@gw/telemetry";
-import { type OneShotBody, openUpstream, upstreamRequestHeaders } from "@gw/upstream";
+import { Cancel, type OneShotBody, openUpstream, upstreamRequestHeaders } from "@gw/upstream";
 import type { InjectedHeader } from "@gw/vault";
 import type { Call } from "../call.ts";
 import { credentialFor } from "../credential.ts";
@@ -54,17 +54,17 @@ async function forward(x: ProxyExchange, call: Admitted, deps: ProxyDeps, start:
     drain(incoming);
     throw new DomainError("payment_required", "settlement failed", { headers: gatewayHeaders(call) });
   }
-  const ac = new AbortController();
+  const cancel = new Cancel();
   // A caller that goes away before the answer ended cancels the upstream call (only then: an
   // abort after a clean finish would cost an exception and an event per call).
   outgoing.once("close", () => {
-    if (!outgoing.writableFinished) ac.abort();
+    if (!outgoing.writableFinished) cancel.abort();
   });
   // What the gateway adds to a streaming call: everything before the upstream is dialled.
   recordAddedDuration(performance.now() - start, { mode: "streaming" });
-  const opened = await dial(call, deps, credential, tap.upload, ac.signal);
+  const opened = await dial(call, deps, credential, tap.upload, cancel);
   if (opened.kind === "failure") {
-    const failure = ac.signal.aborted ? "cancelled" : opened.failure;
+    const failure = cancel.aborted ? "cancelled" : opened.failure;
     fail(failure);
     drain(incoming);
     throw upstreamError(call, failure);
@@ -98,7 +98,7 @@ function dial(
   deps: ProxyDeps,
   credential: InjectedHeader | undefined,
   upload: OneShotBody | null,
-  signal: AbortSignal,
+  signal: Cancel,
 ) {
   const { config } = deps;
   return openUpstream({
