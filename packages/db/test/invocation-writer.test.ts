@@ -1,5 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createInvocationWriter, migrate, type NewInvocation, openStore, type Store } from "../src/index.ts";
+import {
+  createClaimer,
+  createInvocationWriter,
+  migrate,
+  type NewInvocation,
+  openStore,
+  type Store,
+} from "../src/index.ts";
 
 // Both stores: the embedded one always, Postgres when DATABASE_URL names one, opened as the data
 // plane opens it (records on their own pool, `syncRecords: false`) and written through that pool.
@@ -184,5 +191,33 @@ describe.each(stores)("invocation writer (%s store)", (_name, url) => {
     expect(Number(row?.req_size)).toBe(3);
     expect(Number(row?.resp_size)).toBe(9);
     expect(Buffer.from(row?.resp_body as Uint8Array).toString()).toBe("r");
+  });
+  it("claims each pending row once, in batches, whatever the concurrency (a duplicate in a batch loses)", async () => {
+    const tenantId = `t-claim-${Date.now()}`;
+    const agentId = `agt_c${Date.now()}`;
+    const writer = createInvocationWriter(store.query);
+    const ids = Array.from({ length: 40 }, (_, i) => `inv_c${i}_${Date.now()}`);
+    await Promise.all(ids.map((id) => writer.insert(tenantId, { id, agentId, mode: "transactional" })));
+    await store.query("update invocations set status = 'succeeded' where tenant_id = $1 and id = $2", [
+      tenantId,
+      ids[0],
+    ]);
+    const claim = createClaimer(store.recordsQuery, { maxInFlight: 1, maxBatch: 16 });
+    // Every id claimed twice at once, plus one of another tenant: each pending row is won once.
+    const results = await Promise.all([
+      ...ids.flatMap((id) => [claim(tenantId, id), claim(tenantId, id)]),
+      claim("t-someone-else", ids[1] as string),
+    ]);
+    expect(results.filter(Boolean)).toHaveLength(ids.length - 1);
+    expect(results.at(-1)).toBe(false);
+    expect([results[0], results[1]]).toEqual([false, false]);
+    const rows = await store.query(
+      "select status, attempts, started_at from invocations where tenant_id = $1 and id <> $2",
+      [tenantId, ids[0]],
+    );
+    expect(rows).toHaveLength(ids.length - 1);
+    for (const r of rows) expect(r).toMatchObject({ status: "running", attempts: 1 });
+    // Claimed rows are not claimed again.
+    expect(await claim(tenantId, ids[2] as string)).toBe(false);
   });
 });

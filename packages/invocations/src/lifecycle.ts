@@ -1,6 +1,6 @@
 import { isStoreUnavailable } from "@gw/core";
 import {
-  claimInvocation,
+  createClaimer,
   createInvocationWriter,
   createRequestWriter,
   failIfOpen,
@@ -94,6 +94,8 @@ export function createInvocationLifecycle(opts: {
     update: (...a: Parameters<typeof records.update>) => withStoreRetry(() => records.update(...a), retryMs),
   };
   const durable = createInvocationWriter(store.query);
+  // The worker's pending → running, group-committed: one UPDATE for the jobs that start together.
+  const claim = createClaimer(store.recordsQuery);
   const withRequest = createRequestWriter(store.query);
   const openDeadlineMs = opts.openDeadlineMs ?? 1_500;
   const terminal = (e: TerminalEvent) => {
@@ -212,7 +214,7 @@ export function createInvocationLifecycle(opts: {
       };
     },
     /** pending → running, only if still pending (a call whose caller got an error never runs). */
-    claim: (ref: InvocationRef) => claimInvocation(store.recordsQuery, ref.tenantId, ref.id),
+    claim: (ref: InvocationRef) => claim(ref.tenantId, ref.id),
     /** A redelivered job of a running call is tried again: attempts + 1; false when not running. */
     repeat: (ref: InvocationRef) => markRepeat(store.query, ref.tenantId, ref.id),
     /** Terminal: the upstream answered; its status decides succeeded or failed. */
