@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { build, type Deployment, deploy, storesOrExplain } from "./deploy.ts";
 import { generatorName, type LoadResult, load } from "./load.ts";
 import { type OpenLoopResult, openLoop } from "./open-loop.ts";
-import { cpuMsOf, ROOT, stop, stopAll } from "./procs.ts";
+import { cpuMsByRole, cpuMsOf, ROOT, stop, stopAll } from "./procs.ts";
 import type { Row } from "./report.ts";
 import { table, withRatios } from "./report.ts";
 import { sseDelays } from "./sse.ts";
@@ -146,6 +146,8 @@ async function main(): Promise<number> {
     const e2e: number[] = [];
     const e2eDirect: number[] = [];
     let e2eFailed = 0;
+    // Where a completed invocation's CPU goes on this machine (every process of each role).
+    const cpuPerInvocation = new Map<string, number[]>();
     const transactSpec = {
       ...spec("gateway", CONCURRENCY, P.seconds),
       url: `${d.proxy}/v1/proxy/${d.agents.transact}`,
@@ -155,6 +157,8 @@ async function main(): Promise<number> {
       accepted.push(await load(transactSpec));
       await drained(d.controlPlane, d.token, d.agents.transact);
       e2eDirect.push(await directCalls(`${d.upstream}/echo`, P.e2e, CONCURRENCY));
+      const before = cpuMsByRole();
+      let after = before;
       const run = await endToEnd({
         proxy: d.proxy,
         controlPlane: d.controlPlane,
@@ -162,9 +166,17 @@ async function main(): Promise<number> {
         token: d.token,
         n: P.e2e,
         concurrency: CONCURRENCY,
+        onCompleted: () => {
+          after = cpuMsByRole();
+        },
       });
       e2e.push(run.perSecond);
       e2eFailed += run.failed;
+      for (const [role, ms] of after) {
+        const per = cpuPerInvocation.get(role) ?? [];
+        per.push((1000 * (ms - (before.get(role) ?? 0))) / P.e2e);
+        cpuPerInvocation.set(role, per);
+      }
     }
     if (accepted.some((a) => a.errors > 0)) throw new Error("transactional: failed submissions");
     // The 202 at a fixed arrival rate (open loop): what a caller sees at a steady offered load.
@@ -247,6 +259,14 @@ async function main(): Promise<number> {
         gateway: perSecond,
         target: { text: ">= 2000 /s", met: perSecond >= 2000 },
       },
+      ...[...cpuPerInvocation].map(([role, per]) => ({
+        scenario: "transactional",
+        metric: `CPU per completed invocation: ${role}`,
+        unit: "µs",
+        direct: null,
+        bare: null,
+        gateway: median(per),
+      })),
     );
   }
 

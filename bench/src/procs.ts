@@ -1,5 +1,5 @@
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
@@ -103,6 +103,32 @@ export function cpuMsOf(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
   const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
   return ((Number(f[11]) + Number(f[12])) * 1000) / clockTicks;
+}
+
+/** Who shares the machine during a step, by role: our services, the stores, the upstream. */
+const ROLES: Array<[role: string, test: (comm: string, cmdline: () => string) => boolean]> = [
+  ["proxy", (c, cmd) => c.startsWith("node") && cmd().includes("services/proxy/dist")],
+  ["worker", (c, cmd) => c.startsWith("node") && cmd().includes("services/worker/dist")],
+  ["upstream", (c, cmd) => c.startsWith("node") && cmd().includes("bench/src/upstream.ts")],
+  ["Postgres", (c) => c.startsWith("postgres")],
+  ["Redis", (c) => c.startsWith("redis-server")],
+];
+
+/** CPU time used so far by every process of each role in ROLES (ms; processes that exited are not counted). */
+export function cpuMsByRole(): Map<string, number> {
+  const byRole = new Map<string, number>(ROLES.map(([r]) => [r, 0]));
+  for (const pid of readdirSync("/proc")) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      const comm = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+      const role = ROLES.find(([, test]) => test(comm, () => readFileSync(`/proc/${pid}/cmdline`, "utf8")));
+      if (role) byRole.set(role[0], (byRole.get(role[0]) ?? 0) + cpuMsOf(Number(pid)));
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  return byRole;
 }
 
 /** Resident set size of a process now (VmRSS), bytes. */
