@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from "node:http";
 import type { Dispatcher } from "undici";
+import { Cancel } from "./cancel.ts";
 import { classifyFailure, type FailureClass } from "./classify.ts";
 import { openUpstream, type RetryPolicy, type Target } from "./open.ts";
 
@@ -22,7 +23,6 @@ export type UpstreamCall = {
   retry: RetryPolicy;
   /** Deadline of the whole call: every attempt, the back-off between them and the body read. */
   timeoutMs: number;
-  signal?: AbortSignal | undefined;
 };
 
 /** An answer whose body is still unread, handed to the reader of `callUpstreamStreaming`. */
@@ -43,15 +43,28 @@ export async function callUpstreamStreaming<T>(
   opts: UpstreamCall,
   read: (answer: OpenAnswer) => Promise<T>,
 ): Promise<UpstreamAnswerOf<T> | UpstreamFailure> {
-  const deadline = AbortSignal.timeout(opts.timeoutMs);
-  const signal = opts.signal ? AbortSignal.any([deadline, opts.signal]) : deadline;
+  // The deadline as a Cancel emitter and a timer: no AbortSignal per call (ADR 0022).
+  const deadline = new Cancel();
+  const timer = setTimeout(() => deadline.abort(), opts.timeoutMs);
+  try {
+    return await callWithin(opts, read, deadline);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function callWithin<T>(
+  opts: UpstreamCall,
+  read: (answer: OpenAnswer) => Promise<T>,
+  deadline: Cancel,
+): Promise<UpstreamAnswerOf<T> | UpstreamFailure> {
   const opened = await openUpstream({
     dispatcher: opts.dispatcher,
     target: opts.target,
     headers: opts.headers,
     body: opts.body,
     retry: opts.retry,
-    signal,
+    signal: deadline,
     deadline,
     headersTimeout: opts.timeoutMs,
     bodyTimeout: opts.timeoutMs,

@@ -34,7 +34,7 @@ export type OpenRequest = {
   retry: RetryPolicy;
   signal: Cancellation;
   /** When this signal fired, a failure is a time-out whatever undici reports. */
-  deadline?: AbortSignal | undefined;
+  deadline?: Cancellation | undefined;
   headersTimeout: number;
   bodyTimeout: number;
 };

@@ -90,4 +90,16 @@ describe("callUpstreamStreaming", () => {
     const r = await callUpstreamStreaming(call(url, true), async () => "never");
     expect(r).toEqual({ kind: "failure", failure: "unreachable", attempts: 3 });
   });
+  it("ends a call at its deadline as a timeout: before the answer, and while its body is read", async () => {
+    const stall = await serve((n, res) => {
+      if (n === 1) return; // never answers
+      res.writeHead(200, { "content-type": "text/plain" });
+      res.write("part of it"); // and never ends
+    });
+    for (const attempt of [1, 2]) {
+      const r = await callUpstream({ ...call(stall.url, false), timeoutMs: 300, maxResponseBytes: 1024 });
+      expect(r, `request ${attempt}`).toMatchObject({ kind: "failure", failure: "timeout", attempts: 1 });
+    }
+    expect(stall.count()).toBe(2);
+  });
 });

@@ -38,7 +38,9 @@ export function mayRepeatAfterCrash(job: Pick<TransactJob, "protocol" | "mcpMeth
 export function createProcessor(deps: WorkerDeps): ProcessJob {
   const { config, invocations } = deps;
   return async (job) => {
-    const log = deps.logger.child({ invocation_id: job.invocationId });
+    // The job's child logger, built only when something logs (most jobs log nothing).
+    let child: WorkerDeps["logger"] | undefined;
+    const log = () => (child ??= deps.logger.child({ invocation_id: job.invocationId }));
     const ref: InvocationRef = { tenantId: job.tenantId, id: job.invocationId, agentId: job.agentId };
     if (!(await claimJob(job, ref, deps, log))) return;
     const started = performance.now();
@@ -103,11 +105,17 @@ export function createProcessor(deps: WorkerDeps): ProcessJob {
  * pending → running. A job that finds its row not pending is a duplicate delivery (terminal), or a
  * redelivery after its worker died (running): only a call safe to repeat runs again.
  */
-async function claimJob(job: TransactJob, ref: InvocationRef, deps: WorkerDeps, log: WorkerDeps["logger"]) {
+async function claimJob(
+  job: TransactJob,
+  ref: InvocationRef,
+  deps: WorkerDeps,
+  log: () => WorkerDeps["logger"],
+) {
   const { invocations } = deps;
   if (await invocations.claim(ref)) return true;
   if (!mayRepeatAfterCrash(job)) {
-    if (await invocations.failIfOpen(ref)) log.warn("redelivered job of a call that must not repeat: failed");
+    if (await invocations.failIfOpen(ref))
+      log().warn("redelivered job of a call that must not repeat: failed");
     return false;
   }
   return invocations.repeat(ref);
@@ -151,7 +159,7 @@ async function credentialOf(
   job: TransactJob,
   targetHost: string,
   deps: WorkerDeps,
-  log: WorkerDeps["logger"],
+  log: () => WorkerDeps["logger"],
 ): Promise<InjectedHeader | undefined | "refused"> {
   if (!job.credentialRef) return undefined;
   try {
@@ -164,7 +172,7 @@ async function credentialOf(
     });
   } catch (e) {
     if (!(e instanceof CredentialError)) throw e;
-    log.warn({ reason: e.reason }, "credential could not be opened");
+    log().warn({ reason: e.reason }, "credential could not be opened");
     return "refused";
   }
 }
