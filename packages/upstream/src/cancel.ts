@@ -15,21 +15,16 @@ export class Cancel extends EventEmitter {
   }
 }
 
-/** What an upstream call can be cancelled by: a Cancel on the hot path, an AbortSignal elsewhere. */
-export type Cancellation = AbortSignal | Cancel;
-
-/** Resolves after `ms`, or at once when `signal` fires. */
-export function pause(ms: number, signal: Cancellation): Promise<void> {
-  if (signal.aborted) return Promise.resolve();
+/** Resolves after `ms`, or at once when `cancel` fires. */
+export function pause(ms: number, cancel: Cancel): Promise<void> {
+  if (cancel.aborted) return Promise.resolve();
   return new Promise((resolve) => {
     const done = () => {
       clearTimeout(timer);
-      if (signal instanceof Cancel) signal.off("abort", done);
-      else signal.removeEventListener("abort", done);
+      cancel.off("abort", done);
       resolve();
     };
     const timer = setTimeout(done, ms);
-    if (signal instanceof Cancel) signal.once("abort", done);
-    else signal.addEventListener("abort", done, { once: true });
+    cancel.once("abort", done);
   });
 }

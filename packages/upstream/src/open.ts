@@ -1,5 +1,5 @@
 import type { Dispatcher } from "undici";
-import { type Cancellation, pause } from "./cancel.ts";
+import { type Cancel, pause } from "./cancel.ts";
 import {
   backoffMs,
   classifyFailure,
@@ -32,9 +32,9 @@ export type OpenRequest = {
   /** A held body (can be sent again), a one-shot stream, or none. */
   body: Buffer | OneShotBody | null;
   retry: RetryPolicy;
-  signal: Cancellation;
+  signal: Cancel;
   /** When this signal fired, a failure is a time-out whatever undici reports. */
-  deadline?: Cancellation | undefined;
+  deadline?: Cancel | undefined;
   headersTimeout: number;
   bodyTimeout: number;
 };

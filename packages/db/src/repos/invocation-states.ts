@@ -4,32 +4,26 @@ import { coalesce } from "./coalesce.ts";
 // Conditional state transitions of an invocation: each changes a row only from the state it
 // expects, so a redelivered job, a sweeper and a late commit can never undo each other.
 
-const CLAIM_SQL = `update invocations set status = 'running', started_at = now(), attempts = 1
-where tenant_id = $1 and id = $2 and status = 'pending' returning id`;
-
-/** pending → running for the worker; false when the row was not pending (a redelivered job). */
-export async function claimInvocation(query: Query, tenantId: string, id: string): Promise<boolean> {
-  return (await query(CLAIM_SQL, [tenantId, id])).length > 0;
-}
-
-const CLAIM_MANY_SQL = `update invocations i set status = 'running', started_at = now(), attempts = 1
+const CLAIM_SQL = `update invocations i set status = 'running', started_at = now(), attempts = 1
 from unnest($1::text[], $2::text[]) as v(tenant_id, id)
-where i.tenant_id = v.tenant_id and i.id = v.id and i.status = 'pending' returning i.id`;
+where i.tenant_id = v.tenant_id and i.id = v.id and i.status = 'pending' returning i.tenant_id, i.id`;
 
 type Claim = { tenantId: string; id: string; claimed: boolean };
 
 /**
- * `claimInvocation` with group commit: the claims of jobs that start while others are being
- * claimed go out as one UPDATE (one statement, one commit for the lot: a worker taking many jobs
- * at once pays for one), each answered whether its own row was pending.
+ * pending → running for the worker, group-committed: the claims of jobs that start while others
+ * are being claimed go out as one UPDATE (one statement, one commit for the lot), each answered
+ * whether its own row was pending (false: a redelivered job).
  */
 export function createClaimer(query: Query, opts: { maxInFlight?: number; maxBatch?: number } = {}) {
   const claim = coalesce<Claim>(
     async (items) => {
-      const rows = await query(CLAIM_MANY_SQL, [items.map((c) => c.tenantId), items.map((c) => c.id)]);
-      // A row is claimed once: of two claims of one id in a batch (a redelivered job), only the first wins.
-      const claimed = new Set(rows.map((r) => r.id as string));
-      for (const c of items) c.claimed = claimed.delete(c.id);
+      const rows = await query(CLAIM_SQL, [items.map((c) => c.tenantId), items.map((c) => c.id)]);
+      // A row is claimed once: of two claims of one row in a batch (a redelivered job), only the
+      // first wins; a claim naming another tenant's row never does.
+      const key = (tenantId: unknown, id: unknown) => `${tenantId}\u0000${id}`;
+      const claimed = new Set(rows.map((r) => key(r.tenant_id, r.id)));
+      for (const c of items) c.claimed = claimed.delete(key(c.tenantId, c.id));
     },
     { maxInFlight: opts.maxInFlight ?? 2, maxBatch: opts.maxBatch ?? 256 },
   );
