@@ -17,6 +17,8 @@ export type Deployment = {
   proxyProc: ChildProcess;
   bareProc: ChildProcess;
   token: string;
+  /** The run's tenant (the token's). */
+  tenant: string;
   agents: Agents;
 };
 
@@ -93,8 +95,9 @@ export async function deploy(opts: {
     spawnService("worker", { ...env, PORT: String(workerPort) }),
   ]);
   const controlPlane = `http://127.0.0.1:${cpPort}`;
+  const tenant = `bench-${randomUUID()}`;
   const token = await mintDevToken(SECRET, {
-    tenant: `bench-${randomUUID()}`,
+    tenant,
     sub: "bench",
     ttlSeconds: 6 * 3600,
   });
@@ -122,6 +125,7 @@ export async function deploy(opts: {
     proxyProc,
     bareProc: bareProc.child,
     token,
+    tenant,
     agents,
   };
 }

@@ -11,6 +11,7 @@ import type { Row } from "./report.ts";
 import { table, withRatios } from "./report.ts";
 import { sseDelays } from "./sse.ts";
 import { median, percentile } from "./stats.ts";
+import { benchStore } from "./store.ts";
 import { directCalls, drained, endToEnd } from "./transact.ts";
 import { download, upload } from "./transfer.ts";
 
@@ -56,6 +57,17 @@ async function main(): Promise<number> {
       transact: "/echo",
     },
   });
+  const db = await benchStore(stores.databaseUrl);
+  // Before each measured step: what autovacuum would have done by then, where it is off.
+  const vacuumed = async () => {
+    if ((await db.vacuumIfNoAutovacuum()) && !saidVacuum) {
+      saidVacuum = true;
+      console.log(
+        "Postgres runs without autovacuum: the bench vacuums the invocation tables before each step",
+      );
+    }
+  };
+  let saidVacuum = false;
   const auth = { authorization: `Bearer ${d.token}` };
   const url = (t: Target, agent: keyof Deployment["agents"], path: string) =>
     t === "direct"
@@ -77,6 +89,7 @@ async function main(): Promise<number> {
   // 1. Small request/response through the streaming endpoint.
   if (want("stream")) {
     console.log("1/4 small bodies, streaming endpoint ...");
+    await vacuumed();
     for (const t of TARGETS) await load(spec(t, CONCURRENCY, 1)); // warm-up: JIT, pools, caches
     const loaded: Record<Target, LoadResult[]> = { direct: [], bare: [], gateway: [] };
     const single: Record<Target, LoadResult[]> = { direct: [], bare: [], gateway: [] };
@@ -154,14 +167,17 @@ async function main(): Promise<number> {
     };
     for (let r = 0; r < P.rounds; r++) {
       direct202.push(await load(spec("direct", CONCURRENCY, P.seconds)));
+      await vacuumed();
       accepted.push(await load(transactSpec));
-      await drained(d.controlPlane, d.token, d.agents.transact);
+      await drained(db, d.tenant, d.agents.transact);
       e2eDirect.push(await directCalls(`${d.upstream}/echo`, P.e2e, CONCURRENCY));
+      await vacuumed();
       const before = cpuMsByRole();
       let after = before;
       const run = await endToEnd({
         proxy: d.proxy,
-        controlPlane: d.controlPlane,
+        store: db,
+        tenantId: d.tenant,
         agentId: d.agents.transact,
         token: d.token,
         n: P.e2e,
@@ -191,6 +207,7 @@ async function main(): Promise<number> {
       openDirect.push(
         await openLoop({ ...common, url: `${d.upstream}/echo`, ratePerSecond: OPEN_RATE, expectStatus: 200 }),
       );
+      await vacuumed();
       open.push(
         await openLoop({
           ...common,
@@ -200,7 +217,7 @@ async function main(): Promise<number> {
           expectStatus: 202,
         }),
       );
-      await drained(d.controlPlane, d.token, d.agents.transact);
+      await drained(db, d.tenant, d.agents.transact);
     }
     if (open.some((a) => a.errors > 0)) throw new Error("transactional open loop: failed submissions");
     const openP99 = median(open.map((a) => a.p99));
@@ -340,6 +357,7 @@ async function main(): Promise<number> {
   }
 
   await stop(d.proxyProc);
+  await db.close();
   console.log(`\n${table(rows)}\n`);
   mkdirSync(results, { recursive: true });
   const file =

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { Pool } from "undici";
 import { nowMs } from "./clock.ts";
+import type { BenchStore } from "./store.ts";
 
 const BODY = JSON.stringify({ prompt: "hello", n: 1 });
 
@@ -29,16 +30,15 @@ export async function directCalls(url: string, n: number, concurrency: number): 
   return rate;
 }
 
-type Counts = (status: string) => Promise<number>;
-
 /**
- * Submits `n` transactional calls at `concurrency`, waits until every one is terminal, then polls
+ * Submits `n` transactional calls at `concurrency`, waits until none is open any more, then polls
  * each through the proxy's poll endpoint (as a caller would) to check it succeeded. Returns
- * completed invocations per second, from the first submit to the last completion observed.
+ * completed invocations per second, from the first submit to the last `completed_at` recorded.
  */
 export async function endToEnd(opts: {
   proxy: string;
-  controlPlane: string;
+  store: BenchStore;
+  tenantId: string;
   agentId: string;
   token: string;
   n: number;
@@ -47,22 +47,11 @@ export async function endToEnd(opts: {
   onCompleted?: () => void;
 }): Promise<{ perSecond: number; failed: number }> {
   const auth = { authorization: `Bearer ${opts.token}` };
-  const cp = new Pool(opts.controlPlane, { connections: 2 });
-  const count: Counts = async (status) => {
-    const res = await cp.request({
-      path: `/v1/invocations?agent_id=${opts.agentId}&status=${status}&limit=1`,
-      method: "GET",
-      headers: auth,
-    });
-    const body = (await res.body.json()) as { total: number };
-    return body.total;
-  };
-  const terminal = async () => (await count("succeeded")) + (await count("failed"));
-  const before = await terminal();
-
+  await drained(opts.store, opts.tenantId, opts.agentId);
   const pool = new Pool(opts.proxy, { connections: opts.concurrency });
   const ids: string[] = [];
-  const t0 = nowMs();
+  // Wall clock: compared with the completed_at the worker recorded (same machine, same clock).
+  const since = new Date();
   await pooled(opts.n, opts.concurrency, async () => {
     const res = await pool.request({
       path: `/v1/proxy/${opts.agentId}`,
@@ -74,14 +63,10 @@ export async function endToEnd(opts: {
     if (res.statusCode !== 202) throw new Error(`transact: ${res.statusCode}`);
     ids.push(body.invocation_id);
   });
-  const deadline = nowMs() + 120_000;
-  while ((await terminal()) - before < opts.n) {
-    if (nowMs() > deadline) throw new Error("transactional invocations did not complete within 120 s");
-    // Counting is a query of its own: often enough to time the run, rarely enough not to load it.
-    await sleep(50);
-  }
-  const perSecond = opts.n / ((nowMs() - t0) / 1000);
+  await drained(opts.store, opts.tenantId, opts.agentId, 120_000, 50);
   opts.onCompleted?.();
+  const last = await opts.store.lastCompletion(opts.tenantId, opts.agentId, since);
+  const perSecond = opts.n / ((last - since.getTime()) / 1000);
 
   let failed = 0;
   await pooled(ids.length, 16, async (i) => {
@@ -93,23 +78,21 @@ export async function endToEnd(opts: {
     const body = (await res.body.json()) as { status: string };
     if (body.status !== "succeeded") failed++;
   });
-  await Promise.all([pool.close(), cp.close()]);
+  await pool.close();
   return { perSecond, failed };
 }
 
 /** Waits until the agent has no pending or running invocations (the worker caught up). */
-export async function drained(controlPlane: string, token: string, agentId: string): Promise<void> {
-  const deadline = nowMs() + 300_000;
-  for (;;) {
-    let open = 0;
-    for (const status of ["pending", "running"]) {
-      const res = await fetch(`${controlPlane}/v1/invocations?agent_id=${agentId}&status=${status}&limit=1`, {
-        headers: { authorization: `Bearer ${token}` },
-      });
-      open += ((await res.json()) as { total: number }).total;
-    }
-    if (open === 0) return;
-    if (nowMs() > deadline) throw new Error("the worker did not drain the queue within 300 s");
-    await sleep(100);
+export async function drained(
+  store: BenchStore,
+  tenantId: string,
+  agentId: string,
+  withinMs = 300_000,
+  everyMs = 100,
+): Promise<void> {
+  const deadline = nowMs() + withinMs;
+  while ((await store.open(tenantId, agentId)) > 0) {
+    if (nowMs() > deadline) throw new Error(`the worker did not drain the queue within ${withinMs / 1000} s`);
+    await sleep(everyMs);
   }
 }
