@@ -89,10 +89,14 @@ export async function deploy(opts: {
   };
   // The control plane migrates first, so the others start on a ready schema.
   await spawnService("control-plane", { ...env, PORT: String(cpPort) });
-  const profile = opts.profileDir ? ["--cpu-prof", `--cpu-prof-dir=${opts.profileDir}`] : [];
+  // The proxy and the worker are profiled (each writes `<role>.cpuprofile` when it stops).
+  const profile = (role: string) =>
+    opts.profileDir
+      ? ["--cpu-prof", `--cpu-prof-dir=${opts.profileDir}`, `--cpu-prof-name=${role}.cpuprofile`]
+      : [];
   const [proxyProc] = await Promise.all([
-    spawnService("proxy", { ...env, PORT: String(proxyPort) }, profile),
-    spawnService("worker", { ...env, PORT: String(workerPort) }),
+    spawnService("proxy", { ...env, PORT: String(proxyPort) }, profile("proxy")),
+    spawnService("worker", { ...env, PORT: String(workerPort) }, profile("worker")),
   ]);
   const controlPlane = `http://127.0.0.1:${cpPort}`;
   const tenant = `bench-${randomUUID()}`;

@@ -383,7 +383,9 @@ async function main(): Promise<number> {
   );
   console.log(`results: ${file}`);
   if (profileDir)
-    console.log(`proxy CPU profile: ${profileDir} (pnpm exec tsx bench/src/profile.ts ${profileDir})`);
+    console.log(
+      `proxy and worker CPU profiles: ${profileDir} (pnpm exec tsx bench/src/profile.ts ${profileDir})`,
+    );
   return 0;
 }
 

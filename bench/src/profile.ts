@@ -1,10 +1,12 @@
 // `tsx bench/src/profile.ts <dir-or-file.cpuprofile> [top]`: the top self-time frames of a V8 CPU
-// profile (node --cpu-prof), grouped by function and file, as shares of the sampled time.
+// profile (node --cpu-prof), grouped by function and file, as shares of the sampled time; then the
+// share of time spent inside each npm package (any frame of the package on the stack: inclusive).
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 
 type Node = {
   id: number;
+  children?: number[];
   callFrame: { functionName: string; url: string; lineNumber: number };
   hitCount?: number;
 };
@@ -34,9 +36,33 @@ for (const file of files) {
     total += dt;
   });
   console.log(`${file}: ${(total / 1e6).toFixed(1)} s sampled`);
-  for (const [k, us] of [...self].sort((a, b) => b[1] - a[1]).slice(0, top)) {
+  const line = (k: string, us: number) =>
     console.log(
       `${((100 * us) / total).toFixed(1).padStart(5)}%  ${(us / 1000).toFixed(0).padStart(6)} ms  ${k}`,
     );
-  }
+  for (const [k, us] of [...self].sort((a, b) => b[1] - a[1]).slice(0, top)) line(k, us);
+  console.log("inside each package (inclusive):");
+  for (const [k, us] of [...byPackage(p)].sort((a, b) => b[1] - a[1]).slice(0, 12)) line(k, us);
+}
+
+/** Sampled time with a frame of the package anywhere on the stack, by npm package. */
+function byPackage(p: Profile): Map<string, number> {
+  const parent = new Map<number, number>();
+  for (const n of p.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  const pkg = new Map<number, string | undefined>();
+  for (const n of p.nodes)
+    pkg.set(
+      n.id,
+      /node_modules\/\.pnpm\/[^/]+\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(n.callFrame.url)?.[1],
+    );
+  const inside = new Map<string, number>();
+  p.samples.forEach((id, i) => {
+    const seen = new Set<string>();
+    for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
+      const name = pkg.get(at);
+      if (name) seen.add(name);
+    }
+    for (const name of seen) inside.set(name, (inside.get(name) ?? 0) + (p.timeDeltas[i] ?? 0));
+  });
+  return inside;
 }

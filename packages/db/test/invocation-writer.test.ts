@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   createClaimer,
   createInvocationWriter,
+  createRequestWriter,
   migrate,
   type NewInvocation,
   openStore,
@@ -220,5 +221,17 @@ describe.each(stores)("invocation writer (%s store)", (_name, url) => {
     for (const r of rows) expect(r).toMatchObject({ status: "running", attempts: 1 });
     // Claimed rows are not claimed again.
     expect(await claim(tenantId, ids[2] as string)).toBe(false);
+  });
+  it("answers a claim with the call's stored request (job and body), nothing for a row not pending", async () => {
+    const tenantId = `t-claimreq-${Date.now()}`;
+    const withRequest = createRequestWriter(store.query);
+    const id = `inv_cr_${Date.now()}`;
+    const body = Buffer.from([0, 1, 2, 255]);
+    const job = { invocationId: id, tenantId, upstreamUrl: "https://up.example/x", headers: ["a", "b"] };
+    await withRequest(tenantId, { id, agentId: "agt_cr", mode: "transactional" }, { queue: "q", job, body });
+    const claim = createClaimer(store.recordsQuery);
+    const [mine, again] = await Promise.all([claim(tenantId, id), claim(tenantId, id)]);
+    expect(mine).toEqual({ job, body });
+    expect(again).toBe(false);
   });
 });

@@ -1,5 +1,6 @@
 import {
   forgetInstances,
+  hasRequest,
   loadRequest,
   orphanStreams,
   overdueRunning,
@@ -23,13 +24,14 @@ export function storedRequest(
   return loadRequest(store.query, tenantId, invocationId);
 }
 
-/** The queue as the reconciler sees it: is there a live job, and ring the doorbell again. */
+/** The queue as the reconciler sees it: which calls have a live job, and ring the doorbell again. */
 export type Doorbell = {
   /** The queue this doorbell rings (only its pending rows are looked at). */
   queue: string;
-  has: (invocationId: string) => Promise<boolean>;
-  /** Enqueues the job rebuilt from the stored request's fields (`job` jsonb). */
-  ring: (stored: Record<string, unknown>) => Promise<void>;
+  /** Invocation ids of the calls in live jobs. */
+  live: () => Promise<Set<string>>;
+  /** Enqueues the call again (ids only: the worker reads the rest from its stored request). */
+  ring: (call: { tenantId: string; agentId: string; invocationId: string }) => Promise<void>;
 };
 
 export type ReconcileOptions = {
@@ -47,11 +49,11 @@ export type ReconcileReport = { enqueued: number; failed: number; requeued: numb
 
 /**
  * One pass of the reconciler and the sweeper (docs/reliability.md), idempotent: any number of
- * replicas may run it at once (each step is a conditional write, and BullMQ's job id is the
- * invocation id); the lease only saves the duplicate work.
+ * replicas may run it at once (each step is a conditional write, and a call delivered twice runs
+ * once: only one delivery claims it); the lease only saves the duplicate work.
  *
- * - `pending` transactional rows older than the grace whose job is missing are enqueued again
- *   from their stored request (Redis lost it, or the proxy never managed to enqueue).
+ * - `pending` transactional rows older than the grace that no live job carries are enqueued again,
+ *   if their stored request exists (Redis lost the job, or the proxy never managed to enqueue).
  * - overdue `running` transactional rows (their worker died and no redelivery ended them) are
  *   re-queued when the call is safe to repeat, else ended `failed`/`internal`.
  * - `running` streaming rows whose process stopped beating are ended `failed`/`internal`.
@@ -83,17 +85,18 @@ export async function reconcileOnce(
     // Re-queued rows were inserted long ago; a late-committed one is left to its proxy (ADR 0020).
     opts.pendingGraceMs,
   );
+  // The live jobs are read once per pass, and only when some pending row is old enough to doubt.
+  const live = pending.length > 0 ? await doorbell.live() : new Set<string>();
   for (const row of pending) {
-    if (await doorbell.has(row.id)) continue;
+    if (live.has(row.id)) continue;
     // Re-read just before ringing: a worker may have claimed it since the list was read.
     if ((await statusOf(store.query, row.tenantId, row.id)) !== "pending") continue;
-    const stored = await loadRequest(store.query, row.tenantId, row.id);
-    if (!stored) {
-      // Nothing to rebuild the job from (a row from before requests were stored): end it.
+    if (!(await hasRequest(store.query, row.tenantId, row.id))) {
+      // Nothing to run the call from (a row from before requests were stored): end it.
       if (await invocations.failIfOpen(row)) report.failed++;
       continue;
     }
-    await doorbell.ring(stored.job);
+    await doorbell.ring({ tenantId: row.tenantId, agentId: row.agentId, invocationId: row.id });
     report.enqueued++;
   }
 

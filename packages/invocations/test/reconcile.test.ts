@@ -58,12 +58,17 @@ async function transactional(tenantId: string, job: Record<string, unknown>) {
   return id;
 }
 
-function pass(rung: Array<Record<string, unknown>>, has: (id: string) => boolean = () => false) {
+/** One pass; `queued`: the invocation ids a live job carries. */
+function pass(rung: Array<Record<string, unknown>>, queued: string[] = []) {
   return reconcileOnce(
     {
       store,
       invocations: life,
-      doorbell: { queue: QUEUE, has: async (id) => has(id), ring: async (job) => void rung.push(job) },
+      doorbell: {
+        queue: QUEUE,
+        live: async () => new Set(queued),
+        ring: async (call) => void rung.push(call),
+      },
     },
     {
       pendingGraceMs: 5_000,
@@ -74,7 +79,7 @@ function pass(rung: Array<Record<string, unknown>>, has: (id: string) => boolean
 }
 
 describe("reconciler and sweeper", () => {
-  it("re-rings a pending row whose job is missing, from its stored request; leaves young and queued ones", async () => {
+  it("re-rings a pending row no live job carries, with its ids; leaves young and queued ones", async () => {
     const t = tenant();
     const lost = await transactional(t, { protocol: "http", mcpMethod: null });
     const queued = await transactional(t, { protocol: "http", mcpMethod: null });
@@ -82,10 +87,9 @@ describe("reconciler and sweeper", () => {
     await age(lost, 10_000);
     await age(queued, 10_000);
     const rung: Array<Record<string, unknown>> = [];
-    await pass(rung, (id) => id === queued);
+    await pass(rung, [queued]);
     const mine = rung.filter((j) => j.tenantId === t);
-    expect(mine.map((j) => j.invocationId)).toEqual([lost]);
-    expect(mine[0]).toMatchObject({ protocol: "http", tenantId: t });
+    expect(mine).toEqual([{ tenantId: t, agentId: "agt_x", invocationId: lost }]);
     expect((await status(t, young))?.status).toBe("pending");
   });
 
@@ -120,7 +124,7 @@ describe("reconciler and sweeper", () => {
     expect((await status(t, fresh))?.status).toBe("running");
     // A second pass (another replica) changes nothing more.
     const again: Array<Record<string, unknown>> = [];
-    await pass(again, (id) => id === list);
+    await pass(again, [list]);
     expect(again.filter((j) => j.tenantId === t)).toEqual([]);
   });
 

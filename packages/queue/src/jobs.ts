@@ -1,10 +1,26 @@
 import type { AdmittedPayment } from "@gw/payments";
 
 /**
- * The transactional job: everything the worker needs to make the upstream call, snapshotted when
- * the call was accepted. One definition shared by the producer (proxy) and the consumer (worker).
+ * What the doorbell carries for one accepted transactional call: ids only. The call itself (its
+ * job fields and body) is stored in Postgres with the pending invocation, the source of truth
+ * (docs/adr/0020, 0023); the worker reads it in the statement that claims the call.
  */
-export type TransactJob = {
+export type CallRef = {
+  tenantId: string;
+  agentId: string;
+  invocationId: string;
+  /**
+   * W3C trace context (`traceparent`, `tracestate`) of the producer's `send` span, set by the
+   * queue's enqueue: the worker's spans continue the caller's trace. Absent with telemetry off.
+   */
+  traceContext?: Record<string, string>;
+};
+
+/**
+ * The transactional call as the worker makes it: everything snapshotted when the call was
+ * accepted (stored as `invocation_requests.job`, jsonb) and the bytes to forward.
+ */
+export type StoredJob = {
   invocationId: string;
   tenantId: string;
   agentId: string;
@@ -17,7 +33,7 @@ export type TransactJob = {
   /**
    * JSON-RPC id of an MCP request (null for a notification, a response or an http agent): the
    * worker collects the response with this id when the server answers with an event stream.
-   * Optional only for jobs enqueued before it existed.
+   * Optional only for calls stored before it existed.
    */
   mcpRequestId?: string | number | null;
   captureBodies: boolean;
@@ -27,36 +43,33 @@ export type TransactJob = {
   headers: string[];
   /** The caller's address, appended to X-Forwarded-For upstream. */
   clientAddress?: string | undefined;
-  /** Request body, base64; empty when `bodyStored` (the body lives in Postgres with the invocation). */
-  body: string;
-  /**
-   * The body is not in the job: the worker reads it from the invocation's stored request (bodies
-   * over JOB_BODY_MAX_BYTES, and every job the reconciler rebuilt). docs/reliability.md.
-   */
-  bodyStored?: boolean;
   /**
    * The call's verified x402 payment (a few KiB), which the worker settles before it forwards when
    * `facilitator` is set. Absent for unpriced agents.
    */
   payment?: AdmittedPayment | undefined;
-  /**
-   * W3C trace context (`traceparent`, `tracestate`) of the producer's `send` span, set by the
-   * queue's enqueue: the worker's spans continue the caller's trace. Absent on jobs enqueued
-   * before it existed or with telemetry off.
-   */
-  traceContext?: Record<string, string>;
 };
 
-export type ProcessJob = (job: TransactJob) => Promise<void>;
+export type TransactJob = StoredJob & { body: Buffer };
+
+/**
+ * One delivery of a call. `redelivered`: the queue handed out the job carrying it before, to a
+ * worker that died (BullMQ's stalled check); a call found running is then that worker's, else it
+ * is another delivery's and is left alone.
+ */
+export type Delivery = { redelivered: boolean };
+
+export type ProcessCall = (call: CallRef, delivery: Delivery) => Promise<void>;
 
 export interface JobQueue {
-  /** Enqueues the job, with the active trace context added to it (`traceContext`). */
-  enqueue(job: TransactJob): Promise<void>;
   /**
-   * Whether a live (waiting, delayed, active) job exists for this invocation. A finished job
-   * still kept under its id is removed first, so that `enqueue` can add it again.
+   * Rings for one accepted call, with the active trace context added (`traceContext`). Calls
+   * enqueued in the same turn of the event loop (a group-committed batch of pending rows) go to
+   * Redis as one job.
    */
-  has(invocationId: string): Promise<boolean>;
+  enqueue(call: CallRef): Promise<void>;
+  /** Invocation ids of the calls in live (waiting, delayed, active) jobs: the reconciler's check. */
+  live(): Promise<Set<string>>;
   close(): Promise<void>;
 }
 

@@ -1,19 +1,19 @@
 import { recordWorkerJob, tracer } from "@gw/telemetry";
 import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
-import type { TransactJob } from "./jobs.ts";
+import type { CallRef } from "./jobs.ts";
 
 /** Which queue a span is about: `messaging.system` and `messaging.destination.name`. */
 export type QueueIdentity = { system: string; queue: string };
 
 /**
- * Enqueues `job` inside a PRODUCER span `send <queue>` and puts the W3C trace context of that span
- * into the job (`traceContext`), so the worker's spans join the caller's trace. Attribute names are
- * the OpenTelemetry messaging conventions; the message id is the invocation id (the job id).
+ * Enqueues `call` inside a PRODUCER span `send <queue>` and puts the W3C trace context of that span
+ * into it (`traceContext`), so the worker's spans join the caller's trace. Attribute names are
+ * the OpenTelemetry messaging conventions; the message id is the invocation id.
  */
 export async function sendTraced(
   id: QueueIdentity,
-  job: TransactJob,
-  send: (job: TransactJob) => Promise<void>,
+  job: CallRef,
+  send: (job: CallRef) => Promise<void>,
 ): Promise<void> {
   const span = tracer.startSpan(`send ${id.queue}`, {
     kind: SpanKind.PRODUCER,
@@ -39,15 +39,15 @@ export async function sendTraced(
 }
 
 /**
- * Runs `process(job)` inside a CONSUMER span `process <queue>` whose parent is the trace context
- * the producer put in the job (a new trace when there is none: jobs enqueued before it existed).
- * Spans the processor makes (upstream client calls, settlement...) become its children. Counts the
- * job in `gw.worker.jobs` as completed or failed.
+ * Runs `process(call)` inside a CONSUMER span `process <queue>` whose parent is the trace context
+ * the producer put in the call (a new trace when there is none: telemetry was off). Spans the
+ * processor makes (upstream client calls, settlement...) become its children. Counts the call in
+ * `gw.worker.jobs` as completed or failed.
  */
 export async function processTraced(
   id: QueueIdentity,
-  job: TransactJob,
-  process: (job: TransactJob) => Promise<void>,
+  job: CallRef,
+  process: (job: CallRef) => Promise<void>,
 ): Promise<void> {
   // Extract from the root, not the active context: only what travelled in the job counts.
   const parent = propagation.extract(ROOT_CONTEXT, job.traceContext ?? {});
@@ -62,7 +62,6 @@ export async function processTraced(
         "messaging.operation.name": "process",
         "messaging.message.id": job.invocationId,
         "gw.invocation_id": job.invocationId,
-        ...(job.protocol === "mcp" && job.mcpMethod ? { "mcp.method.name": job.mcpMethod } : {}),
       },
     },
     parent,

@@ -3,24 +3,17 @@ import { createLogger } from "@gw/telemetry";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bullmqConsumer, bullmqQueue } from "../src/bullmq.ts";
-import type { JobConsumer, JobQueue, TransactJob } from "../src/jobs.ts";
+import type { CallRef, JobConsumer, JobQueue, ProcessCall } from "../src/jobs.ts";
 import { memoryQueue } from "../src/memory.ts";
 import { startTestTelemetry } from "./otel.ts";
 
 const REDIS_URL = process.env.REDIS_URL || undefined;
 const logger = createLogger({ level: "silent", service: "test" });
 
-const newJob = (): TransactJob => ({
+const newJob = (): CallRef => ({
   invocationId: `inv_${randomUUID()}`,
   tenantId: `t_${randomUUID()}`,
   agentId: `agt_${randomUUID()}`,
-  upstreamUrl: "http://127.0.0.1/",
-  credentialRef: null,
-  protocol: "http",
-  mcpMethod: null,
-  captureBodies: false,
-  headers: [],
-  body: "",
 });
 
 let otel: ReturnType<typeof startTestTelemetry>;
@@ -46,7 +39,7 @@ async function value(name: string, match: Record<string, string>): Promise<numbe
 async function gaugesAndOutcomes(
   queueName: string,
   queue: JobQueue,
-  consume: (p: (j: TransactJob) => Promise<void>) => JobConsumer,
+  consume: (p: ProcessCall) => JobConsumer,
 ) {
   const jobs = [newJob(), newJob(), newJob()];
   const failing = jobs[2]?.invocationId;
@@ -120,7 +113,7 @@ describe.skipIf(!REDIS_URL)("queue metrics, BullMQ", () => {
           lockMs: 5_000,
           logger,
           process: p,
-          onLost: async () => {},
+          onLost: async () => false,
           sampleMs: 0,
         }),
       );

@@ -9,7 +9,7 @@ import { Redis } from "ioredis";
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bullmqConsumer, bullmqQueue } from "../src/bullmq.ts";
-import type { JobConsumer, JobQueue, TransactJob } from "../src/jobs.ts";
+import type { CallRef, JobConsumer, JobQueue, ProcessCall } from "../src/jobs.ts";
 import { memoryQueue } from "../src/memory.ts";
 import { startTestTelemetry } from "./otel.ts";
 
@@ -17,17 +17,10 @@ const REDIS_URL = process.env.REDIS_URL || undefined;
 const logger = createLogger({ level: "silent", service: "test" });
 const SECRET = `sk-live-${randomUUID()}`;
 
-const newJob = (): TransactJob => ({
+const newJob = (): CallRef => ({
   invocationId: `inv_${randomUUID()}`,
   tenantId: `t_${randomUUID()}`,
   agentId: `agt_${randomUUID()}`,
-  upstreamUrl: "http://127.0.0.1/",
-  credentialRef: null,
-  protocol: "mcp",
-  mcpMethod: "tools/call",
-  captureBodies: false,
-  headers: ["x-caller", "1"],
-  body: Buffer.from(JSON.stringify({ secret: SECRET })).toString("base64"),
 });
 
 let otel: ReturnType<typeof startTestTelemetry>;
@@ -49,10 +42,7 @@ afterAll(async () => {
  * The caller's server span enqueues; the processor makes a real upstream call with undici. Every
  * span (server, send, process, upstream client) must be in one trace, in that parent chain.
  */
-async function oneTraceThrough(
-  queue: JobQueue,
-  consume: (process: (j: TransactJob) => Promise<void>) => JobConsumer,
-) {
+async function oneTraceThrough(queue: JobQueue, consume: (process: ProcessCall) => JobConsumer) {
   const job = newJob();
   let done!: () => void;
   const processed = new Promise<void>((r) => (done = r));
@@ -87,10 +77,9 @@ async function oneTraceThrough(
   expect(process?.parentSpanContext?.spanId).toBe(send?.spanContext().spanId);
   expect(client?.parentSpanContext?.spanId).toBe(process?.spanContext().spanId);
   expect(client?.attributes["url.full"]).toBe(upstreamUrl);
-  // Nothing of the job's body, headers or the upstream credential is in any span.
+  // The upstream credential is in no span.
   const text = JSON.stringify(mine.map((s) => ({ n: s.name, a: s.attributes, e: s.events })));
   expect(text).not.toContain(SECRET);
-  expect(text).not.toContain(job.body);
   otel.spans.reset();
   return { send: send as ReadableSpan, process: process as ReadableSpan, job };
 }
@@ -109,7 +98,7 @@ describe("trace context through the in-process queue", () => {
     expect(process.name).toBe("process gw-mem");
     expect(process.attributes).toMatchObject({
       "messaging.operation.type": "process",
-      "mcp.method.name": "tools/call",
+      "gw.invocation_id": job.invocationId,
     });
   });
 });
@@ -143,7 +132,7 @@ describe.skipIf(!REDIS_URL)("trace context through BullMQ", () => {
           lockMs: 5_000,
           logger,
           process: p,
-          onLost: async () => {},
+          onLost: async () => false,
         }),
       );
       expect(send.name).toBe(`send ${name}`);
@@ -164,10 +153,10 @@ describe.skipIf(!REDIS_URL)("trace context through BullMQ", () => {
     }
   });
 
-  it("a job stored without trace context (by an older proxy) starts a trace of its own", async () => {
+  it("a job of the format before batches (one call inline, no trace context) runs its call in a trace of its own", async () => {
     const name = `gw-trace-${randomUUID()}`;
-    const raw = new Queue<TransactJob>(name, { connection: conn() });
-    let seen: TransactJob | undefined;
+    const raw = new Queue(name, { connection: conn() });
+    let seen: CallRef | undefined;
     const consumer = bullmqConsumer({
       name,
       connection: conn(),
@@ -177,11 +166,12 @@ describe.skipIf(!REDIS_URL)("trace context through BullMQ", () => {
       process: async (j) => {
         seen = j;
       },
-      onLost: async () => {},
+      onLost: async () => false,
     });
     const job = newJob();
-    await raw.add("transact", job, { jobId: job.invocationId, removeOnComplete: true });
-    await expect.poll(() => seen?.invocationId).toBe(job.invocationId);
+    const old = { ...job, upstreamUrl: "http://127.0.0.1/", protocol: "http", headers: [], body: "" };
+    await raw.add("transact", old, { jobId: job.invocationId, removeOnComplete: true });
+    await expect.poll(() => seen).toEqual(job);
     await consumer.close();
     await raw.obliterate({ force: true });
     await raw.close();
@@ -191,27 +181,31 @@ describe.skipIf(!REDIS_URL)("trace context through BullMQ", () => {
     otel.spans.reset();
   });
 
-  it("the stored job carries the traceparent of the send span", async () => {
+  it("calls enqueued together go to Redis as one job of ids, each with its own send span's traceparent", async () => {
     const name = `gw-trace-${randomUUID()}`;
-    const c = conn();
-    const queue = bullmqQueue({ name, connection: c });
-    const job = newJob();
+    const queue = bullmqQueue({ name, connection: conn() });
+    const raw = new Queue(name, { connection: conn() });
+    const calls = [newJob(), newJob(), newJob()];
     await tracer.startActiveSpan("caller", async (span) => {
-      await queue.enqueue(job);
+      await Promise.all(calls.map((c) => queue.enqueue(c)));
       span.end();
     });
-    const raw = await c.hget(`bull:${name}:${job.invocationId}`, "data");
-    const stored = JSON.parse(raw ?? "{}") as TransactJob;
-    const send = otel.spans.getFinishedSpans().find((s) => s.name === `send ${name}`);
-    const { traceId, spanId } = send?.spanContext() ?? {};
-    expect(stored.traceContext?.traceparent).toBe(`00-${traceId}-${spanId}-01`);
+    const jobs = await raw.getJobs(["wait"]);
+    expect(jobs).toHaveLength(1);
+    const stored = (jobs[0]?.data as { calls: CallRef[] }).calls;
+    expect(stored.map((c) => c.invocationId)).toEqual(calls.map((c) => c.invocationId));
+    expect(await queue.live()).toEqual(new Set(calls.map((c) => c.invocationId)));
+    const sends = otel.spans.getFinishedSpans().filter((s) => s.name === `send ${name}`);
+    for (const c of stored) {
+      // Ids and the trace context, nothing else of the call.
+      expect(Object.keys(c).sort()).toEqual(["agentId", "invocationId", "tenantId", "traceContext"]);
+      const send = sends.find((s) => s.attributes["messaging.message.id"] === c.invocationId);
+      const { traceId, spanId } = send?.spanContext() ?? {};
+      expect(c.traceContext?.traceparent).toBe(`00-${traceId}-${spanId}-01`);
+    }
     await queue.close();
-    await c.del(
-      `bull:${name}:${job.invocationId}`,
-      `bull:${name}:wait`,
-      `bull:${name}:meta`,
-      `bull:${name}:id`,
-    );
+    await raw.obliterate({ force: true });
+    await raw.close();
     otel.spans.reset();
   });
 });

@@ -8,11 +8,11 @@ import { createInvocationLifecycle, type Lifecycle, startHeartbeat } from "@gw/i
 import {
   bullmqConsumer,
   bullmqQueue,
+  type CallRef,
   type JobConsumer,
   type JobQueue,
   memoryQueue,
-  type ProcessJob,
-  type TransactJob,
+  type ProcessCall,
 } from "@gw/queue";
 import { createRateLimiter, type RateLimiter } from "@gw/ratelimit";
 import {
@@ -50,7 +50,7 @@ export type Runtime = {
   /** Transactional jobs: BullMQ on Redis, or in-process without it. */
   jobs: {
     queue: JobQueue;
-    consume: (process: ProcessJob, onLost: (job: TransactJob) => Promise<void>) => JobConsumer;
+    consume: (process: ProcessCall, onLost: (call: CallRef) => Promise<boolean>) => JobConsumer;
   };
   /** Which optional parts this deployment runs: decided once, read by every service. */
   features: Features;
@@ -180,7 +180,7 @@ function createJobs(
     const name = config.GW_QUEUE_NAME;
     return {
       queue: bullmqQueue({ name, connection: redis }),
-      consume: (process: ProcessJob, onLost: (job: TransactJob) => Promise<void>): JobConsumer => {
+      consume: (process: ProcessCall, onLost: (call: CallRef) => Promise<boolean>): JobConsumer => {
         const connection = newRedis();
         const consumer = bullmqConsumer({
           name,
@@ -204,5 +204,5 @@ function createJobs(
     };
   }
   const mem = memoryQueue({ concurrency: config.GW_WORKER_CONCURRENCY, logger });
-  return { queue: mem.queue, consume: (process: ProcessJob) => mem.consume(process) };
+  return { queue: mem.queue, consume: mem.consume };
 }

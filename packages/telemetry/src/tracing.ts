@@ -25,3 +25,8 @@ export async function inSpan<T>(
     }
   });
 }
+
+/** Adds attributes to the active span, if any (known only once a span's work is under way). */
+export function annotateSpan(attributes: Attributes): void {
+  trace.getActiveSpan()?.setAttributes(attributes);
+}

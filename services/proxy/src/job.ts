@@ -4,7 +4,8 @@ import type { Call } from "./call.ts";
 
 /**
  * The transactional job's fields, snapshotted when the call is accepted: stored with the pending
- * invocation (Postgres, the source of truth) and sent as the BullMQ job (the doorbell).
+ * invocation (Postgres, the source of truth); the worker reads them when it claims the call (the
+ * BullMQ job, the doorbell, carries ids only).
  */
 export function storedJobOf(call: Call): StoredJob {
   return {

@@ -1,14 +1,13 @@
 import { LIMITS } from "@gw/core";
-import type { Facts, Failure, InvocationRef } from "@gw/invocations";
+import { type Facts, type Failure, type InvocationRef, storedRequest } from "@gw/invocations";
 import { isRetryableMcpMethod } from "@gw/mcp";
-import type { ProcessJob, TransactJob } from "@gw/queue";
+import { type CallRef, type Delivery, jobOf, type ProcessCall, type TransactJob } from "@gw/queue";
 import { digestOf } from "@gw/receipts";
 import type { Runtime } from "@gw/runtime";
-import { recordUpstreamDuration } from "@gw/telemetry";
+import { annotateSpan, recordUpstreamDuration } from "@gw/telemetry";
 import { callUpstreamStreaming, targetOf, upstreamRequestHeaders } from "@gw/upstream";
 import { CredentialError, type InjectedHeader, openCredential, redactHeaders, redactSecret } from "@gw/vault";
 import { answerReader, keptHeaders } from "./answer.ts";
-import { jobBody } from "./body.ts";
 import { notForwarded, settlePaid } from "./settle.ts";
 
 export type WorkerDeps = Pick<
@@ -30,22 +29,25 @@ export function mayRepeatAfterCrash(job: Pick<TransactJob, "protocol" | "mcpMeth
 }
 
 /**
- * The transactional job, step 9 of the pipeline on the worker's side: claim the invocation
- * (pending → running), call the upstream with the retry policy, record the outcome and the polled
- * result through the lifecycle. A job redelivered after a worker died mid-call finds the row
- * running: it repeats the call only when repeating is safe, and otherwise records it as failed.
+ * The transactional call, step 9 of the pipeline on the worker's side: claim the invocation
+ * (pending → running; the claim returns the call's stored request, since the queue carries ids
+ * only), call the upstream with the retry policy, record the outcome and the polled result through
+ * the lifecycle. A redelivery after a worker died mid-call finds the row running: it repeats the
+ * call only when repeating is safe, and otherwise records it as failed.
  */
-export function createProcessor(deps: WorkerDeps): ProcessJob {
+export function createProcessor(deps: WorkerDeps): ProcessCall {
   const { config, invocations } = deps;
-  return async (job) => {
-    // The job's child logger, built only when something logs (most jobs log nothing).
+  return async (call, delivery) => {
+    // The call's child logger, built only when something logs (most calls log nothing).
     let child: WorkerDeps["logger"] | undefined;
-    const log = () => (child ??= deps.logger.child({ invocation_id: job.invocationId }));
-    const ref: InvocationRef = { tenantId: job.tenantId, id: job.invocationId, agentId: job.agentId };
-    if (!(await claimJob(job, ref, deps, log))) return;
+    const log = () => (child ??= deps.logger.child({ invocation_id: call.invocationId }));
+    const ref: InvocationRef = { tenantId: call.tenantId, id: call.invocationId, agentId: call.agentId };
+    const job = await claimJob(call, delivery, ref, deps, log);
+    if (job === "skip") return;
+    if (job === "gone") return invocations.fail(ref, "internal");
+    if (job.protocol === "mcp" && job.mcpMethod) annotateSpan({ "mcp.method.name": job.mcpMethod });
     const started = performance.now();
-    const body = await jobBody(job, deps);
-    if (!body) return invocations.fail(ref, "internal");
+    const body = job.body;
     const facts = (): Facts => ({
       latencyMs: Math.round(performance.now() - started),
       reqSize: body.length,
@@ -102,23 +104,32 @@ export function createProcessor(deps: WorkerDeps): ProcessJob {
 }
 
 /**
- * pending → running. A job that finds its row not pending is a duplicate delivery (terminal), or a
- * redelivery after its worker died (running): only a call safe to repeat runs again.
+ * pending → running, and the call to make. A call whose row is not pending is a duplicate
+ * delivery (terminal, or running under another delivery): skipped. On a redelivery after its
+ * worker died, a running row is that worker's: only a call safe to repeat runs again. `gone`: the
+ * row was claimed but its stored request is missing (a row from before requests were stored).
  */
 async function claimJob(
-  job: TransactJob,
+  call: CallRef,
+  delivery: Delivery,
   ref: InvocationRef,
   deps: WorkerDeps,
   log: () => WorkerDeps["logger"],
-) {
+): Promise<TransactJob | "skip" | "gone"> {
   const { invocations } = deps;
-  if (await invocations.claim(ref)) return true;
+  const claimed = await invocations.claim(ref);
+  if (claimed) return claimed.job && claimed.body ? jobOf(claimed.job, claimed.body) : "gone";
+  if (!delivery.redelivered) return "skip";
+  const stored = await storedRequest(deps.store, ref.tenantId, ref.id);
+  // Terminal and purged, or never stored: nothing left to run.
+  if (!stored) return "skip";
+  const job = jobOf(stored.job, stored.body);
   if (!mayRepeatAfterCrash(job)) {
     if (await invocations.failIfOpen(ref))
       log().warn("redelivered job of a call that must not repeat: failed");
-    return false;
+    return "skip";
   }
-  return invocations.repeat(ref);
+  return (await invocations.repeat(ref)) ? job : "skip";
 }
 
 /** The upstream call with the retry policy and the transactional deadline, its answer read whole. */
@@ -183,9 +194,8 @@ function capped(body: Buffer): Buffer {
   return body.length > max ? Buffer.from(body.subarray(0, max)) : body;
 }
 
-/** A job BullMQ gave up on (stalled twice): the invocation must not stay open. */
+/** A call whose job BullMQ gave up on (stalled twice), or whose processing threw: it must not stay open. */
 export function createOnLost(deps: Pick<Runtime, "invocations">) {
-  return async (job: TransactJob) => {
-    await deps.invocations.failIfOpen({ tenantId: job.tenantId, id: job.invocationId, agentId: job.agentId });
-  };
+  return (call: CallRef): Promise<boolean> =>
+    deps.invocations.failIfOpen({ tenantId: call.tenantId, id: call.invocationId, agentId: call.agentId });
 }

@@ -1,5 +1,4 @@
 import { holdLease, purgeStoredRequests, reconcileOnce } from "@gw/invocations";
-import { rebuiltJob } from "@gw/queue";
 import type { Runtime } from "@gw/runtime";
 import { recordReconciled, recordSwept } from "@gw/telemetry";
 import { mayRepeatAfterCrash } from "./processor.ts";
@@ -33,8 +32,8 @@ export function startReconciler(
         invocations: rt.invocations,
         doorbell: {
           queue: config.GW_QUEUE_NAME,
-          has: (id) => rt.jobs.queue.has(id),
-          ring: (job) => rt.jobs.queue.enqueue(rebuiltJob(job)),
+          live: () => rt.jobs.queue.live(),
+          ring: (call) => rt.jobs.queue.enqueue(call),
         },
       },
       {

@@ -38,6 +38,14 @@ function queueOf(name: string) {
   return queue;
 }
 
+/** The live job carrying an invocation's call, if any (a job carries the calls accepted together). */
+async function jobWith(queue: Queue, inv: string) {
+  const jobs = await queue.getJobs(["wait", "active", "delayed"]);
+  return jobs.find((j) =>
+    (j?.data?.calls as Array<{ invocationId: string }>)?.some((c) => c.invocationId === inv),
+  );
+}
+
 describe.runIf(hasRedis)("Postgres is the source of truth, Redis the doorbell", () => {
   it("re-enqueues an accepted call whose job Redis lost, and runs it once", async () => {
     const env = { GW_QUEUE_NAME: `rec-${newTenant()}`, GW_RECONCILE_MS: "200" };
@@ -52,9 +60,9 @@ describe.runIf(hasRedis)("Postgres is the source of truth, Redis the doorbell", 
     const inv = accepted.json.invocation_id as string;
     // Redis loses the job (a flush, a restart without persistence).
     const queue = queueOf(env.GW_QUEUE_NAME);
-    await eventually(async () => ((await queue.getJob(inv)) ? true : undefined));
+    await eventually(async () => ((await jobWith(queue, inv)) ? true : undefined));
     await queue.obliterate({ force: true });
-    expect(await queue.getJob(inv)).toBeUndefined();
+    expect(await jobWith(queue, inv)).toBeUndefined();
 
     await worker(env);
     const done = await eventually(async () => {
@@ -82,9 +90,9 @@ describe.runIf(hasRedis)("Postgres is the source of truth, Redis the doorbell", 
     expect(await api.rt.invocations.failIfOpen({ tenantId: tenant, id: inv, agentId: agent })).toBe(true);
 
     const queue = queueOf(env.GW_QUEUE_NAME);
-    expect(await queue.getJob(inv)).toBeDefined();
+    expect(await jobWith(queue, inv)).toBeDefined();
     await worker(env);
-    await eventually(async () => ((await queue.getJob(inv)) ? undefined : true), 15_000);
+    await eventually(async () => ((await jobWith(queue, inv)) ? undefined : true), 15_000);
     // Several reconciler passes later, still nothing ran.
     await new Promise((r) => setTimeout(r, 1_500));
     expect(u.received).toHaveLength(0);
@@ -92,7 +100,7 @@ describe.runIf(hasRedis)("Postgres is the source of truth, Redis the doorbell", 
     expect(rec.json).toMatchObject({ status: "failed", error_class: "internal" });
   }, 40_000);
 
-  it("keeps a body over 64 KiB out of the Redis job and forwards it byte for byte", async () => {
+  it("puts ids only in the Redis job, whatever the body, and forwards a 200 KiB body byte for byte", async () => {
     const env = { GW_QUEUE_NAME: `rec-${newTenant()}` };
     const api = await apiOnly(env);
     cleanups.push(() => api.close());
@@ -107,10 +115,13 @@ describe.runIf(hasRedis)("Postgres is the source of truth, Redis the doorbell", 
     expect(large.status).toBe(202);
 
     const queue = queueOf(env.GW_QUEUE_NAME);
-    const bigJob = await queue.getJob(large.json.invocation_id);
-    expect(bigJob?.data).toMatchObject({ body: "", bodyStored: true });
-    const smallJob = await queue.getJob(small.json.invocation_id);
-    expect(smallJob?.data.body).toBe(Buffer.from("tiny").toString("base64"));
+    for (const inv of [small.json.invocation_id, large.json.invocation_id]) {
+      const job = await jobWith(queue, inv);
+      const mine = (job?.data.calls as Array<Record<string, unknown>>).find((c) => c.invocationId === inv);
+      expect(mine).toMatchObject({ agentId: agent, invocationId: inv });
+      expect(Object.keys(mine ?? {}).sort()).toEqual(["agentId", "invocationId", "tenantId", "traceContext"]);
+      expect(JSON.stringify(job?.data)).not.toContain(Buffer.from("tiny").toString("base64"));
+    }
 
     await worker(env);
     await eventually(() => (u.received.length === 2 ? true : undefined), 15_000);

@@ -4,34 +4,53 @@ import { coalesce } from "./coalesce.ts";
 // Conditional state transitions of an invocation: each changes a row only from the state it
 // expects, so a redelivered job, a sweeper and a late commit can never undo each other.
 
-const CLAIM_SQL = `update invocations i set status = 'running', started_at = now(), attempts = 1
-from unnest($1::text[], $2::text[]) as v(tenant_id, id)
-where i.tenant_id = v.tenant_id and i.id = v.id and i.status = 'pending' returning i.tenant_id, i.id`;
+// The claim returns the call's stored request with it: the worker learns the call (ids only
+// travel in the queue) in the statement that claims it.
+const CLAIM_SQL = `with claimed as (
+  update invocations i set status = 'running', started_at = now(), attempts = 1
+  from unnest($1::text[], $2::text[]) as v(tenant_id, id)
+  where i.tenant_id = v.tenant_id and i.id = v.id and i.status = 'pending' returning i.tenant_id, i.id)
+select c.tenant_id, c.id, r.job, r.body from claimed c
+left join invocation_requests r on r.invocation_id = c.id and r.tenant_id = c.tenant_id`;
 
-type Claim = { tenantId: string; id: string; claimed: boolean };
+/** A claim: false when the row was not pending; else the call's stored request (absent if none). */
+export type Claimed = false | { job?: Record<string, unknown>; body?: Buffer };
+
+type Claim = { tenantId: string; id: string; claimed: Claimed };
 
 /**
- * pending → running for the worker, group-committed: the claims of jobs that start while others
+ * pending → running for the worker, group-committed: the claims of calls that start while others
  * are being claimed go out as one UPDATE (one statement, one commit for the lot), each answered
- * whether its own row was pending (false: a redelivered job).
+ * with its stored request, or false when its row was not pending (a duplicate or a redelivery).
  */
 export function createClaimer(query: Query, opts: { maxInFlight?: number; maxBatch?: number } = {}) {
   const claim = coalesce<Claim>(
     async (items) => {
       const rows = await query(CLAIM_SQL, [items.map((c) => c.tenantId), items.map((c) => c.id)]);
-      // A row is claimed once: of two claims of one row in a batch (a redelivered job), only the
-      // first wins; a claim naming another tenant's row never does.
+      // A row is claimed once: of two claims of one row in a batch (a duplicate delivery), only
+      // the first wins; a claim naming another tenant's row never does.
       const key = (tenantId: unknown, id: unknown) => `${tenantId}\u0000${id}`;
-      const claimed = new Set(rows.map((r) => key(r.tenant_id, r.id)));
-      for (const c of items) c.claimed = claimed.delete(key(c.tenantId, c.id));
+      const claimed = new Map(rows.map((r) => [key(r.tenant_id, r.id), r]));
+      for (const c of items) {
+        const k = key(c.tenantId, c.id);
+        const row = claimed.get(k);
+        claimed.delete(k);
+        c.claimed = row ? requestOf(row) : false;
+      }
     },
     { maxInFlight: opts.maxInFlight ?? 2, maxBatch: opts.maxBatch ?? 256 },
   );
-  return async (tenantId: string, id: string): Promise<boolean> => {
+  return async (tenantId: string, id: string): Promise<Claimed> => {
     const c: Claim = { tenantId, id, claimed: false };
     await claim(c);
     return c.claimed;
   };
+}
+
+function requestOf(row: Record<string, unknown>): Exclude<Claimed, false> {
+  if (row.job === null || row.job === undefined) return {};
+  const body = row.body as Buffer | Uint8Array;
+  return { job: row.job as Record<string, unknown>, body: Buffer.isBuffer(body) ? body : Buffer.from(body) };
 }
 
 const FAIL_OPEN_SQL = `update invocations set status = 'failed', error_class = 'internal', completed_at = now()

@@ -25,6 +25,15 @@ export function createRequestWriter(query: Query, opts: { maxInFlight?: number; 
   return (tenantId: string, row: NewInvocation, request: StoredRequest) => insert({ tenantId, row, request });
 }
 
+/** Whether an invocation (its tenant's) still has its stored request. */
+export async function hasRequest(query: Query, tenantId: string, invocationId: string): Promise<boolean> {
+  const rows = await query("select 1 from invocation_requests where tenant_id = $1 and invocation_id = $2", [
+    tenantId,
+    invocationId,
+  ]);
+  return rows.length > 0;
+}
+
 /** The stored request of one invocation (its tenant's), or undefined once purged. */
 export async function loadRequest(
   query: Query,

@@ -1,9 +1,7 @@
 import { answerJson } from "@gw/http";
-import { jobFor } from "@gw/queue";
 import { recordAddedDuration, recordProxyCall } from "@gw/telemetry";
 import type { ProxyDeps } from "../deps.ts";
 import type { ProxyExchange } from "../direct.ts";
-import { storedJobOf } from "../job.ts";
 import { type Admitted, admitCall, gatewayHeaders } from "../pipeline.ts";
 
 /** How long an enqueue may take before it is given up; the reconciler then enqueues the job. */
@@ -47,12 +45,13 @@ async function enqueue(call: Admitted, deps: ProxyDeps, x: ProxyExchange): Promi
     );
     return;
   }
-  const job = jobFor(storedJobOf(call), call.forward ?? Buffer.alloc(0));
+  // Ids only: the call itself was stored with its pending row (steps/invocation.ts).
+  const ref = { tenantId: call.tenantId, agentId: call.agent.id, invocationId: call.invocationId };
   let timer: NodeJS.Timeout | undefined;
   const wait = new Promise<"late">((r) => {
     timer = setTimeout(() => r("late"), ENQUEUE_WAIT_MS);
   });
-  const sent = deps.jobs.queue.enqueue(job).then(
+  const sent = deps.jobs.queue.enqueue(ref).then(
     () => "sent" as const,
     (e: unknown) => e,
   );
