@@ -192,7 +192,7 @@ describe.skipIf(!REDIS_URL)("trace context through BullMQ", () => {
     });
     const jobs = await raw.getJobs(["wait"]);
     expect(jobs).toHaveLength(1);
-    const stored = (jobs[0]?.data as { calls: CallRef[] }).calls;
+    const stored = (jobs[0]?.data as { calls: CallRef[] } | undefined)?.calls ?? [];
     expect(stored.map((c) => c.invocationId)).toEqual(calls.map((c) => c.invocationId));
     expect(await queue.live()).toEqual(new Set(calls.map((c) => c.invocationId)));
     const sends = otel.spans.getFinishedSpans().filter((s) => s.name === `send ${name}`);

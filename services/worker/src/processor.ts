@@ -42,7 +42,7 @@ export function createProcessor(deps: WorkerDeps): ProcessCall {
     let child: WorkerDeps["logger"] | undefined;
     const log = () => (child ??= deps.logger.child({ invocation_id: call.invocationId }));
     const ref: InvocationRef = { tenantId: call.tenantId, id: call.invocationId, agentId: call.agentId };
-    const job = await claimJob(call, delivery, ref, deps, log);
+    const job = await claimJob(delivery, ref, deps, log);
     if (job === "skip") return;
     if (job === "gone") return invocations.fail(ref, "internal");
     if (job.protocol === "mcp" && job.mcpMethod) annotateSpan({ "mcp.method.name": job.mcpMethod });
@@ -110,7 +110,6 @@ export function createProcessor(deps: WorkerDeps): ProcessCall {
  * row was claimed but its stored request is missing (a row from before requests were stored).
  */
 async function claimJob(
-  call: CallRef,
   delivery: Delivery,
   ref: InvocationRef,
   deps: WorkerDeps,

@@ -117,7 +117,8 @@ describe.runIf(hasRedis)("Postgres is the source of truth, Redis the doorbell", 
     const queue = queueOf(env.GW_QUEUE_NAME);
     for (const inv of [small.json.invocation_id, large.json.invocation_id]) {
       const job = await jobWith(queue, inv);
-      const mine = (job?.data.calls as Array<Record<string, unknown>>).find((c) => c.invocationId === inv);
+      const calls = (job?.data.calls ?? []) as Array<Record<string, unknown>>;
+      const mine = calls.find((c) => c.invocationId === inv);
       expect(mine).toMatchObject({ agentId: agent, invocationId: inv });
       expect(Object.keys(mine ?? {}).sort()).toEqual(["agentId", "invocationId", "tenantId", "traceContext"]);
       expect(JSON.stringify(job?.data)).not.toContain(Buffer.from("tiny").toString("base64"));
