@@ -9,8 +9,12 @@ import { openStore, type Store } from "@gw/db";
 export type BenchStore = {
   /** Invocations of the agent still pending or running. */
   open: (tenantId: string, agentId: string) => Promise<number>;
-  /** The latest `completed_at` of the agent's invocations created at or after `since`; ms. */
-  lastCompletion: (tenantId: string, agentId: string, since: Date) => Promise<number>;
+  /** The agent's invocations created at or after `since`: how many ended each way, and the last succeeded one's `completed_at` (ms). */
+  completions: (
+    tenantId: string,
+    agentId: string,
+    since: Date,
+  ) => Promise<{ succeeded: number; failed: number; last: number }>;
   /**
    * With autovacuum off (some CI images turn it off), dead row versions pile up across steps and
    * the planner has no statistics: vacuum and analyze the invocation tables between steps, as
@@ -31,13 +35,19 @@ export async function benchStore(url: string): Promise<BenchStore> {
       );
       return Number(row?.n ?? 0);
     },
-    async lastCompletion(tenantId, agentId, since) {
+    async completions(tenantId, agentId, since) {
       const [row] = await store.query(
-        `select max(completed_at) as last from invocations
-         where tenant_id = $1 and agent_id = $2 and created_at >= $3::timestamptz`,
+        `select count(*) filter (where status = 'succeeded')::int as succeeded,
+                count(*) filter (where status = 'failed')::int as failed,
+                max(completed_at) filter (where status = 'succeeded') as last
+         from invocations where tenant_id = $1 and agent_id = $2 and created_at >= $3::timestamptz`,
         [tenantId, agentId, since.toISOString()],
       );
-      return new Date(String(row?.last)).getTime();
+      return {
+        succeeded: Number(row?.succeeded ?? 0),
+        failed: Number(row?.failed ?? 0),
+        last: new Date(String(row?.last)).getTime(),
+      };
     },
     async vacuumIfNoAutovacuum() {
       const [row] = await store.query("select current_setting('autovacuum') as on", []);
