@@ -159,6 +159,8 @@ async function main(): Promise<number> {
     const e2e: number[] = [];
     const e2eDirect: number[] = [];
     let e2eCount = 0;
+    // Postgres's write work per completed call (WAL bytes): steadier than CPU on a shared machine.
+    const walPerInvocation: number[] = [];
     // Where a completed invocation's CPU goes on this machine (every process of each role).
     const cpuPerInvocation = new Map<string, number[]>();
     const transactSpec = {
@@ -172,6 +174,7 @@ async function main(): Promise<number> {
       await drained(db, d.tenant, d.agents.transact);
       await vacuumed();
       const before = cpuMsByRole();
+      const walBefore = await db.walBytes();
       let after = before;
       const run = await endToEnd({
         proxy: d.proxy,
@@ -187,6 +190,7 @@ async function main(): Promise<number> {
       });
       e2e.push(run.perSecond);
       e2eCount += run.succeeded;
+      walPerInvocation.push(((await db.walBytes()) - walBefore) / run.succeeded);
       // Direct: calls straight to the upstream complete when answered (the 202 step's direct run).
       e2eDirect.push(direct202[r]?.rps ?? 0);
       for (const [role, ms] of after) {
@@ -275,6 +279,14 @@ async function main(): Promise<number> {
         bare: null,
         gateway: perSecond,
         target: { text: ">= 2000 /s", met: perSecond >= 2000 },
+      },
+      {
+        scenario: "transactional",
+        metric: "WAL written per completed invocation",
+        unit: "bytes",
+        direct: null,
+        bare: null,
+        gateway: median(walPerInvocation),
       },
       ...[...cpuPerInvocation].map(([role, per]) => ({
         scenario: "transactional",

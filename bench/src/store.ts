@@ -15,6 +15,8 @@ export type BenchStore = {
     agentId: string,
     since: Date,
   ) => Promise<{ succeeded: number; failed: number; last: number }>;
+  /** Postgres's current WAL position, in bytes: the difference over a step is the WAL it wrote. */
+  walBytes: () => Promise<number>;
   /**
    * With autovacuum off (some CI images turn it off), dead row versions pile up across steps and
    * the planner has no statistics: vacuum and analyze the invocation tables between steps, as
@@ -48,6 +50,10 @@ export async function benchStore(url: string): Promise<BenchStore> {
         failed: Number(row?.failed ?? 0),
         last: new Date(String(row?.last)).getTime(),
       };
+    },
+    async walBytes() {
+      const [row] = await store.query("select pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::text as b", []);
+      return Number(row?.b ?? 0);
     },
     async vacuumIfNoAutovacuum() {
       const [row] = await store.query("select current_setting('autovacuum') as on", []);
