@@ -76,7 +76,6 @@ export const invocations = pgTable(
   (t) => [
     index("invocations_tenant_created_idx").on(t.tenantId, t.createdAt.desc(), t.id.desc()),
     index("invocations_tenant_agent_created_idx").on(t.tenantId, t.agentId, t.createdAt.desc()),
-    index("invocations_open_idx").on(t.createdAt).where(sql`${t.status} in ('pending', 'running')`),
     index("invocations_open_mode_idx")
       .on(t.mode, t.status, t.createdAt)
       .where(sql`${t.status} in ('pending', 'running')`),
