@@ -1,6 +1,7 @@
 // `pnpm --filter @gw/bench bench:worker-share`: the worker's share of the 202 figures. The bench's
 // split deployment takes the 202 at c=64 and at 500/s open loop twice per round: with the worker
-// running, and with it paused (SIGSTOP) during the steps and resumed after. See docs/performance.md.
+// running, and with it paused (SIGSTOP) during the steps and resumed after. It runs the services'
+// last `pnpm build` (run `pnpm bench` or `pnpm build` first). See docs/performance.md.
 import { execFileSync } from "node:child_process";
 import { deploy, storesOrExplain } from "./deploy.ts";
 import { load } from "./load.ts";
