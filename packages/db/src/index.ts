@@ -9,6 +9,7 @@ export * from "./repos/invocation-reservations.ts";
 export * from "./repos/invocation-states.ts";
 export * from "./repos/invocation-writer.ts";
 export * from "./repos/invocations.ts";
+export * from "./repos/poll.ts";
 export * from "./repos/reliability.ts";
 export * from "./repos/settlement-configs.ts";
 export * from "./schema/index.ts";

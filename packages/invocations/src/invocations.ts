@@ -1,5 +1,12 @@
 import { isId, notFound } from "@gw/core";
-import { type Db, type InvocationFilter, type InvocationRow, invocationRepo } from "@gw/db";
+import {
+  type Db,
+  type InvocationFilter,
+  type InvocationRow,
+  invocationRepo,
+  pollRow,
+  type Query,
+} from "@gw/db";
 
 export type InvocationsCtx = { db: Db; tenantId: string };
 
@@ -19,21 +26,24 @@ export async function getInvocation({
   return row;
 }
 
-/** An invocation through its agent's poll path: another agent's invocation is a 404 too. */
+/**
+ * An invocation through its agent's poll path (another agent's invocation is a 404 too), with its
+ * kept answer once terminal: one prepared statement, no query builder (the poll is a hot path).
+ */
 export async function pollInvocation({
-  ctx,
+  query,
+  tenantId,
   agentId,
   id,
 }: {
-  ctx: InvocationsCtx;
+  query: Query;
+  tenantId: string;
   agentId: string;
   id: string;
 }) {
-  const row = await getInvocation({ ctx, id });
-  if (row.agentId !== agentId) throw notFound("invocation");
-  const terminal = row.status === "succeeded" || row.status === "failed";
-  const result = terminal ? await invocationRepo.result(ctx.db, ctx.tenantId, id) : undefined;
-  return { row, result };
+  const found = isId("inv", id) ? await pollRow(query, tenantId, id) : undefined;
+  if (!found || found.row.agentId !== agentId) throw notFound("invocation");
+  return found;
 }
 
 /** Deletes polled results past their time (every tenant: a maintenance job). */

@@ -2,6 +2,7 @@ import {
   ERROR_CLASSES,
   INVOCATION_MODES,
   INVOCATION_STATUSES,
+  type InvocationItemRow,
   type InvocationResult,
   type InvocationRow,
 } from "@gw/db";
@@ -86,7 +87,7 @@ export type PollResultJson = v.InferOutput<typeof PollResult>;
 export const Accepted = v.object({ invocation_id: v.pipe(v.string(), v.regex(/^inv_[0-9a-f-]{36}$/)) });
 
 /** The invocation list item (spec §2.3). Bodies never appear here. */
-export function invocationJson(row: InvocationRow): InvocationItemJson {
+export function invocationJson(row: InvocationItemRow): InvocationItemJson {
   return {
     id: row.id,
     agent_id: row.agentId,
@@ -134,7 +135,7 @@ export function invocationDetailJson(
  * holds content-type (DESIGN.md) and, as an addition, the upstream's mcp-session-id and
  * mcp-protocol-version when it sent them (docs/mcp.md).
  */
-export function pollJson(row: InvocationRow, result: InvocationResult | undefined): PollResultJson {
+export function pollJson(row: InvocationItemRow, result: InvocationResult | undefined): PollResultJson {
   const base = invocationJson(row);
   if (!result || (row.status !== "succeeded" && row.status !== "failed")) return base;
   return {

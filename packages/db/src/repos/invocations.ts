@@ -101,21 +101,6 @@ export const invocationRepo = {
     return { rows: rows as InvocationRow[], total: totals[0]?.n ?? 0 };
   },
 
-  async result(db: Db, tenantId: string, id: string): Promise<InvocationResult | undefined> {
-    const [row] = await db
-      .select({
-        status: invocationResults.status,
-        contentType: invocationResults.contentType,
-        headers: invocationResults.headers,
-        body: invocationResults.body,
-        expiresAt: invocationResults.expiresAt,
-      })
-      .from(invocationResults)
-      .where(and(eq(invocationResults.tenantId, tenantId), eq(invocationResults.invocationId, id)))
-      .limit(1);
-    return row;
-  },
-
   /** Open invocations created before `before` (for the sweeper). Crosses tenants on purpose. */
   async openBefore(db: Db, before: Date, limit: number) {
     return db

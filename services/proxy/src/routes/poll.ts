@@ -7,7 +7,8 @@ import type { ProxyDeps } from "../deps.ts";
 export function registerPoll(app: Hono<AppEnv>, deps: ProxyDeps) {
   app.get("/v1/proxy/:id/invocations/:invId", async (c) => {
     const { row, result } = await pollInvocation({
-      ctx: { db: deps.store.db, tenantId: c.var.principal.tenantId },
+      query: deps.store.query,
+      tenantId: c.var.principal.tenantId,
       agentId: c.req.param("id"),
       id: c.req.param("invId"),
     });
