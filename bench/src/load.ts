@@ -11,7 +11,8 @@ export type LoadResult = { rps: number; p50: number; p99: number; requests: numb
 export type LoadSpec = {
   url: string;
   headers: Record<string, string>;
-  body: string;
+  /** The POST body; none: a GET. */
+  body?: string | undefined;
   connections: number;
   seconds: number;
 };
@@ -49,8 +50,7 @@ async function loadWrk(spec: LoadSpec): Promise<LoadResult> {
   // Latencies in wrk are microseconds; the non-2xx/3xx count comes from summary.errors.status.
   writeFileSync(
     script,
-    `wrk.method = "POST"
-wrk.body = ${JSON.stringify(spec.body)}
+    `${spec.body === undefined ? 'wrk.method = "GET"' : `wrk.method = "POST"\nwrk.body = ${JSON.stringify(spec.body)}`}
 ${headerLines}
 done = function(summary, latency, requests)
   local e = summary.errors
@@ -85,9 +85,8 @@ async function loadAutocannon(spec: LoadSpec): Promise<LoadResult> {
     "-d",
     String(spec.seconds),
     "-m",
-    "POST",
-    "-b",
-    spec.body,
+    spec.body === undefined ? "GET" : "POST",
+    ...(spec.body === undefined ? [] : ["-b", spec.body]),
   ];
   for (const [k, v] of Object.entries(spec.headers)) args.push("-H", `${k}=${v}`);
   args.push("--json", spec.url);

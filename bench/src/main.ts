@@ -225,6 +225,28 @@ async function main(): Promise<number> {
       await drained(db, d.tenant, d.agents.transact);
     }
     if (open.some((a) => a.errors > 0)) throw new Error("transactional open loop: failed submissions");
+    // The poll of a finished call, as a client polls for its answer: throughput and proxy CPU.
+    const polls: LoadResult[] = [];
+    const pollCpu: number[] = [];
+    const submitted = await fetch(`${d.proxy}/v1/proxy/${d.agents.transact}`, {
+      method: "POST",
+      headers: { ...auth, "content-type": "application/json" },
+      body: SMALL_BODY,
+    });
+    const { invocation_id: polled } = (await submitted.json()) as { invocation_id: string };
+    await drained(db, d.tenant, d.agents.transact);
+    for (let r = 0; r < P.rounds; r++) {
+      const before = cpuMsOf(d.proxyProc.pid as number);
+      const res = await load({
+        url: `${d.proxy}/v1/proxy/${d.agents.transact}/invocations/${polled}`,
+        headers: auth,
+        connections: CONCURRENCY,
+        seconds: P.seconds,
+      });
+      if (res.errors > 0) throw new Error(`poll: ${res.errors} failed requests`);
+      pollCpu.push(((cpuMsOf(d.proxyProc.pid as number) - before) * 1000) / res.requests);
+      polls.push(res);
+    }
     const openP99 = median(open.map((a) => a.p99));
     const p99 = median(accepted.map((a) => a.p99));
     const perSecond = median(e2e);
@@ -279,6 +301,22 @@ async function main(): Promise<number> {
         bare: null,
         gateway: perSecond,
         target: { text: ">= 2000 /s", met: perSecond >= 2000 },
+      },
+      {
+        scenario: "transactional",
+        metric: `poll of a finished call: throughput c=${CONCURRENCY}`,
+        unit: "req/s",
+        direct: null,
+        bare: null,
+        gateway: median(polls.map((x) => x.rps)),
+      },
+      {
+        scenario: "transactional",
+        metric: `poll of a finished call: proxy CPU per poll c=${CONCURRENCY}`,
+        unit: "µs",
+        direct: null,
+        bare: null,
+        gateway: median(pollCpu),
       },
       {
         scenario: "transactional",
