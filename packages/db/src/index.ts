@@ -1,4 +1,5 @@
 export * from "./client.ts";
+export * from "./health.ts";
 export * from "./migrate.ts";
 export * from "./repos/agent-events.ts";
 export * from "./repos/agents.ts";

@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { rootCertificates } from "node:tls";
 import { createTokenVerifier, type TokenVerifier } from "@gw/auth";
 import type { Config } from "@gw/config";
-import { migrate, openStore, type Store } from "@gw/db";
+import { migrate, openStore, type Store, storeWarnings } from "@gw/db";
 import { createInvocationLifecycle, type Lifecycle, startHeartbeat } from "@gw/invocations";
 import {
   bullmqConsumer,
@@ -83,6 +83,8 @@ export async function createRuntime(
     if (opts.migrate !== false) {
       const { applied } = await migrate(store);
       if (applied.length) logger.info({ applied }, "migrations applied");
+      // Said once per deployment, by the service that migrates.
+      for (const warning of await storeWarnings(store)) logger.warn(warning);
     }
     const newRedis = config.REDIS_URL
       ? () =>
