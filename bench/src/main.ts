@@ -407,6 +407,7 @@ async function main(): Promise<number> {
   }
 
   await stop(d.proxyProc);
+  await db.removeTenant(d.tenant);
   await db.close();
   console.log(`\n${table(rows)}\n`);
   mkdirSync(results, { recursive: true });

@@ -23,11 +23,23 @@ export type BenchStore = {
    * autovacuum would on any production Postgres. Returns whether it did.
    */
   vacuumIfNoAutovacuum: () => Promise<boolean>;
+  /**
+   * Deletes every row of the run's tenant (each table with a `tenant_id`), then vacuums where
+   * autovacuum is off: a run leaves ~100,000 invocations, and the bench shares its database with
+   * the test suite, whose secret sweep reads every table whole.
+   */
+  removeTenant: (tenantId: string) => Promise<void>;
   close: () => Promise<void>;
 };
 
 export async function benchStore(url: string): Promise<BenchStore> {
   const store: Store = await openStore(url, { maxConnections: 1 });
+  const vacuum = async () => {
+    const [row] = await store.query("select current_setting('autovacuum') as on", []);
+    if (row?.on === "on") return false;
+    await store.query("vacuum (analyze) invocations, invocation_requests, invocation_results", []);
+    return true;
+  };
   return {
     async open(tenantId, agentId) {
       const [row] = await store.query(
@@ -55,11 +67,16 @@ export async function benchStore(url: string): Promise<BenchStore> {
       const [row] = await store.query("select pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::text as b", []);
       return Number(row?.b ?? 0);
     },
-    async vacuumIfNoAutovacuum() {
-      const [row] = await store.query("select current_setting('autovacuum') as on", []);
-      if (row?.on === "on") return false;
-      await store.query("vacuum (analyze) invocations, invocation_requests, invocation_results", []);
-      return true;
+    vacuumIfNoAutovacuum: vacuum,
+    async removeTenant(tenantId) {
+      const tables = await store.query(
+        `select table_name from information_schema.columns
+         where table_schema = current_schema() and column_name = 'tenant_id'`,
+        [],
+      );
+      for (const { table_name } of tables)
+        await store.query(`delete from "${String(table_name)}" where tenant_id = $1`, [tenantId]);
+      await vacuum();
     },
     close: () => store.close(),
   };

@@ -38,6 +38,7 @@ for (let r = 0; r < 2; r++) {
     await drained(db, d.tenant, d.agents.transact);
   }
 }
+await db.removeTenant(d.tenant);
 await db.close();
 await stopAll();
 process.exit(0);

@@ -1,7 +1,7 @@
 import { once } from "node:events";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { client, newTenant, startUpstream, token } from "@gw/testkit";
+import { client, newTenant, startMcpUpstream, startUpstream, token } from "@gw/testkit";
 import { request } from "undici";
 import { describe, expect, it } from "vitest";
 import { spawnGateway } from "./helpers.ts";
@@ -32,6 +32,7 @@ describe("one trace from the caller to the upstream, across the queue", () => {
     await new Promise<void>((r) => collector.listen(0, "127.0.0.1", r));
     const endpoint = `http://127.0.0.1:${(collector.address() as AddressInfo).port}`;
     const upstream = await startUpstream((_req, res) => res.end("done"));
+    const mcpUpstream = await startMcpUpstream();
     const secret = `sk-live-${Math.random().toString(36).slice(2)}-do-not-export`;
     const body = `{"prompt":"body-${Math.random().toString(36).slice(2)}"}`;
     const { child, url: base } = await spawnGateway({
@@ -72,6 +73,42 @@ describe("one trace from the caller to the upstream, across the queue", () => {
         )
         .toBe("succeeded");
       expect(upstream.received[0]?.headers.authorization).toBe(`Bearer ${secret}`);
+      // An MCP transactional call in a trace of its own: its process span names the method.
+      const mcpTraceId = "5bf92f3577b34da6a3ce929d0e0e4737";
+      const mcpAgent = await call("POST", "/v1/agents", {
+        name: "m",
+        upstream_url: mcpUpstream.url,
+        protocol: "mcp",
+        mcp_transport: "streamable_http",
+      });
+      const init = await request(`${base}/v1/proxy/${mcpAgent.json.id}`, {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${bearer}`,
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          traceparent: `00-${mcpTraceId}-00f067aa0ba902b8-01`,
+        },
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "initialize",
+          params: {
+            protocolVersion: "2025-06-18",
+            capabilities: {},
+            clientInfo: { name: "t", version: "1" },
+          },
+        }),
+      });
+      expect(init.statusCode).toBe(202);
+      const mcpInvocation = ((await init.body.json()) as { invocation_id: string }).invocation_id;
+      await expect
+        .poll(
+          async () =>
+            (await call("GET", `/v1/proxy/${mcpAgent.json.id}/invocations/${mcpInvocation}`)).json.status,
+          { timeout: 20_000 },
+        )
+        .toBe("succeeded");
       // A streaming call too: a short mixed run.
       const s = await request(`${base}/v1/proxy/${agentId}/stream`, {
         method: "POST",
@@ -135,6 +172,14 @@ describe("one trace from the caller to the upstream, across the queue", () => {
       expect(process.parentSpanId).toBe(send.spanId);
       expect(upstreamCall.parentSpanId).toBe(process.spanId);
       expect(JSON.stringify(upstreamCall.attributes)).toContain(upstream.url);
+      const mcpProcess = spans.filter(
+        (sp) => sp.traceId === mcpTraceId && sp.kind === KIND.CONSUMER && /^process /.test(sp.name),
+      );
+      expect(mcpProcess).toHaveLength(1);
+      expect(mcpProcess[0]?.attributes).toContainEqual({
+        key: "mcp.method.name",
+        value: { stringValue: "initialize" },
+      });
 
       const metrics = payloads
         .filter((p) => p.path === "/v1/metrics")
@@ -161,6 +206,7 @@ describe("one trace from the caller to the upstream, across the queue", () => {
       child.kill("SIGKILL");
       collector.close();
       await upstream.close();
+      await mcpUpstream.close();
     }
   });
 });
