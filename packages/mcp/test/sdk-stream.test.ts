@@ -1,4 +1,4 @@
-import { type McpUpstream, startMcpUpstream } from "@gw/testkit";
+import { type McpUpstream, mcpInitialize, startMcpUpstream } from "@gw/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { collectJsonRpcFromSse, isEventStream } from "../src/collect.ts";
 import { parseMcpRequest } from "../src/parse.ts";
@@ -50,12 +50,7 @@ async function collect(
 describe("collectJsonRpcFromSse on the SDK server's streams", () => {
   it("collects initialize, tools/list and a tools/call preceded by a notification", async () => {
     upstream = await startMcpUpstream();
-    const { res: initRes, parsed: init } = await post(upstream.url, {
-      jsonrpc: "2.0",
-      id: "init-1",
-      method: "initialize",
-      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
-    });
+    const { res: initRes, parsed: init } = await post(upstream.url, mcpInitialize("init-1"));
     expect(isEventStream(initRes.headers.get("content-type"))).toBe(true);
     const session = initRes.headers.get("mcp-session-id") ?? "";
     expect(session).not.toBe("");

@@ -208,3 +208,13 @@ function jsonRpcError(res: ServerResponse, status: number, message: string, code
 function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
+
+/** A JSON-RPC `initialize` request, as a raw MCP client sends it first (protocol 2025-06-18). */
+export function mcpInitialize(id: string | number = 1) {
+  return {
+    jsonrpc: "2.0",
+    id,
+    method: "initialize",
+    params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+  };
+}

@@ -1,7 +1,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterEach, describe, expect, it } from "vitest";
-import { type McpUpstream, startMcpUpstream } from "../src/mcp-upstream.ts";
+import { type McpUpstream, mcpInitialize, startMcpUpstream } from "../src/mcp-upstream.ts";
 
 // The fixture is what the gateway's MCP tests stand on, so it is proven here first: the SDK's own
 // client talks to it directly, with no gateway in between.
@@ -75,12 +75,7 @@ describe("startMcpUpstream", () => {
   });
 
   it("answers SSE by default and JSON when asked", async () => {
-    const init = JSON.stringify({
-      jsonrpc: "2.0",
-      id: 1,
-      method: "initialize",
-      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
-    });
+    const init = JSON.stringify(mcpInitialize());
     const headers = { "content-type": "application/json", accept: "application/json, text/event-stream" };
     for (const jsonResponse of [false, true]) {
       const up = await startMcpUpstream({ jsonResponse });

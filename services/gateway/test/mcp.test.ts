@@ -1,6 +1,7 @@
 import {
   eventually,
   type McpUpstream,
+  mcpInitialize,
   type Res,
   startMcpUpstream,
   startUpstream,
@@ -101,12 +102,7 @@ function bodyOf(poll: Res): Record<string, unknown> {
 
 /** initialize + notifications/initialized on the transactional endpoint; returns the session headers. */
 async function transactSession(agentId: string): Promise<Record<string, string>> {
-  const init = await transact(agentId, {
-    jsonrpc: "2.0",
-    id: "init-1",
-    method: "initialize",
-    params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
-  });
+  const init = await transact(agentId, mcpInitialize("init-1"));
   expect(init.json.status).toBe("succeeded");
   const session = init.json.response.headers["mcp-session-id"] as string;
   expect(session).toMatch(/^[0-9a-f-]{36}$/);
@@ -252,12 +248,7 @@ describe("MCP on the streaming endpoint, with the SDK client", () => {
   it("forwards MCP 2026-07-28 headers untouched and refuses a header that disagrees with the body", async () => {
     const upstream = await mcpUpstream({ jsonResponse: true });
     const agent = await mcpAgent(upstream.url);
-    const init = {
-      jsonrpc: "2.0",
-      id: 1,
-      method: "initialize",
-      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
-    };
+    const init = mcpInitialize();
     const ok = await call("POST", `/v1/proxy/${agent}/stream`, JSON.stringify(init), {
       ...MCP_HEADERS,
       "mcp-method": "initialize",

@@ -1,7 +1,7 @@
 import { once } from "node:events";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { client, newTenant, startMcpUpstream, startUpstream, token } from "@gw/testkit";
+import { client, mcpInitialize, newTenant, startMcpUpstream, startUpstream, token } from "@gw/testkit";
 import { request } from "undici";
 import { describe, expect, it } from "vitest";
 import { spawnGateway } from "./helpers.ts";
@@ -89,16 +89,7 @@ describe("one trace from the caller to the upstream, across the queue", () => {
           accept: "application/json, text/event-stream",
           traceparent: `00-${mcpTraceId}-00f067aa0ba902b8-01`,
         },
-        body: JSON.stringify({
-          jsonrpc: "2.0",
-          id: 1,
-          method: "initialize",
-          params: {
-            protocolVersion: "2025-06-18",
-            capabilities: {},
-            clientInfo: { name: "t", version: "1" },
-          },
-        }),
+        body: JSON.stringify(mcpInitialize()),
       });
       expect(init.statusCode).toBe(202);
       const mcpInvocation = ((await init.body.json()) as { invocation_id: string }).invocation_id;

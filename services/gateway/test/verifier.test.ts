@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import {
   client,
+  mcpInitialize,
   newTenant,
   type Res,
   startMcpUpstream,
@@ -122,18 +123,7 @@ describe("verified-action mode: the happy path", () => {
         expect(res.status).toBe(202);
         return pollDone(call, agent, res.json.invocation_id);
       };
-      const init = await transact(
-        JSON.stringify({
-          jsonrpc: "2.0",
-          id: 1,
-          method: "initialize",
-          params: {
-            protocolVersion: "2025-06-18",
-            capabilities: {},
-            clientInfo: { name: "t", version: "1" },
-          },
-        }),
-      );
+      const init = await transact(JSON.stringify(mcpInitialize()));
       const session = {
         "mcp-session-id": init.json.response.headers["mcp-session-id"] as string,
         "mcp-protocol-version": "2025-06-18",
