@@ -44,7 +44,7 @@ export async function benchStore(url: string): Promise<BenchStore> {
     async open(tenantId, agentId) {
       const [row] = await store.query(
         `select count(*)::int as n from invocations
-         where tenant_id = $1 and agent_id = $2 and status in ('pending', 'running')`,
+         where mode = 'transactional' and completed_at is null and tenant_id = $1 and agent_id = $2`,
         [tenantId, agentId],
       );
       return Number(row?.n ?? 0);

@@ -6,7 +6,7 @@ import { coalesce } from "./coalesce.ts";
 
 // The claim returns the call's stored request with it: the worker learns the call (ids only
 // travel in the queue) in the statement that claims it.
-const CLAIM_SQL = `with claimed as (
+export const CLAIM_SQL = `with claimed as (
   update invocations i set status = 'running', started_at = now(), attempts = 1
   from unnest($1::text[], $2::text[]) as v(tenant_id, id)
   where i.tenant_id = v.tenant_id and i.id = v.id and i.status = 'pending' returning i.tenant_id, i.id)
@@ -53,7 +53,7 @@ function requestOf(row: Record<string, unknown>): Exclude<Claimed, false> {
   return { job: row.job as Record<string, unknown>, body: Buffer.isBuffer(body) ? body : Buffer.from(body) };
 }
 
-const FAIL_OPEN_SQL = `update invocations set status = 'failed', error_class = 'internal', completed_at = now()
+export const FAIL_OPEN_SQL = `update invocations set status = 'failed', error_class = 'internal', completed_at = now()
 where tenant_id = $1 and id = $2 and status in ('pending', 'running') returning agent_id`;
 
 /** Ends an invocation that is still open as failed/internal; false when it was already terminal. */
@@ -61,7 +61,7 @@ export async function failIfOpen(query: Query, tenantId: string, id: string): Pr
   return (await query(FAIL_OPEN_SQL, [tenantId, id])).length > 0;
 }
 
-const REPEAT_SQL = `update invocations set attempts = attempts + 1, started_at = now()
+export const REPEAT_SQL = `update invocations set attempts = attempts + 1, started_at = now()
 where tenant_id = $1 and id = $2 and status = 'running' returning attempts`;
 
 /** Marks a running invocation as being tried again (a redelivered job); false when not running. */

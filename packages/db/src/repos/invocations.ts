@@ -1,4 +1,4 @@
-import { and, count, desc, eq, getTableColumns, gte, inArray, lt, lte, type SQL } from "drizzle-orm";
+import { and, count, desc, eq, getTableColumns, gte, lt, lte, type SQL } from "drizzle-orm";
 import type { Db } from "../client.ts";
 import {
   type InvocationMode,
@@ -99,15 +99,6 @@ export const invocationRepo = {
       db.select({ n: count() }).from(invocations).where(where),
     ]);
     return { rows: rows as InvocationRow[], total: totals[0]?.n ?? 0 };
-  },
-
-  /** Open invocations created before `before` (for the sweeper). Crosses tenants on purpose. */
-  async openBefore(db: Db, before: Date, limit: number) {
-    return db
-      .select({ id: invocations.id, tenantId: invocations.tenantId, status: invocations.status })
-      .from(invocations)
-      .where(and(inArray(invocations.status, ["pending", "running"]), lt(invocations.createdAt, before)))
-      .limit(limit);
   },
 
   /** Deletes polled results past their time. Crosses tenants on purpose: a maintenance job. */

@@ -110,7 +110,7 @@ export async function stalePending(
   const rows = await query(
     `select i.id, i.tenant_id, i.agent_id from invocations i
      left join invocation_requests q on q.invocation_id = i.id
-     where i.mode = 'transactional' and i.status = 'pending' and i.created_at < $1
+     where i.mode = 'transactional' and i.status = 'pending' and i.completed_at is null and i.created_at < $1
        and (q.invocation_id is null
          or (q.queue = $3
              and greatest(q.created_at, pg_postmaster_start_time()) < now() - make_interval(secs => $4::float8 / 1000)))
@@ -132,7 +132,8 @@ export async function overdueRunning(
   const rows = await query(
     `select i.id, i.tenant_id, i.agent_id, q.job->>'protocol' as protocol, i.mcp_method
      from invocations i left join invocation_requests q on q.invocation_id = i.id
-     where i.mode = 'transactional' and i.status = 'running' and coalesce(i.started_at, i.created_at) < $1
+     where i.mode = 'transactional' and i.status = 'running' and i.completed_at is null
+       and coalesce(i.started_at, i.created_at) < $1
      order by i.created_at limit $2`,
     [before.toISOString(), limit],
   );
@@ -156,7 +157,7 @@ export async function orphanStreams(
   const rows = await query(
     `select i.id, i.tenant_id, i.agent_id from invocations i
      left join gw_instances g on g.id = i.instance_id
-     where i.mode = 'streaming' and i.status = 'running' and i.created_at < $2
+     where i.mode = 'streaming' and i.status = 'running' and i.completed_at is null and i.created_at < $2
        and (g.id is null or g.seen_at < $1)
      order by i.created_at limit $3`,
     [deadBefore.toISOString(), createdBefore.toISOString(), limit],

@@ -76,9 +76,11 @@ export const invocations = pgTable(
   (t) => [
     index("invocations_tenant_created_idx").on(t.tenantId, t.createdAt.desc(), t.id.desc()),
     index("invocations_tenant_agent_created_idx").on(t.tenantId, t.agentId, t.createdAt.desc()),
-    index("invocations_open_mode_idx")
+    // Open rows by completed_at, not by status: a by-id write that checks the status must never be
+    // planned through it (migration 0010).
+    index("invocations_unfinished_idx")
       .on(t.mode, t.status, t.createdAt)
-      .where(sql`${t.status} in ('pending', 'running')`),
+      .where(sql`${t.completedAt} is null`),
   ],
 );
 
