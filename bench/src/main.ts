@@ -407,9 +407,16 @@ async function main(): Promise<number> {
   }
 
   await stop(d.proxyProc);
+  const failed = await db.failures(d.tenant);
   await db.removeTenant(d.tenant);
   await db.close();
   console.log(`\n${table(rows)}\n`);
+  // wrk cuts its connections at a step's end: a call whose caller left before its 202 is ended
+  // failed/internal without running (routes/transact.ts), up to one per connection and step.
+  if (failed.length > 0)
+    console.log(
+      `failed invocations of the run (callers cut at a step's end never run): ${JSON.stringify(failed)}\n`,
+    );
   mkdirSync(results, { recursive: true });
   const file =
     jsonAt >= 0
@@ -427,6 +434,7 @@ async function main(): Promise<number> {
         concurrency: CONCURRENCY,
         params: P,
         rows: withRatios(rows),
+        failed,
       },
       null,
       2,

@@ -15,6 +15,11 @@ export type BenchStore = {
     agentId: string,
     since: Date,
   ) => Promise<{ succeeded: number; failed: number; last: number }>;
+  /**
+   * The run's failed invocations by mode and error class, with how long the rows had waited and
+   * run: no step expects one, and only the end-to-end step checks its own.
+   */
+  failures: (tenantId: string) => Promise<Array<Record<string, string | number | null>>>;
   /** Postgres's current WAL position, in bytes: the difference over a step is the WAL it wrote. */
   walBytes: () => Promise<number>;
   /**
@@ -62,6 +67,18 @@ export async function benchStore(url: string): Promise<BenchStore> {
         failed: Number(row?.failed ?? 0),
         last: new Date(String(row?.last)).getTime(),
       };
+    },
+    async failures(tenantId) {
+      const rows = await store.query(
+        `select mode, error_class, count(*)::int as n, count(started_at)::int as started,
+                max(attempts)::int as max_attempts,
+                round(max(extract(epoch from coalesce(started_at, completed_at) - created_at))::numeric, 1)::float8 as max_wait_s,
+                round(max(extract(epoch from completed_at - started_at))::numeric, 1)::float8 as max_run_s,
+                min(created_at)::text as first_created, max(created_at)::text as last_created
+         from invocations where tenant_id = $1 and status = 'failed' group by 1, 2 order by 3 desc`,
+        [tenantId],
+      );
+      return rows.map((r) => ({ ...r }) as Record<string, string | number | null>);
     },
     async walBytes() {
       const [row] = await store.query("select pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::text as b", []);
