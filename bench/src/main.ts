@@ -412,7 +412,7 @@ async function main(): Promise<number> {
   await db.close();
   console.log(`\n${table(rows)}\n`);
   // wrk cuts its connections at a step's end: a call whose caller left before its 202 is ended
-  // failed/internal without running (routes/transact.ts), up to one per connection and step.
+  // failed/cancelled without running (routes/transact.ts), up to one per connection and step.
   if (failed.length > 0)
     console.log(
       `failed invocations of the run (callers cut at a step's end never run): ${JSON.stringify(failed)}\n`,

@@ -41,7 +41,7 @@ describe("open rows (embedded store: its statistics are this test's alone)", () 
 
   const statements: Array<[string, string, unknown[]]> = [
     ["claim", CLAIM_SQL, [["ten_b", "ten_b"], ids]],
-    ["failIfOpen", FAIL_OPEN_SQL, ["ten_b", ids[0]]],
+    ["failIfOpen", FAIL_OPEN_SQL, ["ten_b", ids[0], "internal"]],
     ["repeat", REPEAT_SQL, ["ten_b", ids[0]]],
   ];
 

@@ -45,6 +45,8 @@ export type InvocationHandle = {
 const STORED_BYTES_PER_MS = (8 * 1024 * 1024) / 1000;
 /** The undo of a late durable open retries at least this often while the store is down. */
 const UNDO_RETRY_MS = 250;
+/** The error class of a call ended while open: a lost job or an error answered (internal), a caller gone (cancelled). */
+type EndClass = "internal" | "cancelled";
 
 const unsettled = (facts: Facts): InvocationUpdate => ({
   completedAt: new Date(),
@@ -123,15 +125,15 @@ export function createInvocationLifecycle(opts: {
         : undefined,
     });
   };
-  const endIfOpen = async (ref: InvocationRef): Promise<boolean> => {
-    const ended = await failIfOpen(store.query, ref.tenantId, ref.id);
+  const endIfOpen = async (ref: InvocationRef, errorClass: EndClass = "internal"): Promise<boolean> => {
+    const ended = await failIfOpen(store.query, ref.tenantId, ref.id, errorClass);
     if (ended) terminal({ ...ref, status: "failed" });
     return ended;
   };
   // Ends a row its caller was told did not happen, retried every UNDO_RETRY_MS at most while the
   // store is unreachable, so it lands well inside the reconciler's grace once the store is back.
-  const abandon = (ref: InvocationRef): Promise<void> =>
-    withStoreRetry(() => endIfOpen(ref), 10 * 60_000, UNDO_RETRY_MS).then(
+  const abandon = (ref: InvocationRef, errorClass: EndClass = "internal"): Promise<void> =>
+    withStoreRetry(() => endIfOpen(ref, errorClass), 10 * 60_000, UNDO_RETRY_MS).then(
       () => {},
       () => {},
     );
@@ -231,8 +233,9 @@ export function createInvocationLifecycle(opts: {
     /** Ends a call that is still open as failed/internal (its job was lost); false if terminal. */
     failIfOpen: endIfOpen,
     /**
-     * Ends a call still open whose caller was answered an error or went away before its answer:
-     * it must never run. Retried while the store is unreachable; resolves when done or given up.
+     * Ends a call still open whose caller was answered an error (`internal`) or went away before
+     * its answer (`cancelled`): it must never run. Retried while the store is unreachable;
+     * resolves when done or given up.
      */
     abandon,
   };

@@ -238,14 +238,16 @@ describe("policy on the proxy path", () => {
       signal: AbortSignal.timeout(200),
     }).catch((e: unknown) => (e as Error).name);
     expect(gaveUp).toBe("TimeoutError");
-    // Its invocation was written after the caller left, and ended without running.
+    // Its invocation was written after the caller left, and ended without running: cancelled, as a
+    // stream whose client left.
     const ended = await eventually(async () => {
       const rows = (await call("GET", `/v1/invocations?agent_id=${agent}`)).json.data as Array<{
         status: string;
+        error_class: string | null;
       }>;
       return rows.length === 1 && rows[0]?.status === "failed" ? rows : undefined;
     });
-    expect(ended).toHaveLength(1);
+    expect(ended.map((r) => [r.status, r.error_class])).toEqual([["failed", "cancelled"]]);
     // A call that did answer still runs (the same agent, a tool judged at once).
     const ok = await call("POST", `/v1/proxy/${agent}`, toolCall("search"), {
       "content-type": "application/json",

@@ -53,12 +53,20 @@ function requestOf(row: Record<string, unknown>): Exclude<Claimed, false> {
   return { job: row.job as Record<string, unknown>, body: Buffer.isBuffer(body) ? body : Buffer.from(body) };
 }
 
-export const FAIL_OPEN_SQL = `update invocations set status = 'failed', error_class = 'internal', completed_at = now()
+export const FAIL_OPEN_SQL = `update invocations set status = 'failed', error_class = $3, completed_at = now()
 where tenant_id = $1 and id = $2 and status in ('pending', 'running') returning agent_id`;
 
-/** Ends an invocation that is still open as failed/internal; false when it was already terminal. */
-export async function failIfOpen(query: Query, tenantId: string, id: string): Promise<boolean> {
-  return (await query(FAIL_OPEN_SQL, [tenantId, id])).length > 0;
+/**
+ * Ends an invocation that is still open as failed, `internal` unless said otherwise (`cancelled`:
+ * its caller went away before its answer); false when it was already terminal.
+ */
+export async function failIfOpen(
+  query: Query,
+  tenantId: string,
+  id: string,
+  errorClass: "internal" | "cancelled" = "internal",
+): Promise<boolean> {
+  return (await query(FAIL_OPEN_SQL, [tenantId, id, errorClass])).length > 0;
 }
 
 export const REPEAT_SQL = `update invocations set attempts = attempts + 1, started_at = now()

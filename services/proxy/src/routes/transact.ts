@@ -21,11 +21,11 @@ export async function transactCall(x: ProxyExchange, deps: ProxyDeps): Promise<v
   const call = await admitCall(x, deps, "transactional");
   x.fields.invocation_id = call.invocationId;
   // A caller that went away before its 202 (it timed out, it was cut) learnt of no invocation: the
-  // call must never run, so its row is ended instead of enqueued.
+  // call must never run, so its row is ended `cancelled` (as a stream whose client left) instead
+  // of enqueued.
   if (x.outgoing.closed) {
-    deps.inflight.track(
-      deps.invocations.abandon({ tenantId: call.tenantId, id: call.invocationId, agentId: call.agent.id }),
-    );
+    const ref = { tenantId: call.tenantId, id: call.invocationId, agentId: call.agent.id };
+    deps.inflight.track(deps.invocations.abandon(ref, "cancelled"));
     return;
   }
   deps.inflight.track(enqueue(call, deps, x));
