@@ -115,20 +115,45 @@ const ROLES: Array<[role: string, test: (comm: string, cmdline: () => string) =>
 ];
 
 /** CPU time used so far by every process of each role in ROLES (ms; processes that exited are not counted). */
-export function cpuMsByRole(): Map<string, number> {
-  const byRole = new Map<string, number>(ROLES.map(([r]) => [r, 0]));
+export function cpuMsByRole(roles = ROLES): Map<string, number> {
+  const byRole = new Map<string, number>(roles.map(([r]) => [r, 0]));
   for (const pid of readdirSync("/proc")) {
     if (!/^\d+$/.test(pid)) continue;
     try {
       const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
       const comm = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
-      const role = ROLES.find(([, test]) => test(comm, () => readFileSync(`/proc/${pid}/cmdline`, "utf8")));
+      const role = roles.find(([, test]) => test(comm, () => readFileSync(`/proc/${pid}/cmdline`, "utf8")));
       if (role) byRole.set(role[0], (byRole.get(role[0]) ?? 0) + cpuMsOf(Number(pid)));
     } catch {
       // the process ended meanwhile
     }
   }
   return byRole;
+}
+
+/** Everything a latency step shares the machine with: the roles and the bare proxy. */
+const EVERYONE: typeof ROLES = [
+  ...ROLES,
+  ["bare proxy", (c, cmd) => c.startsWith("node") && cmd().includes("bench/src/bare-proxy.ts")],
+];
+
+/**
+ * Waits until the machine is quiet: every process of the run together used under 5 % of a core
+ * over the last 250 ms (at most `withinMs`). A latency step that starts right after a load step
+ * would otherwise measure that step's aftermath: its records still being written, its garbage
+ * still being collected. Returns how long it waited (ms).
+ */
+export async function quiet(withinMs = 30_000): Promise<number> {
+  const start = performance.now();
+  const total = () => [...cpuMsByRole(EVERYONE).values()].reduce((a, b) => a + b, 0);
+  let before = total();
+  while (performance.now() - start < withinMs) {
+    await new Promise((r) => setTimeout(r, 250));
+    const now = total();
+    if (now - before < 12.5) break;
+    before = now;
+  }
+  return performance.now() - start;
 }
 
 /** Resident set size of a process now (VmRSS), bytes. */
