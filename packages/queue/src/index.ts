@@ -1,4 +1,5 @@
 export * from "./bullmq.ts";
+export * from "./consumer.ts";
 export * from "./jobs.ts";
 export * from "./memory.ts";
 export * from "./stored.ts";

@@ -3,7 +3,7 @@ import { createLogger } from "@gw/telemetry";
 import { Queue, Worker } from "bullmq";
 import { Redis } from "ioredis";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { bullmqConsumer } from "../src/bullmq.ts";
+import { bullmqConsumer } from "../src/consumer.ts";
 import type { CallRef, Delivery, JobConsumer, ProcessCall } from "../src/jobs.ts";
 
 const REDIS_URL = process.env.REDIS_URL || undefined;
