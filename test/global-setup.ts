@@ -3,7 +3,7 @@ import { promisify } from "node:util";
 import { buildConsole } from "../packages/console/build.mjs";
 
 /**
- * Where the suite gets Postgres and Redis (DESIGN.md §4): DATABASE_URL / REDIS_URL when set; else,
+ * Where the suite gets Postgres and Redis (docs/architecture.md, Where tests get Postgres and Redis): DATABASE_URL / REDIS_URL when set; else,
  * when a Docker engine answers, containers started here through testcontainers; else the embedded
  * store and the in-process queue (the Redis-only suites then say they were skipped and why).
  * Variables set here are inherited by the test workers, which start after this runs.

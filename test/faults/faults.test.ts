@@ -180,7 +180,7 @@ async function settle(accepted: string[], faultEnd: number, boundMs = 60_000) {
 
 /**
  * Upstream calls on `path` carrying an invocation id the caller never got (it was answered an
- * error). For transactional calls this is DESIGN's "a call the caller was answered an error for is
+ * error). For transactional calls this is docs/reliability.md's "a call the caller was answered an error for is
  * never executed later" and must be 0. A streaming call is forwarded live, never later: one that
  * reached the upstream while its caller saw no answer is counted and printed, not asserted.
  */

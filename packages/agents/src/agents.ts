@@ -37,7 +37,7 @@ async function checkState(ctx: AgentsCtx, s: WireState, changed: Set<string>) {
   if (s.credential_ref !== null && (changed.has("credential_ref") || changed.has("upstream_url"))) {
     const credential = await credentialRepo.get(ctx.db, ctx.tenantId, s.credential_ref);
     if (!credential) throw invalid("credential_ref does not name a credential of this tenant");
-    // A credential limited to some hosts cannot be pointed anywhere else (DESIGN.md §3 Credentials).
+    // A credential limited to some hosts cannot be pointed anywhere else (docs/credentials.md, Allowed hosts).
     const host = upstream === null ? undefined : hostOf(upstream);
     if (credential.allowedHosts && host !== undefined && !hostMatches(host, credential.allowedHosts)) {
       throw invalid(

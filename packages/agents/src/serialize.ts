@@ -5,7 +5,7 @@ import { Price, RateLimit } from "./schema.ts";
 const Time = v.pipe(v.string(), v.isoTimestamp());
 
 /**
- * The agent as callers see it (DESIGN.md §3 Agents). The OpenAPI document is generated from this
+ * The agent as callers see it (docs/interface.md, Agent). The OpenAPI document is generated from this
  * schema and `agentJson` is typed by it, so the two cannot drift apart.
  */
 export const AgentResource = v.object({
@@ -31,7 +31,7 @@ export const AgentResource = v.object({
 });
 export type AgentJson = v.InferOutput<typeof AgentResource>;
 
-/** The agent as callers see it (DESIGN.md §3 Agents). */
+/** The agent as callers see it (docs/interface.md, Agent). */
 export function agentJson(row: AgentRow, opts: { receiptsEnabled: boolean }): AgentJson {
   return {
     id: row.id,

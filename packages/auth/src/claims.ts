@@ -21,7 +21,7 @@ function hasControl(s: string): boolean {
 }
 
 /**
- * The principal a verified payload names, or null when the payload breaks a rule of DESIGN.md
+ * The principal a verified payload names, or null when the payload breaks a rule of docs/security.md
  * §2 "Tokens": tenant outside TENANT_ID_RE, `sub` empty, with control characters or over 256
  * bytes, `iat` more than 60 s ahead of `nowMs`.
  */

@@ -4,7 +4,7 @@ import { importJWK, type JWK, type JWSHeaderParameters } from "jose";
 type CryptoKeyish = Awaited<ReturnType<typeof importJWK>>;
 
 export type JwksOptions = {
-  /** Minimum time between two fetches, successful or not (DESIGN.md: at most once per 5 s). */
+  /** Minimum time between two fetches, successful or not (docs/security.md: at most once per 5 s). */
   minRefetchMs?: number;
   /** A set older than this is refetched before use. */
   maxAgeMs?: number;

@@ -3,7 +3,7 @@ import * as v from "valibot";
 /** RFC 9728 §3: the well-known prefix inserted before the resource's path. */
 export const RESOURCE_METADATA_PREFIX = "/.well-known/oauth-protected-resource";
 
-/** The protected-resource metadata of a proxy path (RFC 9728 §2, DESIGN.md §3). */
+/** The protected-resource metadata of a proxy path (RFC 9728 §2, docs/api.md). */
 export const ProtectedResourceMetadata = v.object({
   resource: v.string(),
   authorization_servers: v.array(v.string()),

@@ -14,7 +14,7 @@ export type AuthOptions = {
   devSecret?: string | undefined;
   /** Upper bound on how long a verified token is remembered (ms). */
   cacheMs?: number;
-  /** Minimum time between two JWKS fetches (ms); DESIGN.md says 5 s. */
+  /** Minimum time between two JWKS fetches (ms); docs/security.md says 5 s. */
   jwksMinRefetchMs?: number;
 };
 

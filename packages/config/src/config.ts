@@ -124,7 +124,7 @@ function isExecutableFile(path: string): boolean {
 }
 
 /**
- * The whole environment of every service, in one commented schema. Defaults follow DESIGN.md §2.
+ * The whole environment of every service, in one commented schema. Defaults are the README's Configuration table.
  * Nothing else in the code base reads process.env.
  */
 const EnvSchema = v.object({
@@ -154,7 +154,7 @@ const EnvSchema = v.object({
   /** How long a tenant's policy may be served from a process's cache (writes elsewhere: ≤ this). */
   GW_POLICY_CACHE_MS: int(1_000, 0, 60_000),
   GW_SETTLE_THEN_FORWARD: bool(true),
-  /** Time-out of one facilitator `/settle` attempt; a time-out is final (DESIGN.md §3 Settlement). */
+  /** Time-out of one facilitator `/settle` attempt; a time-out is final (docs/payments.md, Settle-then-forward). */
   GW_SETTLE_TIMEOUT_MS: int(15_000, 1, 600_000),
   GW_SSRF_ALLOW_CIDRS: cidrList,
   /**

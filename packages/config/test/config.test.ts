@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "../src/index.ts";
 
 describe("loadConfig", () => {
-  it("applies DESIGN.md defaults", () => {
+  it("applies the documented defaults", () => {
     const c = loadConfig({}, { defaultPort: 8080 });
     expect(c.port).toBe(8080);
     expect(c.publicUrl).toBe("http://localhost:8080");

@@ -3,7 +3,7 @@ import * as v from "valibot";
 const Int = v.pipe(v.number(), v.integer());
 
 /**
- * GET /v1/capabilities (spec §2.10, DESIGN.md §3 Identity). The control plane types its answer
+ * GET /v1/capabilities (docs/interface.md, Identity and capabilities). The control plane types its answer
  * by this schema and the OpenAPI document is generated from it.
  */
 export const CapabilitiesResource = v.object({

@@ -48,7 +48,7 @@ export async function openStore(
   if (url) {
     const { default: postgres } = await import("postgres");
     const { drizzle } = await import("drizzle-orm/postgres-js");
-    // A store that does not answer must fail a call within seconds, not hang it (DESIGN.md §3).
+    // A store that does not answer must fail a call within seconds, not hang it (docs/reliability.md, Bounded waits).
     const connectTimeout = 2;
     const client = postgres(url, {
       max: opts.maxConnections ?? 10,

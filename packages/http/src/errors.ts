@@ -4,7 +4,7 @@ import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import * as v from "valibot";
 
-/** The body of every 4xx that has one (spec §2.8): a coarse, caller-safe message. */
+/** The body of every 4xx that has one (docs/interface.md, Errors and status codes): a coarse, caller-safe message. */
 export const ErrorBody = v.object({ error: v.string() });
 type ErrorJson = v.InferOutput<typeof ErrorBody>;
 
@@ -53,7 +53,7 @@ export function errorAnswer(err: unknown, log: Log | undefined): ErrorAnswer {
       body: { error: err.message || "bad request" } satisfies ErrorJson,
     };
   }
-  // Postgres unreachable: a bounded, caller-actionable 503 (DESIGN.md §3 Proxy, faults), not a 500.
+  // Postgres unreachable: a bounded, caller-actionable 503 (docs/reliability.md, Bounded waits), not a 500.
   if (isStoreUnavailable(err)) {
     log?.warn({ err: safeError(err) }, "store unavailable");
     return { status: 503, headers: {}, body: { error: "store unavailable" } };

@@ -226,7 +226,7 @@ export function createInvocationLifecycle(opts: {
     fail: (ref: InvocationRef, failure: Failure, facts: Facts = {}, extras?: Extras) =>
       write(ref, failing(failure, facts), extras),
     /**
-     * Terminal: a settlement failure ends the call with no error class (DESIGN.md, x402): the
+     * Terminal: a settlement failure ends the call with no error class (docs/payments.md): the
      * upstream was never called.
      */
     failUnsettled: (ref: InvocationRef, facts: Facts) => write(ref, unsettled(facts), undefined),

@@ -16,7 +16,7 @@ const NullableString = v.nullable(v.string());
 const NullableInt = v.nullable(Int);
 const Base64 = v.pipe(v.string(), v.base64());
 
-/** The settlement object inside an invocation (spec §2.4). */
+/** The settlement object inside an invocation (docs/interface.md, Invocation). */
 export const SettlementResource = v.object({
   status: v.picklist(["pending", "settled", "settlement_failed", "settled_upstream_failed"]),
   tx_hash: v.optional(v.string()),
@@ -29,7 +29,7 @@ export const SettlementResource = v.object({
 });
 
 /**
- * The invocation list item (spec §2.3). The OpenAPI document is generated from these schemas and
+ * The invocation list item (docs/interface.md, Invocation). The OpenAPI document is generated from these schemas and
  * the serializers below are typed by them, so document and answers cannot drift apart.
  */
 export const InvocationItem = v.object({
@@ -132,7 +132,7 @@ export function invocationDetailJson(
 
 /**
  * The poll answer: the list item plus, once there is an upstream answer, the response. `headers`
- * holds content-type (DESIGN.md) and, as an addition, the upstream's mcp-session-id and
+ * holds content-type (docs/interface.md, Proxy) and, as an addition, the upstream's mcp-session-id and
  * mcp-protocol-version when it sent them (docs/mcp.md).
  */
 export function pollJson(row: InvocationItemRow, result: InvocationResult | undefined): PollResultJson {

@@ -135,7 +135,7 @@ const RETRYABLE: ReadonlySet<string> = new Set([
 ]);
 
 /**
- * Whether a transient upstream failure of this MCP method may be retried (DESIGN.md, Proxy): only
+ * Whether a transient upstream failure of this MCP method may be retried (docs/mcp.md, Retries): only
  * the read-only discovery calls and initialize. `tools/call` has side effects and is never
  * retried; neither is anything else, including responses and notifications.
  */

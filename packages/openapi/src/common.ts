@@ -3,7 +3,7 @@ import { ErrorBody } from "@gw/http";
 import * as v from "valibot";
 import type { Param, Response } from "./route.ts";
 
-/** An id of one prefix: the prefix, an underscore and a UUID (DESIGN.md §3: `agt_` + UUIDv7). */
+/** An id of one prefix: the prefix, an underscore and a UUID (docs/interface.md, Conventions: `agt_` + UUIDv7). */
 export const idSchema = (prefix: string) =>
   v.pipe(v.string(), v.regex(new RegExp(`^${prefix}_[0-9a-f-]{36}$`)));
 
@@ -22,7 +22,7 @@ export const retryAfter = {
   },
 };
 
-/** The list envelope every list route answers (DESIGN.md §3). */
+/** The list envelope every list route answers (docs/interface.md, Conventions). */
 export const listOf = (item: v.GenericSchema) =>
   v.object({
     data: v.array(item),

@@ -117,7 +117,7 @@ function contentOf(body: JsonBody | RawBody, named: Parameters<typeof inlineSche
   return body.raw;
 }
 
-/** 401 has no body (spec §5). On proxy paths its challenge names the RFC 9728 metadata. */
+/** 401 has no body (docs/interface.md, Authentication). On proxy paths its challenge names the RFC 9728 metadata. */
 function unauthorized(path: string) {
   const proxy = path.startsWith("/v1/proxy/");
   return {

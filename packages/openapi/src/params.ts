@@ -1,7 +1,7 @@
 import type * as v from "valibot";
 import { idSchema } from "./common.ts";
 
-/** Path parameters and the id pattern each accepts (DESIGN.md §3: prefix + UUIDv7). */
+/** Path parameters and the id pattern each accepts (docs/interface.md, Conventions: prefix + UUIDv7). */
 export const PATH_PARAMS: Record<string, { description: string; schema: v.GenericSchema }> = {
   agent: { description: "Agent id.", schema: idSchema("agt") },
   credential: { description: "Credential id.", schema: idSchema("cred") },

@@ -7,7 +7,7 @@ import * as v from "valibot";
 import { NETWORKS } from "./networks.ts";
 import { amountFor } from "./price.ts";
 
-/** How long a payer may take between the challenge and the paid request (DESIGN.md §3 x402). */
+/** How long a payer may take between the challenge and the paid request (docs/payments.md). */
 export const MAX_TIMEOUT_SECONDS = 60;
 
 /** The terms of one call in both protocol generations, built from one price. */
@@ -36,7 +36,7 @@ export function requirementsFor(opts: {
     amount,
     resource: opts.resource,
     description: opts.description,
-    // Key order follows DESIGN.md so the body reads exactly as documented.
+    // Key order follows docs/payments.md so the body reads exactly as documented.
     v1: {
       scheme: "exact",
       network: net.v1,
@@ -62,7 +62,7 @@ export function requirementsFor(opts: {
 }
 
 /**
- * The x402 v1 challenge (spec §2.7, DESIGN.md §3 x402): the body of a 402 for a priced agent called
+ * The x402 v1 challenge (docs/payments.md, What a payer sends): the body of a 402 for a priced agent called
  * without a payment. `challengeBody` is typed by it and the OpenAPI document is generated from it.
  */
 export const X402Challenge = v.object({
@@ -86,7 +86,7 @@ export const X402Challenge = v.object({
 });
 export type X402ChallengeJson = v.InferOutput<typeof X402Challenge>;
 
-/** The v1 challenge body (spec 2.7, DESIGN.md §3). */
+/** The v1 challenge body (docs/payments.md). */
 export function challengeBody(req: Requirements): X402ChallengeJson {
   return { x402Version: 1 as const, error: "X-PAYMENT header is required", accepts: [req.v1] };
 }

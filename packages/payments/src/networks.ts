@@ -1,6 +1,6 @@
 import type { Address } from "viem";
 
-/** An agent price names one of these networks (DESIGN.md §3 Agents: `base` or `base-sepolia`). */
+/** An agent price names one of these networks (docs/interface.md, Agent: `base` or `base-sepolia`). */
 export type PriceNetwork = "base" | "base-sepolia";
 
 export type UsdcNetwork = {
@@ -16,7 +16,7 @@ export type UsdcNetwork = {
   version: string;
 };
 
-/** Copied from DESIGN.md §3 x402: the USDC deployments a price may name. */
+/** As docs/payments.md lists them: the USDC deployments a price may name. */
 export const NETWORKS: Readonly<Record<PriceNetwork, UsdcNetwork>> = Object.freeze({
   base: {
     v1: "base",

@@ -33,7 +33,7 @@ async function expect402(promise: Promise<unknown> | (() => unknown)) {
 }
 
 describe("challenge", () => {
-  it("is the v1 body of DESIGN.md exactly, with the v2 header beside it", () => {
+  it("is the documented v1 body exactly, with the v2 header beside it", () => {
     expect(challengeBody(req)).toEqual({
       x402Version: 1,
       error: "X-PAYMENT header is required",

@@ -18,7 +18,7 @@ export type InFlight = {
 };
 
 /**
- * In-flight limits per agent and per tenant, in this process (DESIGN.md §3 "Rate limit and
+ * In-flight limits per agent and per tenant, in this process (docs/rate-limit.md, "Rate limit and
  * fairness": per proxy replica). Counters only: no timers, an entry is dropped when it reaches 0.
  */
 export function createInFlight(): InFlight {

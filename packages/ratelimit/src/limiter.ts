@@ -31,7 +31,7 @@ type Lease = { tokens: number; until: number; size: number };
 const DOWN = new Set(["reconnecting", "close", "end"]);
 
 /**
- * The per-(tenant, agent) token bucket of DESIGN.md §3 "Rate limit". With `redis` the buckets are
+ * The per-(tenant, agent) token bucket of docs/rate-limit.md. With `redis` the buckets are
  * shared by every replica through one atomic script; without it they live in this process.
  *
  * Leases (docs/rate-limit.md): a replica takes up to `leaseCap(limit)` tokens from the shared

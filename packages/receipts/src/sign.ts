@@ -3,7 +3,7 @@ import type { ReceiptKey } from "./key.ts";
 
 export type ReceiptAction = "gateway.invocation" | "gateway.policy_decision";
 
-/** The signed statement (DESIGN.md §3 "Receipts"). Metadata and digests only, never bodies. */
+/** The signed statement (docs/receipts.md, What is signed). Metadata and digests only, never bodies. */
 export type ReceiptPayload = {
   artifact_id: string;
   actor: string;

@@ -20,7 +20,7 @@ const CHANNEL = "gw_changes";
 const KINDS: ReadonlySet<string> = new Set(["agent", "credential", "policy", "settlement"]);
 
 /**
- * DESIGN.md §1 step 2: a write is effective on the next call of the process that took it, and on
+ * docs/architecture.md, Writes take effect on the next call: a write is effective on the next call of the process that took it, and on
  * every other replica within 1 s. Postgres LISTEN/NOTIFY carries it between processes (no extra
  * infrastructure: every replica already shares the database); the caches' time-to-live stays as
  * the bound when a notification is lost (a listener reconnecting).

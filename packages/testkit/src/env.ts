@@ -6,7 +6,7 @@ import { mintDevToken } from "@gw/auth";
 export const TEST_JWT_SECRET = "test-secret-that-is-at-least-32-characters-long";
 
 /**
- * Where tests get Postgres and Redis (DESIGN.md §4): DATABASE_URL / REDIS_URL when set, else the
+ * Where tests get Postgres and Redis (docs/architecture.md, Where tests get Postgres and Redis): DATABASE_URL / REDIS_URL when set, else the
  * embedded store and the in-process queue. `.ci/run` always sets both.
  */
 export const TEST_DATABASE_URL = process.env.DATABASE_URL || undefined;

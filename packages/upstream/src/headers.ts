@@ -107,7 +107,7 @@ export function upstreamRequestHeaders(rawHeaders: readonly string[], g: Gateway
 
 /**
  * Response headers only the gateway sets: an upstream must not be able to forge an invocation id,
- * a policy warning or a settlement receipt on the caller's response (DESIGN.md §3 Proxy).
+ * a policy warning or a settlement receipt on the caller's response (docs/interface.md, Proxy).
  */
 export function isGatewayResponseHeader(lower: string): boolean {
   return lower.startsWith("x-gateway-") || lower === "x-payment-response" || lower === "payment-response";

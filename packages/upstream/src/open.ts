@@ -44,7 +44,7 @@ export type Opened =
   | { kind: "failure"; failure: FailureClass; attempts: number };
 
 /**
- * Opens one upstream request with the retry policy both proxy modes share (DESIGN.md, Proxy):
+ * Opens one upstream request with the retry policy both proxy modes share (docs/interface.md, Proxy):
  * connection failures, and 502/503/504 answers whose body is discarded, are tried again with
  * jittered exponential back-off when the call is retryable. Nothing is retried once an answer was
  * handed out: what happens to its body afterwards is final. A one-shot body is retried only while

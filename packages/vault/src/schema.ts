@@ -32,7 +32,7 @@ const Kind = v.picklist(["bearer", "api_key"], 'must be "bearer" or "api_key"');
 
 /**
  * Headers a credential may not be injected as: hop-by-hop and framing headers the HTTP client owns,
- * headers the proxy passes through untouched by contract (DESIGN.md §3 Proxy), and the gateway's
+ * headers the proxy passes through untouched by contract (docs/interface.md, Proxy), and the gateway's
  * own. `X-Gateway-*` is refused as a prefix below.
  */
 const RESERVED_HEADERS = new Set([

@@ -10,7 +10,7 @@ const JsonObject = v.custom<Record<string, unknown>>(isPlainObject, "must be an 
 const NonEmpty = v.pipe(v.string(), v.minLength(1));
 
 /**
- * The verifier's output contract (DESIGN.md §3 "Verified-action mode"). Decoded strictly: an
+ * The verifier's output contract (docs/verifier.md, What the gateway checks). Decoded strictly: an
  * unknown member, a wrong type or any other verdict is a failed verification.
  */
 export const VerifierOutput = v.strictObject({

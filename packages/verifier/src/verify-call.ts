@@ -38,7 +38,7 @@ export const AUTHORIZATION_ALREADY_USED = "authorization already used";
 const forbidden = (message: string) => new DomainError("forbidden", message);
 
 /**
- * Verified-action mode for one MCP body on the transactional endpoint (DESIGN.md §1 step 5):
+ * Verified-action mode for one MCP body on the transactional endpoint (docs/interface.md, The proxy pipeline, step 5):
  * envelope checks (400/413), the external verifier (403), the comparison of the verified request
  * with the inner call (403) and the replay preflight (409), in that order. Returns null for a
  * JSON-RPC message other than tools/call, which this mode leaves alone; a bare tools/call is 403.

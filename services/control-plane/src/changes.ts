@@ -12,7 +12,7 @@ const WATCHED: ReadonlyArray<[RegExp, Change["kind"]]> = [
 
 /**
  * Announces every successful write to cached catalog state on the change bus before the answer
- * leaves (DESIGN.md §1 step 2): the caller's next call sees it on this process, and every other
+ * leaves (docs/architecture.md, Writes take effect on the next call): the caller's next call sees it on this process, and every other
  * replica within about a second. One place for every write route, present and future.
  */
 export function publishWrites(changes: ChangeBus): MiddlewareHandler<AppEnv> {

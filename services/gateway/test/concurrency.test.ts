@@ -45,7 +45,7 @@ async function refusal(call: Caller, agent: string) {
   return { status: r.status, body: r.json, retryAfter: r.headers.get("retry-after") };
 }
 
-describe("calls in flight (DESIGN.md §3 Rate limit and fairness)", () => {
+describe("calls in flight (docs/rate-limit.md)", () => {
   it("caps an agent at its max_concurrency and a tenant at GW_TENANT_MAX_CONCURRENCY; others unaffected", async () => {
     const x = await caller(gw);
     const y = await caller(gw);

@@ -14,7 +14,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startGateway } from "./helpers.ts";
 
-// DESIGN.md §1 step 2: a write is effective on the next call of the process that took it, and on
+// docs/architecture.md, Writes take effect on the next call: a write is effective on the next call of the process that took it, and on
 // every other replica within 1 s. The agent cache's time-to-live is set to a minute throughout, so
 // only the invalidation can explain a write taking effect.
 const LONG_CACHE = { GW_AGENT_CACHE_MS: "60000" };

@@ -9,7 +9,7 @@ import type { Target } from "@gw/upstream";
 export type Mode = "transactional" | "streaming";
 
 /**
- * One proxied call as it moves through the pipeline (DESIGN.md §1). Each step takes the Call and
+ * One proxied call as it moves through the pipeline (docs/interface.md, The proxy pipeline). Each step takes the Call and
  * returns it with what it established; nothing before step 8 creates an invocation.
  */
 export type Call = {

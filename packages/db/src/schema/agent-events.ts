@@ -4,7 +4,7 @@ import { tstz } from "./columns.ts";
 const int64 = (name: string) => bigint(name, { mode: "number" });
 
 /**
- * Metadata-only agent activity (spec 2.6). There is deliberately no column for prompts, tool
+ * Metadata-only agent activity (docs/agent-events.md). There is deliberately no column for prompts, tool
  * arguments or output, command lines or paths. `event_id` is the caller's idempotency key, unique
  * per tenant: the unique index is what makes concurrent duplicates record once.
  */

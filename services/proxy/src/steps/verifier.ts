@@ -16,7 +16,7 @@ export function refuseStreamedMcp(call: Call, deps: ProxyDeps): Call {
 }
 
 /**
- * Step 5, transactional endpoint (verified-action mode, DESIGN.md §3): the envelope checks, the
+ * Step 5, transactional endpoint (verified-action mode, docs/verifier.md): the envelope checks, the
  * verifier run, the comparison and the replay preflight (400 / 403 / 409 / 413), before policy,
  * payment and invocation creation. A verified call forwards only the envelope's inner call and
  * carries its digest as a reservation, taken with the invocation in step 8. Other MCP methods and

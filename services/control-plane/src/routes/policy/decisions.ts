@@ -4,7 +4,7 @@ import { ACTIONS, decisionJson, listDecisions } from "@gw/policy";
 import type { Hono } from "hono";
 import { type PolicyRouteDeps, policyCtx } from "./ctx.ts";
 
-/** GET /v1/policy/decisions (spec 4.9): newest first, every filter, `total` before paging. */
+/** GET /v1/policy/decisions (docs/policy.md, Decisions): newest first, every filter, `total` before paging. */
 export function registerListDecisions(app: Hono<AppEnv>, deps: PolicyRouteDeps) {
   app.get("/policy/decisions", async (c) => {
     const q = c.req.query();
