@@ -14,9 +14,10 @@ export type ReadBody =
  * collected from the stream, as application/json: reading stops as soon as it arrives, and
  * notifications sent before it are dropped (docs/mcp.md). Any other answer is read whole.
  */
-export function answerReader(
-  call: { readonly protocol: "http" | "mcp"; readonly mcpRequestId: string | number | null },
-): (answer: OpenAnswer) => Promise<ReadBody> {
+export function answerReader(call: {
+  readonly protocol: "http" | "mcp";
+  readonly mcpRequestId: string | number | null;
+}): (answer: OpenAnswer) => Promise<ReadBody> {
   const requestId = call.protocol === "mcp" ? call.mcpRequestId : null;
   return async ({ status, headers, body }) => {
     const contentType = single(headers["content-type"]);

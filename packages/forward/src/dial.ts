@@ -31,7 +31,11 @@ function headersFor(call: ForwardCall, credential: InjectedHeader | undefined, k
 }
 
 function retryOf(call: ForwardCall, deps: ForwardDeps) {
-  return { retries: deps.config.GW_UPSTREAM_RETRIES, baseMs: deps.config.GW_RETRY_BASE_MS, retryable: isRetrySafe(call) };
+  return {
+    retries: deps.config.GW_UPSTREAM_RETRIES,
+    baseMs: deps.config.GW_RETRY_BASE_MS,
+    retryable: isRetrySafe(call),
+  };
 }
 
 /**

@@ -4,7 +4,13 @@ import { recordAddedDuration, recordProxyCall, recordUpstreamDuration } from "@g
 import { Cancel, type Target } from "@gw/upstream";
 import { type InjectedHeader, redactHeaders, redactSecret } from "@gw/vault";
 import { upstreamError } from "./answers.ts";
-import { type AnswerSink, type BodySource, type ForwardCall, type ForwardDeps, gatewayHeaders } from "./call.ts";
+import {
+  type AnswerSink,
+  type BodySource,
+  type ForwardCall,
+  type ForwardDeps,
+  gatewayHeaders,
+} from "./call.ts";
 import { answerReader, keptHeaders } from "./collect.ts";
 import { openCallCredential } from "./credential.ts";
 import { dialCollect, dialStream } from "./dial.ts";
@@ -67,11 +73,17 @@ async function refuse(
     const facts = tap.facts(settled.facts(!unsettled));
     return unsettled ? call.record.failUnsettled(facts) : call.record.fail("credential", facts);
   }
-  recordProxyCall({ mode: "streaming", outcome: "failed", errorClass: unsettled ? "none" : ERROR_CLASS.credential });
+  recordProxyCall({
+    mode: "streaming",
+    outcome: "failed",
+    errorClass: unsettled ? "none" : ERROR_CLASS.credential,
+  });
   const facts = relayedFacts(tap, undefined, settled.facts(false));
   keep(sink, call, unsettled ? call.record.failUnsettled(facts) : call.record.fail("credential", facts));
   drain(sink);
-  throw unsettled ? settlementFailed(gatewayHeaders(call)) : upstreamError("credential", gatewayHeaders(call));
+  throw unsettled
+    ? settlementFailed(gatewayHeaders(call))
+    : upstreamError("credential", gatewayHeaders(call));
 }
 
 /** Streaming: the answer relayed as it arrives, the record written in the background. */
@@ -152,7 +164,10 @@ async function collectCall(
   const result = await dialCollect(call, target, credential, tap.held ?? EMPTY, answerReader(call), deps);
   recordUpstreamDuration(tap.elapsed(), { mode: "transactional" });
   if (result.kind === "failure") {
-    return call.record.fail(result.failure, tap.collectedFacts({ attempts: result.attempts }, settled.facts(false)));
+    return call.record.fail(
+      result.failure,
+      tap.collectedFacts({ attempts: result.attempts }, settled.facts(false)),
+    );
   }
   const { attempts, status } = result;
   if (!result.body.ok) {
@@ -162,7 +177,10 @@ async function collectCall(
   const answer = onAnswer(call, { status, headers: result.headers, body: result.body.body });
   // An upstream that reflects the injected secret must not get it stored (docs/credentials.md).
   const body = Buffer.from(redactSecret(answer.body ?? EMPTY, tap.secret));
-  const facts = tap.collectedFacts({ attempts, upstreamStatus: answer.status, body }, settled.facts(answer.status < 400));
+  const facts = tap.collectedFacts(
+    { attempts, upstreamStatus: answer.status, body },
+    settled.facts(answer.status < 400),
+  );
   return call.record.complete(answer.status, facts, {
     result: {
       status: answer.status,

@@ -92,7 +92,9 @@ export class Tap {
       ...this.facts(paid),
       attempts: answered.attempts,
       ...(answered.upstreamStatus === undefined ? {} : { upstreamStatus: answered.upstreamStatus }),
-      ...(body ? { respSize: body.length, ...(this.call.captureBodies ? { respBody: capped(body) } : {}) } : {}),
+      ...(body
+        ? { respSize: body.length, ...(this.call.captureBodies ? { respBody: capped(body) } : {}) }
+        : {}),
     };
   }
 

@@ -3,9 +3,9 @@ import type { Db, Settlement } from "@gw/db";
 import { recordPaymentSettlement } from "@gw/telemetry";
 import type { Keyring } from "@gw/vault";
 import type { Dispatcher } from "undici";
+import type { VerifiedPayment } from "../verify.ts";
 import { type FacilitatorRef, settleWithFacilitator } from "./facilitator.ts";
 import { paymentResponseHeader, settlementOf, upstreamFailed } from "./settlement.ts";
-import type { VerifiedPayment } from "../verify.ts";
 
 export type SettleDeps = {
   db: Db;

@@ -4,8 +4,8 @@ export type { Settlement };
 
 import { encodePaymentResponseHeader } from "@x402/core/http";
 import { NETWORKS } from "../networks.ts";
-import type { SettleOutcome } from "./settle.ts";
 import type { VerifiedPayment } from "../verify.ts";
+import type { SettleOutcome } from "./settle.ts";
 
 /** The settlement object (spec 2.4) of a paid call before the facilitator answered. */
 export const pendingSettlement = (): Settlement => ({ status: "pending" });

@@ -15,7 +15,12 @@ export async function streamCall(x: ProxyExchange, deps: ProxyDeps): Promise<voi
   x.fields.invocation_id = call.invocationId;
   // A held body (an MCP POST, a verified envelope's inner call) or the live request stream.
   const source = call.forward ?? (call.method === "POST" ? x.incoming : null);
-  await forward(forwardCallOf(call), source, { kind: "relay", caller: x, track: deps.inflight.track, start }, deps);
+  await forward(
+    forwardCallOf(call),
+    source,
+    { kind: "relay", caller: x, track: deps.inflight.track, start },
+    deps,
+  );
 }
 
 /** The admitted call as step 9 reads it. */
