@@ -15,3 +15,4 @@ export * from "./lifecycle.ts";
 export * from "./outcome.ts";
 export * from "./reconcile.ts";
 export * from "./serialize.ts";
+export * from "./stored-job.ts";

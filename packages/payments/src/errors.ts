@@ -6,8 +6,5 @@ import { DomainError } from "@gw/core";
  */
 export const paymentFailed = () => new DomainError("payment_required", "payment verification failed");
 
-/** The facilitator refused or could not settle: the upstream was not called. */
-export const settlementFailed = () => new DomainError("payment_required", "settlement failed");
-
 /** A tenant with a facilitator on a deployment without settle-then-forward: refuse, never serve unpaid. */
 export const settlementUnavailable = () => new DomainError("unavailable", "settlement unavailable");

@@ -2,5 +2,4 @@ export * from "./bullmq.ts";
 export * from "./consumer.ts";
 export * from "./jobs.ts";
 export * from "./memory.ts";
-export * from "./stored.ts";
 export * from "./trace.ts";

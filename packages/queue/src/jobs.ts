@@ -1,5 +1,3 @@
-import type { AdmittedPayment } from "@gw/payments";
-
 /**
  * What the doorbell carries for one accepted transactional call: ids only. The call itself (its
  * job fields and body) is stored in Postgres with the pending invocation, the source of truth
@@ -15,42 +13,6 @@ export type CallRef = {
    */
   traceContext?: Record<string, string>;
 };
-
-/**
- * The transactional call as the worker makes it: everything snapshotted when the call was
- * accepted (stored as `invocation_requests.job`, jsonb) and the bytes to forward.
- */
-export type StoredJob = {
-  invocationId: string;
-  tenantId: string;
-  agentId: string;
-  /** The agent's upstream when the call was accepted; the dial-time guard still checks it. */
-  upstreamUrl: string;
-  credentialRef: string | null;
-  protocol: "http" | "mcp";
-  /** JSON-RPC method of an MCP call; decides whether a retry is allowed. */
-  mcpMethod: string | null;
-  /**
-   * JSON-RPC id of an MCP request (null for a notification, a response or an http agent): the
-   * worker collects the response with this id when the server answers with an event stream.
-   * Optional only for calls stored before it existed.
-   */
-  mcpRequestId?: string | number | null;
-  captureBodies: boolean;
-  /** The agent's emit_receipts when accepted (false: no receipt, so nothing is hashed). */
-  emitReceipts?: boolean | null;
-  /** Caller headers, already stripped of Authorization, X-PAYMENT, PAYMENT-SIGNATURE, x-gateway-* and hop-by-hop. */
-  headers: string[];
-  /** The caller's address, appended to X-Forwarded-For upstream. */
-  clientAddress?: string | undefined;
-  /**
-   * The call's verified x402 payment (a few KiB), which the worker settles before it forwards when
-   * `facilitator` is set. Absent for unpriced agents.
-   */
-  payment?: AdmittedPayment | undefined;
-};
-
-export type TransactJob = StoredJob & { body: Buffer };
 
 /**
  * One delivery of a call. `redelivered`: the queue handed out the job carrying it before, to a

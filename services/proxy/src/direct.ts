@@ -1,12 +1,10 @@
-import { bearerToken, type Principal } from "@gw/auth";
+import { bearerToken } from "@gw/auth";
 import { DomainError } from "@gw/core";
-import { type DirectListener, type Exchange, serveExchange } from "@gw/http";
+import { type DirectListener, serveExchange } from "@gw/http";
 import type { ProxyDeps } from "./deps.ts";
+import type { ProxyExchange } from "./exchange.ts";
 import { streamCall } from "./routes/stream.ts";
 import { transactCall } from "./routes/transact.ts";
-
-/** A proxied request: the exchange, its authenticated caller and the agent id of its path. */
-export type ProxyExchange = Exchange & { readonly principal: Principal; readonly agentId: string };
 
 const PREFIX = "/v1/proxy/";
 const TRANSACT = "/v1/proxy/:id";

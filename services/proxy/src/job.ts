@@ -1,4 +1,4 @@
-import type { StoredJob } from "@gw/queue";
+import type { StoredJob } from "@gw/invocations";
 import { forwardableHeaders } from "@gw/upstream";
 import type { Call } from "./call.ts";
 

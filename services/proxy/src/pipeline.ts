@@ -1,7 +1,7 @@
 import { newId } from "@gw/core";
 import type { Call, Mode } from "./call.ts";
 import type { ProxyDeps } from "./deps.ts";
-import type { ProxyExchange } from "./direct.ts";
+import type { ProxyExchange } from "./exchange.ts";
 import { loadAgent } from "./steps/agent.ts";
 import { readBody } from "./steps/body.ts";
 import { limitConcurrency } from "./steps/concurrency.ts";
@@ -16,8 +16,10 @@ import { refuseStreamedMcp, verifyAction } from "./steps/verifier.ts";
 export type Admitted = Awaited<ReturnType<typeof admitCall>>;
 
 /**
- * The proxy pipeline of DESIGN.md §1, steps 1–8, the one definition both modes run; each mode then
- * does only its own step 9 (`routes/transact.ts`, `routes/stream.ts`). Every step before 8 is
+ * The proxy pipeline (docs/architecture.md), steps 1–8, the one definition both modes run. Step 9
+ * is the forward step (packages/forward): the streaming route runs it at once
+ * (`routes/stream.ts`); the transactional route answers 202 and a worker runs it
+ * (`routes/transact.ts`). Every step before 8 is
  * cheap, fails fast with a DomainError, and creates nothing.
  */
 export async function admitCall(x: ProxyExchange, deps: ProxyDeps, mode: Mode) {
@@ -38,14 +40,6 @@ export async function admitCall(x: ProxyExchange, deps: ProxyDeps, mode: Mode) {
   }
   // An MCP GET (standalone SSE stream) or DELETE (session end) is forwarded after steps 1–3.
   return openInvocation(call, deps); // 8. the invocation, with the call's reservations
-}
-
-/**
- * The gateway's own headers on the caller's response, the one place both modes take them from: the
- * invocation id and whatever the steps added (policy warning, payment receipt).
- */
-export function gatewayHeaders(call: Call): Record<string, string> {
-  return { ...call.responseHeaders, "x-gateway-invocation-id": call.invocationId };
 }
 
 function newCall(x: ProxyExchange, mode: Mode): Call {

@@ -1,8 +1,9 @@
+import { gatewayHeaders } from "@gw/forward";
 import { answerJson } from "@gw/http";
 import { recordAddedDuration, recordProxyCall } from "@gw/telemetry";
 import type { ProxyDeps } from "../deps.ts";
-import type { ProxyExchange } from "../direct.ts";
-import { type Admitted, admitCall, gatewayHeaders } from "../pipeline.ts";
+import type { ProxyExchange } from "../exchange.ts";
+import { type Admitted, admitCall } from "../pipeline.ts";
 
 /** How long an enqueue may take before it is given up; the reconciler then enqueues the job. */
 const ENQUEUE_WAIT_MS = 1_000;
@@ -10,8 +11,9 @@ const ENQUEUE_WAIT_MS = 1_000;
 const REDIS_DOWN = new Set(["reconnecting", "close", "end"]);
 
 /**
- * POST /v1/proxy/{id} (routed by direct.ts): steps 1–8 (the `pending` record and its stored request are durable before
- * the answer), then step 9 here: answer 202 and ring the doorbell (enqueue the job) beside it. The
+ * POST /v1/proxy/{id} (routed by direct.ts): steps 1–8 (the `pending` record and its stored
+ * request are durable before the answer), then answer 202 and ring the doorbell (enqueue the job)
+ * beside it; a worker claims the call and runs step 9, the forward step (packages/forward). The
  * 202 needs only the durable row, so it does not wait for Redis: Postgres is the source of truth
  * (docs/adr/0020) and a job Redis did not take is enqueued by the reconciler. Graceful shutdown
  * waits for enqueues under way.

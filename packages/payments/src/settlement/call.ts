@@ -1,10 +1,11 @@
+import { DomainError } from "@gw/core";
 import type { Db, Settlement } from "@gw/db";
 import { recordPaymentSettlement } from "@gw/telemetry";
 import type { Keyring } from "@gw/vault";
 import type { Dispatcher } from "undici";
+import type { VerifiedPayment } from "../verify.ts";
 import { type FacilitatorRef, settleWithFacilitator } from "./facilitator.ts";
 import { paymentResponseHeader, settlementOf, upstreamFailed } from "./settlement.ts";
-import type { VerifiedPayment } from "./verify.ts";
 
 export type SettleDeps = {
   db: Db;
@@ -19,7 +20,7 @@ export type SettleDeps = {
 export type AdmittedPayment = VerifiedPayment & { facilitator: FacilitatorRef | null };
 
 /**
- * The settle half of step 9, shared by the streaming route and the worker. A payment admitted
+ * The settle half of step 9 (the forward step, packages/forward, runs it for both modes). A payment admitted
  * without a facilitator settles nothing (it was verified; `settlement` stays absent). Otherwise the
  * facilitator is called and its answer becomes the settlement object; `forward` is false when it
  * failed (the upstream must then not be called), and `headers` holds the settle receipt for the
@@ -66,3 +67,33 @@ export const NOT_FORWARDED: Settlement = {
   attempts: 0,
   reason: "call_not_forwarded",
 };
+
+/** A call's settlement as step 9 left it: whether it may be forwarded, and the facts it adds to the record. */
+export type Settled = { forward: boolean; facts: SettlementFacts };
+
+/** An unpriced call, or one whose payment is only verified: forwarded, no settlement facts. */
+export const UNSETTLED: Settled = Object.freeze({ forward: true, facts: () => ({}) });
+
+/**
+ * A call that ends before settling (its credential could not be opened): when its tenant settles,
+ * nothing was settled and nothing forwarded, and its pending settlement must not stay pending.
+ */
+export function notForwarded(payment: AdmittedPayment | null | undefined): Settled {
+  if (!payment?.facilitator) return UNSETTLED;
+  return { forward: false, facts: settlementFacts(NOT_FORWARDED) };
+}
+
+/** Settles a call's payment before it is forwarded (nothing to do for an unpriced call). */
+export async function settleForForward(
+  deps: SettleDeps,
+  tenantId: string,
+  payment: AdmittedPayment | null | undefined,
+): Promise<Settled & { headers: Record<string, string> }> {
+  if (!payment) return { ...UNSETTLED, headers: {} };
+  const settled = await settleCall(deps, tenantId, payment);
+  return { forward: settled.forward, facts: settlementFacts(settled.settlement), headers: settled.headers };
+}
+
+/** The facilitator refused or could not settle: the upstream was not called (402). */
+export const settlementFailed = (headers: Record<string, string>) =>
+  new DomainError("payment_required", "settlement failed", { headers });

@@ -3,9 +3,9 @@ import type { Settlement } from "@gw/db";
 export type { Settlement };
 
 import { encodePaymentResponseHeader } from "@x402/core/http";
-import { NETWORKS } from "./networks.ts";
+import { NETWORKS } from "../networks.ts";
+import type { VerifiedPayment } from "../verify.ts";
 import type { SettleOutcome } from "./settle.ts";
-import type { VerifiedPayment } from "./verify.ts";
 
 /** The settlement object (spec 2.4) of a paid call before the facilitator answered. */
 export const pendingSettlement = (): Settlement => ({ status: "pending" });

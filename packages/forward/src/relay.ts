@@ -5,6 +5,7 @@ import { classifyFailure, downstreamResponseHeaders } from "@gw/upstream";
 import { redactHeaders } from "@gw/vault";
 import type { Dispatcher } from "undici";
 import type { Capture } from "./capture.ts";
+import type { Answer } from "./hooks.ts";
 
 /** How a relayed answer ended, with what was delivered. */
 export type Relayed = {
@@ -25,17 +26,19 @@ export type Relayed = {
  */
 export function relay(
   res: Dispatcher.ResponseData,
+  /** The answer's head as the answer hooks left it. */
+  head: Answer,
   outgoing: ServerResponse,
   own: Record<string, string>,
   opts: { t0: number; capture: Capture | null; secret: string; digest?: Digest | null },
 ): Promise<Relayed> {
-  const upstreamStatus = res.statusCode;
+  const upstreamStatus = head.status;
   // Response headers that reflect the injected credential carry [REDACTED] instead.
-  const headers = redactHeaders(downstreamResponseHeaders(res.headers), opts.secret);
+  const headers = redactHeaders(downstreamResponseHeaders(head.headers), opts.secret);
   outgoing.writeHead(upstreamStatus, { ...headers, ...own });
   // A body of known length follows at once: its headers leave with its first bytes, in one write.
   // A stream (SSE, chunked) may wait long for its first event: its headers go now.
-  if (res.headers["content-length"] === undefined) outgoing.flushHeaders();
+  if (head.headers["content-length"] === undefined) outgoing.flushHeaders();
   let ttftMs: number | null = null;
   let respSize = 0;
   const up = res.body;

@@ -1,6 +1,6 @@
 import type { Dispatcher } from "undici";
 import * as v from "valibot";
-import type { VerifiedPayment } from "./verify.ts";
+import type { VerifiedPayment } from "../verify.ts";
 
 /** Why a settlement failed, coarsely: the facilitator's own bytes are never kept or shown. */
 export type SettleFailure =

@@ -1,24 +1,24 @@
 import type { IncomingHttpHeaders } from "node:http";
 import { LIMITS } from "@gw/core";
 import { collectJsonRpcFromSse, isEventStream, McpSseError } from "@gw/mcp";
-import type { TransactJob } from "@gw/queue";
 import { type OpenAnswer, readCapped } from "@gw/upstream";
 
-/** What the worker keeps of an upstream answer: the body to store, or why there is none. */
+/** What a collected call keeps of an upstream answer: the body to store, or why there is none. */
 export type ReadBody =
   | { ok: true; body: Buffer; contentType: string | null }
   | { ok: false; failure: "too_large" | "no_response" };
 
 /**
- * The body reader of a transactional call, capped at LIMITS.transactMaxBodyBytes. When an MCP
+ * The body reader of a collected (transactional) call, capped at LIMITS.transactMaxBodyBytes. When an MCP
  * request is answered 2xx with `text/event-stream`, the stored body is the JSON-RPC response
  * collected from the stream, as application/json: reading stops as soon as it arrives, and
  * notifications sent before it are dropped (docs/mcp.md). Any other answer is read whole.
  */
-export function answerReader(
-  job: Pick<TransactJob, "protocol" | "mcpRequestId">,
-): (answer: OpenAnswer) => Promise<ReadBody> {
-  const requestId = job.protocol === "mcp" ? (job.mcpRequestId ?? null) : null;
+export function answerReader(call: {
+  readonly protocol: "http" | "mcp";
+  readonly mcpRequestId: string | number | null;
+}): (answer: OpenAnswer) => Promise<ReadBody> {
+  const requestId = call.protocol === "mcp" ? call.mcpRequestId : null;
   return async ({ status, headers, body }) => {
     const contentType = single(headers["content-type"]);
     if (requestId !== null && status >= 200 && status < 300 && isEventStream(contentType)) {

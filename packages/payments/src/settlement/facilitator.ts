@@ -1,8 +1,8 @@
 import { type Db, settlementConfigRepo } from "@gw/db";
 import { CredentialError, type Keyring, openCredential } from "@gw/vault";
 import type { Dispatcher } from "undici";
+import type { VerifiedPayment } from "../verify.ts";
 import { type SettleOutcome, settlePayment } from "./settle.ts";
-import type { VerifiedPayment } from "./verify.ts";
 
 export type FacilitatorRef = { url: string; credentialRef: string | null };
 

@@ -1,0 +1,77 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { InvocationHandle } from "@gw/invocations";
+import type { AdmittedPayment } from "@gw/payments";
+import type { Runtime } from "@gw/runtime";
+import type { Logger } from "@gw/telemetry";
+import type { Target } from "@gw/upstream";
+
+/**
+ * An admitted call as step 9 sees it: the fields both modes have, whether the call came through
+ * steps 1–8 just now (streaming) or was stored and claimed by a worker (transactional).
+ */
+export type ForwardCall = {
+  readonly tenantId: string;
+  readonly agentId: string;
+  readonly invocationId: string;
+  /** POST on both modes; GET (standalone SSE stream) and DELETE (session end) for MCP streaming. */
+  readonly method: "POST" | "GET" | "DELETE";
+  /** The agent's own upstream; `chooseTarget` decides where the call goes. */
+  readonly target: Target;
+  readonly protocol: "http" | "mcp";
+  /** JSON-RPC method of an MCP call: it decides whether a retry is allowed. */
+  readonly mcpMethod: string | null;
+  /** JSON-RPC id of an MCP request: a collected event stream is read up to its response. */
+  readonly mcpRequestId: string | number | null;
+  readonly captureBodies: boolean;
+  /** false: the agent emits no receipt, so nothing is hashed. */
+  readonly emitReceipts: boolean | null | undefined;
+  readonly credentialRef: string | null;
+  /** The verified x402 payment, settled before the dial when its tenant has a facilitator. */
+  readonly payment: AdmittedPayment | null | undefined;
+  /** The caller's headers to forward (upstreamRequestHeaders filters them). */
+  readonly headers: readonly string[];
+  readonly clientAddress: string | undefined;
+  /** Headers for the caller's answer; settlement adds its receipt here. */
+  readonly responseHeaders: Record<string, string>;
+  /** The record port: how the invocation ends (both modes write through the lifecycle). */
+  readonly record: InvocationHandle;
+};
+
+/** The request body: bytes already held, the live request stream, or none (an MCP GET/DELETE). */
+export type BodySource = Buffer | IncomingMessage | null;
+
+/** The caller of a relayed call: its request, its response and its logger (the exchange). */
+export type Caller = {
+  readonly incoming: IncomingMessage;
+  readonly outgoing: ServerResponse;
+  readonly requestId: string;
+  readonly log: Logger;
+};
+
+/**
+ * Where the answer goes. `relay`: to the caller as it arrives, with backpressure, never buffered
+ * (streaming); the record is written in the background (`track`, awaited by graceful shutdown).
+ * `collect`: read whole for the poll (the worker); the record is written before `forward` returns.
+ */
+export type AnswerSink =
+  | {
+      readonly kind: "relay";
+      readonly caller: Caller;
+      readonly track: (p: Promise<unknown>) => void;
+      /** performance.now() when the call arrived: the gateway's added duration ends at the dial. */
+      readonly start: number;
+    }
+  | { readonly kind: "collect"; readonly caller: { readonly log: Logger } };
+
+export type ForwardDeps = Pick<Runtime, "store" | "keyring" | "dispatcher" | "config" | "features">;
+
+/**
+ * The gateway's own headers on the caller's response, the one place both proxy modes take them
+ * from: the invocation id and whatever the steps added (policy warning, payment receipt).
+ */
+export function gatewayHeaders(call: {
+  readonly responseHeaders: Record<string, string>;
+  readonly invocationId: string;
+}): Record<string, string> {
+  return { ...call.responseHeaders, "x-gateway-invocation-id": call.invocationId };
+}

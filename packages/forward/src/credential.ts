@@ -1,0 +1,31 @@
+import type { Logger } from "@gw/telemetry";
+import { CredentialError, type InjectedHeader, openCredential } from "@gw/vault";
+import type { ForwardCall, ForwardDeps } from "./call.ts";
+
+/**
+ * The agent's upstream credential, opened just in time for this one call and towards the chosen
+ * host (a credential with allowed_hosts opens only towards a host it names); `refused` when it
+ * cannot be used: the call then fails `credential_error` and never goes out without it.
+ */
+export async function openCallCredential(
+  call: ForwardCall,
+  host: string,
+  deps: Pick<ForwardDeps, "store" | "keyring">,
+  /** Read only when there is something to log (loggers are built on first use). */
+  caller: { readonly log: Logger },
+): Promise<InjectedHeader | undefined | "refused"> {
+  if (!call.credentialRef) return undefined;
+  try {
+    return await openCredential({
+      db: deps.store.db,
+      keyring: deps.keyring,
+      tenantId: call.tenantId,
+      credentialId: call.credentialRef,
+      targetHost: host,
+    });
+  } catch (e) {
+    if (!(e instanceof CredentialError)) throw e;
+    caller.log.warn({ invocation_id: call.invocationId, reason: e.reason }, "credential could not be opened");
+    return "refused";
+  }
+}

@@ -1,0 +1,214 @@
+import { ERROR_CLASS, type Facts, type Failure, outcomeOfStatus } from "@gw/invocations";
+import { notForwarded, type Settled, settleForForward, settlementFailed } from "@gw/payments";
+import { recordAddedDuration, recordProxyCall, recordUpstreamDuration } from "@gw/telemetry";
+import { Cancel, type Target } from "@gw/upstream";
+import { type InjectedHeader, redactHeaders, redactSecret } from "@gw/vault";
+import { upstreamError } from "./answers.ts";
+import {
+  type AnswerSink,
+  type BodySource,
+  type ForwardCall,
+  type ForwardDeps,
+  gatewayHeaders,
+} from "./call.ts";
+import { answerReader, keptHeaders } from "./collect.ts";
+import { openCallCredential } from "./credential.ts";
+import { dialCollect, dialStream } from "./dial.ts";
+import { onAnswer } from "./hooks.ts";
+import { type Relayed, relay } from "./relay.ts";
+import { Tap } from "./tap.ts";
+import { chooseTarget } from "./target.ts";
+
+type Relay = Extract<AnswerSink, { kind: "relay" }>;
+
+/**
+ * Step 9 of the proxy pipeline, the one definition both modes run: the streaming route hands it
+ * a call it just admitted, the worker a call it just claimed. It chooses the target, opens the
+ * agent's credential, settles when the call is priced (a call whose settlement failed is never
+ * forwarded), dials with the retry rules, runs the answer through the answer hooks and the tap,
+ * and ends the invocation through the call's record port. `sink` decides what happens to the
+ * answer: relayed to the caller as it arrives, or collected for the poll.
+ *
+ * A relayed call that fails before the upstream answered throws the caller's answer (402, 502,
+ * 504) once its record is on its way.
+ */
+export async function forward(
+  call: ForwardCall,
+  source: BodySource,
+  sink: AnswerSink,
+  deps: ForwardDeps,
+): Promise<void> {
+  const tap = new Tap(call, source, sink.kind === "relay", deps.features.receipts, performance.now());
+  const target = chooseTarget(call);
+  const credential = await openCallCredential(call, target.host, deps, sink.caller);
+  if (credential === "refused") return refuse(call, tap, sink, "credential", notForwarded(call.payment));
+  tap.secret = credential?.secret ?? "";
+  // Settle-then-forward: the upstream is dialled only once the payment settled.
+  const settled = await settleForForward(settleDeps(deps), call.tenantId, call.payment);
+  Object.assign(call.responseHeaders, settled.headers);
+  if (!settled.forward) return refuse(call, tap, sink, "unsettled", settled);
+  if (sink.kind === "relay") return relayCall(call, target, credential, tap, settled, sink, deps);
+  return collectCall(call, target, credential, tap, settled, deps);
+}
+
+function settleDeps(deps: ForwardDeps) {
+  return {
+    db: deps.store.db,
+    keyring: deps.keyring,
+    dispatcher: deps.dispatcher,
+    timeoutMs: deps.config.GW_SETTLE_TIMEOUT_MS,
+  };
+}
+
+/** A call that ends before it was dialled: its credential was refused, or its settlement failed. */
+async function refuse(
+  call: ForwardCall,
+  tap: Tap,
+  sink: AnswerSink,
+  why: "credential" | "unsettled",
+  settled: Settled,
+): Promise<void> {
+  const unsettled = why === "unsettled";
+  if (sink.kind === "collect") {
+    const facts = tap.facts(settled.facts(!unsettled));
+    return unsettled ? call.record.failUnsettled(facts) : call.record.fail("credential", facts);
+  }
+  recordProxyCall({
+    mode: "streaming",
+    outcome: "failed",
+    errorClass: unsettled ? "none" : ERROR_CLASS.credential,
+  });
+  const facts = relayedFacts(tap, undefined, settled.facts(false));
+  keep(sink, call, unsettled ? call.record.failUnsettled(facts) : call.record.fail("credential", facts));
+  drain(sink);
+  throw unsettled
+    ? settlementFailed(gatewayHeaders(call))
+    : upstreamError("credential", gatewayHeaders(call));
+}
+
+/** Streaming: the answer relayed as it arrives, the record written in the background. */
+async function relayCall(
+  call: ForwardCall,
+  target: Target,
+  credential: InjectedHeader | undefined,
+  tap: Tap,
+  settled: Settled,
+  sink: Relay,
+  deps: ForwardDeps,
+): Promise<void> {
+  const { outgoing } = sink.caller;
+  const cancel = new Cancel();
+  // A caller that goes away before the answer ended cancels the upstream call (only then: an
+  // abort after a clean finish would cost an exception and an event per call).
+  outgoing.once("close", () => {
+    if (!outgoing.writableFinished) cancel.abort();
+  });
+  // What the gateway adds to a streaming call: everything before the upstream is dialled.
+  recordAddedDuration(performance.now() - sink.start, { mode: "streaming" });
+  const opened = await dialStream(call, target, credential, tap.held ?? tap.upload, cancel, deps);
+  if (opened.kind === "failure") {
+    const failure = cancel.aborted ? "cancelled" : opened.failure;
+    relayFailed(call, tap, sink, failure, undefined, settled);
+    drain(sink);
+    throw upstreamError(failure, gatewayHeaders(call));
+  }
+  const { res } = opened;
+  const head = onAnswer(call, { status: res.statusCode, headers: res.headers, body: null });
+  const own = gatewayHeaders(call);
+  own["x-request-id"] = sink.caller.requestId;
+  const relayed = await relay(res, head, outgoing, own, {
+    t0: tap.t0,
+    capture: tap.respCapture,
+    secret: tap.secret,
+    digest: tap.respDigest,
+  });
+  // A standalone GET stream is ended by the client: that is its normal end, not a cancellation.
+  const closedNormally = relayed.ended === "client_closed" && call.method === "GET";
+  if (relayed.ended !== "end" && !closedNormally) {
+    return relayFailed(call, tap, sink, relayed.failure ?? "unreachable", relayed, settled);
+  }
+  const { status, errorClass } = outcomeOfStatus(relayed.upstreamStatus);
+  recordProxyCall({ mode: "streaming", outcome: status, errorClass: errorClass ?? "none" });
+  const facts = relayedFacts(tap, relayed, settled.facts(status === "succeeded"));
+  keep(sink, call, call.record.complete(relayed.upstreamStatus, facts, tap.digests()));
+}
+
+function relayFailed(
+  call: ForwardCall,
+  tap: Tap,
+  sink: Relay,
+  failure: Failure,
+  relayed: Relayed | undefined,
+  settled: Settled,
+): void {
+  recordProxyCall({ mode: "streaming", outcome: "failed", errorClass: ERROR_CLASS[failure] });
+  const facts = relayedFacts(tap, relayed, settled.facts(false));
+  keep(sink, call, call.record.fail(failure, facts, relayed ? tap.digests() : undefined));
+}
+
+/** A relayed call's facts, with the upstream time it took (a metric of every relayed call). */
+function relayedFacts(tap: Tap, relayed: Relayed | undefined, paid: Facts): Facts {
+  recordUpstreamDuration(tap.elapsed(), { mode: "streaming" });
+  return tap.relayedFacts(relayed, paid);
+}
+
+/** Transactional: the answer read whole (capped), redacted, and stored for the poll with the record. */
+async function collectCall(
+  call: ForwardCall,
+  target: Target,
+  credential: InjectedHeader | undefined,
+  tap: Tap,
+  settled: Settled,
+  deps: ForwardDeps,
+): Promise<void> {
+  const result = await dialCollect(call, target, credential, tap.held ?? EMPTY, answerReader(call), deps);
+  recordUpstreamDuration(tap.elapsed(), { mode: "transactional" });
+  if (result.kind === "failure") {
+    return call.record.fail(
+      result.failure,
+      tap.collectedFacts({ attempts: result.attempts }, settled.facts(false)),
+    );
+  }
+  const { attempts, status } = result;
+  if (!result.body.ok) {
+    const facts = tap.collectedFacts({ attempts, upstreamStatus: status }, settled.facts(false));
+    return call.record.fail(result.body.failure, facts);
+  }
+  const answer = onAnswer(call, { status, headers: result.headers, body: result.body.body });
+  // An upstream that reflects the injected secret must not get it stored (docs/credentials.md).
+  const body = Buffer.from(redactSecret(answer.body ?? EMPTY, tap.secret));
+  const facts = tap.collectedFacts(
+    { attempts, upstreamStatus: answer.status, body },
+    settled.facts(answer.status < 400),
+  );
+  return call.record.complete(answer.status, facts, {
+    result: {
+      status: answer.status,
+      contentType: result.body.contentType,
+      headers: keptHeaders(redactHeaders(answer.headers, tap.secret)),
+      body,
+      expiresAt: new Date(Date.now() + deps.config.GW_RESULT_TTL_SECONDS * 1000),
+    },
+    ...tap.digests(body),
+  });
+}
+
+const EMPTY = Buffer.alloc(0);
+
+/** A relayed call's record is written off the critical path; graceful shutdown waits for it. */
+function keep(sink: Relay, call: ForwardCall, write: Promise<void>): void {
+  sink.track(
+    write.catch((e: unknown) => {
+      sink.caller.log.error(
+        { invocation_id: call.invocationId, err: e instanceof Error ? e.name : "error" },
+        "could not record stream outcome",
+      );
+    }),
+  );
+}
+
+/** The caller may still be sending: let Node drain the rest so the error reaches them. */
+function drain(sink: Relay): void {
+  const { incoming } = sink.caller;
+  if (!incoming.complete) incoming.resume();
+}
