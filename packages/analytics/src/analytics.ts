@@ -1,6 +1,7 @@
 import { boundedWindow, isId, LIMITS, notFound } from "@gw/core";
-import { type AnalyticsBucket, agentEventRepo, analyticsRepo, type Db, type Query } from "@gw/db";
+import { agentEventRepo, type Db, type Query } from "@gw/db";
 import * as v from "valibot";
+import { type AnalyticsBucket, analyticsRepo } from "./repos/analytics.ts";
 
 export type AnalyticsCtx = { db: Db; query: Query; tenantId: string };
 export const ANALYTICS_BUCKETS = ["hour", "day"] as const satisfies readonly AnalyticsBucket[];
