@@ -1,7 +1,6 @@
 export * from "./client.ts";
 export * from "./health.ts";
 export * from "./migrate.ts";
-export * from "./repos/agent-events.ts";
 export * from "./repos/agents.ts";
 export * from "./repos/coalesce.ts";
 export * from "./repos/credentials.ts";

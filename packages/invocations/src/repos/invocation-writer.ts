@@ -1,5 +1,4 @@
-import type { Query } from "@gw/db";
-import { coalesce } from "@gw/db";
+import { coalesce, type Query } from "@gw/db";
 import type { InvocationResult, InvocationUpdate, NewInvocation } from "./invocations.ts";
 
 type Update = { tenantId: string; id: string; set: InvocationUpdate; result?: InvocationResult | undefined };

@@ -1,5 +1,5 @@
-import type { Db } from "@gw/db";
 import {
+  type Db,
   type InvocationMode,
   type InvocationRow,
   type InvocationStatus,

@@ -1,5 +1,4 @@
-import type { Query } from "@gw/db";
-import { coalesce } from "@gw/db";
+import { coalesce, type Query } from "@gw/db";
 import { requestCte, requestParams, type StoredRequest } from "./invocation-reservations.ts";
 import { INSERT_PARAMS, INSERT_SQL, insertParams } from "./invocation-writer.ts";
 import type { NewInvocation } from "./invocations.ts";
