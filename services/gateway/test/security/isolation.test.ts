@@ -46,7 +46,7 @@ afterAll(async () => {
   await app?.close();
 });
 
-/** A valid agent event for `agentId` (spec 2.6, DESIGN.md §3). */
+/** A valid agent event for `agentId` (docs/agent-events.md). */
 function agentEvent(agentId: string) {
   return {
     schema: "gw.agent-event.v1",
