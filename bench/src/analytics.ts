@@ -1,7 +1,8 @@
 // `pnpm bench:analytics [--reseed] [--runs N]`: seeds 1,000,000 invocations for one tenant into
 // DATABASE_URL (in SQL, in seconds), then times the analytics statement for a 31-day window by day
 // and a 1-day window by hour, and prints p50/p99 and each plan. See docs/performance.md.
-import { analyticsRepo, migrate, openStore, type Store } from "@gw/db";
+import { analyticsRepo } from "@gw/analytics";
+import { migrate, openStore, type Store } from "@gw/db";
 import { percentile } from "./stats.ts";
 
 const ROWS = 1_000_000;

@@ -1,6 +1,7 @@
 import { boundedWindow, isId, LIMITS, notFound } from "@gw/core";
-import { type AnalyticsBucket, agentEventRepo, analyticsRepo, type Db, type Query } from "@gw/db";
+import { agentRepo, type Db, type Query } from "@gw/db";
 import * as v from "valibot";
+import { type AnalyticsBucket, analyticsRepo } from "./repos/analytics.ts";
 
 export type AnalyticsCtx = { db: Db; query: Query; tenantId: string };
 export const ANALYTICS_BUCKETS = ["hour", "day"] as const satisfies readonly AnalyticsBucket[];
@@ -31,7 +32,7 @@ export type AnalyticsJson = v.InferOutput<typeof AnalyticsResponse>;
 /**
  * Invocation metrics per agent per UTC bucket over created_at ∈ [since, until] (defaults: the
  * last 24 hours by hour; at most LIMITS.analyticsMaxRangeDays). An agent filter naming no agent
- * of the tenant is a 404; a soft-deleted agent's history stays readable. See docs/activity.md.
+ * of the tenant is a 404; a soft-deleted agent's history stays readable. See docs/agent-events.md.
  */
 export async function getAnalytics({
   ctx,
@@ -49,7 +50,7 @@ export async function getAnalytics({
   if (input.agentId !== undefined) {
     const known =
       isId("agt", input.agentId) &&
-      (await agentEventRepo.agentExists(ctx.db, ctx.tenantId, input.agentId, { live: false }));
+      (await agentRepo.exists(ctx.db, ctx.tenantId, input.agentId, { live: false }));
     if (!known) throw notFound("agent");
   }
   const rows = await analyticsRepo.buckets(ctx.query, ctx.tenantId, {

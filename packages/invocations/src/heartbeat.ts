@@ -1,4 +1,5 @@
-import { heartbeat, retire, type Store } from "@gw/db";
+import type { Store } from "@gw/db";
+import { heartbeat, retire } from "./repos/reliability.ts";
 
 /** How often a process says it is alive, and after how long without a beat it counts as dead. */
 export const HEARTBEAT_MS = 5_000;

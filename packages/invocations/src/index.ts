@@ -4,15 +4,14 @@ export {
   INVOCATION_MODES,
   INVOCATION_STATUSES,
   type InvocationStatus,
-  type InvocationUpdate,
-  type NewInvocation,
   type Reservation,
-  ReservationTaken,
 } from "@gw/db";
 export * from "./heartbeat.ts";
 export * from "./invocations.ts";
 export * from "./lifecycle.ts";
 export * from "./outcome.ts";
 export * from "./reconcile.ts";
+export { ReservationTaken } from "./repos/invocation-reservations.ts";
+export { type InvocationUpdate, invocationRepo, type NewInvocation } from "./repos/invocations.ts";
 export * from "./serialize.ts";
 export * from "./stored-job.ts";

@@ -1,12 +1,7 @@
 import { isId, notFound } from "@gw/core";
-import {
-  type Db,
-  type InvocationFilter,
-  type InvocationRow,
-  invocationRepo,
-  pollRow,
-  type Query,
-} from "@gw/db";
+import type { Db, InvocationRow, Query } from "@gw/db";
+import { type InvocationFilter, invocationRepo } from "./repos/invocations.ts";
+import { pollRow } from "./repos/poll.ts";
 
 export type InvocationsCtx = { db: Db; tenantId: string };
 

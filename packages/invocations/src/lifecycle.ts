@@ -1,19 +1,11 @@
 import { isStoreUnavailable } from "@gw/core";
-import {
-  createClaimer,
-  createInvocationWriter,
-  createRequestWriter,
-  failIfOpen,
-  type InvocationResult,
-  type InvocationUpdate,
-  insertWithReservations,
-  markRepeat,
-  type NewInvocation,
-  type Reservation,
-  type Store,
-  type StoredRequest,
-} from "@gw/db";
+import type { Reservation, Store } from "@gw/db";
 import { ERROR_CLASS, type Failure, outcomeOfStatus } from "./outcome.ts";
+import { insertWithReservations, type StoredRequest } from "./repos/invocation-reservations.ts";
+import { createClaimer, failIfOpen, markRepeat } from "./repos/invocation-states.ts";
+import { createInvocationWriter } from "./repos/invocation-writer.ts";
+import type { InvocationResult, InvocationUpdate, NewInvocation } from "./repos/invocations.ts";
+import { createRequestWriter } from "./repos/reliability.ts";
 import { withDeadline, withStoreRetry } from "./store-faults.ts";
 
 /** Which invocation: every lifecycle verb is scoped by tenant. */

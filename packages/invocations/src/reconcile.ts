@@ -1,3 +1,7 @@
+import type { Store } from "@gw/db";
+import { DEAD_AFTER_MS } from "./heartbeat.ts";
+import type { Lifecycle } from "./lifecycle.ts";
+import type { StoredRequest } from "./repos/invocation-reservations.ts";
 import {
   forgetInstances,
   hasRequest,
@@ -6,14 +10,10 @@ import {
   overdueRunning,
   purgeRequests,
   requeueRunning,
-  type Store,
-  type StoredRequest,
   stalePending,
   statusOf,
   takeLease,
-} from "@gw/db";
-import { DEAD_AFTER_MS } from "./heartbeat.ts";
-import type { Lifecycle } from "./lifecycle.ts";
+} from "./repos/reliability.ts";
 
 /** The stored request of an invocation (the worker reads big bodies and rebuilt jobs from it). */
 export function storedRequest(

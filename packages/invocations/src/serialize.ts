@@ -1,12 +1,7 @@
-import {
-  ERROR_CLASSES,
-  INVOCATION_MODES,
-  INVOCATION_STATUSES,
-  type InvocationItemRow,
-  type InvocationResult,
-  type InvocationRow,
-} from "@gw/db";
+import { ERROR_CLASSES, INVOCATION_MODES, INVOCATION_STATUSES, type InvocationRow } from "@gw/db";
 import * as v from "valibot";
+import type { InvocationResult } from "./repos/invocations.ts";
+import type { InvocationItemRow } from "./repos/poll.ts";
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 

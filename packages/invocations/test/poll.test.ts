@@ -1,8 +1,9 @@
 import { randomUUID } from "node:crypto";
-import { invocationRepo, migrate, openStore, type Store } from "@gw/db";
+import { migrate, openStore, type Store } from "@gw/db";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { pollInvocation } from "../src/invocations.ts";
 import { createInvocationLifecycle, type Lifecycle } from "../src/lifecycle.ts";
+import { invocationRepo } from "../src/repos/invocations.ts";
 import { invocationJson, pollJson } from "../src/serialize.ts";
 
 // Both stores: the embedded one always, Postgres when DATABASE_URL names one (their drivers return

@@ -1,5 +1,5 @@
 import { newId } from "@gw/core";
-import { invocationRepo } from "@gw/db";
+import { invocationRepo } from "@gw/invocations";
 import { client, newTenant, serveApp, type TestApp, token } from "@gw/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createControlPlaneApp } from "../src/app.ts";

@@ -7,7 +7,7 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { ConfigError, loadConfig } from "@gw/config";
 import { newId } from "@gw/core";
-import { invocationRepo } from "@gw/db";
+import { invocationRepo } from "@gw/invocations";
 import { createDecisionRecorder } from "@gw/policy";
 import { client, newTenant, serveApp, type TestApp, token } from "@gw/testkit";
 import {

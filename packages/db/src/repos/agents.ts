@@ -29,6 +29,25 @@ export const agentRepo = {
     return row?.v;
   },
 
+  /**
+   * Whether the tenant has this agent. `live` excludes soft-deleted agents (writes need a live
+   * agent; reads of history accept a deleted one).
+   */
+  async exists(db: Db, tenantId: string, agentId: string, opts: { live: boolean }): Promise<boolean> {
+    const rows = await db
+      .select({ id: agents.id })
+      .from(agents)
+      .where(
+        and(
+          eq(agents.tenantId, tenantId),
+          eq(agents.id, agentId),
+          opts.live ? isNull(agents.deletedAt) : undefined,
+        ),
+      )
+      .limit(1);
+    return rows.length > 0;
+  },
+
   async get(db: Db, tenantId: string, id: string): Promise<AgentRow | undefined> {
     const [row] = await db.select().from(agents).where(live(tenantId, id)).limit(1);
     return row;

@@ -1,4 +1,4 @@
-import { AgentEvent, AgentEventRecorded, AgentEventSummary } from "@gw/activity";
+import { AgentEvent, AgentEventRecorded, AgentEventSummary } from "@gw/agent-events";
 import { LIMITS } from "@gw/core";
 import * as v from "valibot";
 import { error, ok, timeQuery } from "../common.ts";

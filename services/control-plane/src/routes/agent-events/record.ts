@@ -1,4 +1,4 @@
-import { AgentEvent, recordAgentEvent } from "@gw/activity";
+import { AgentEvent, recordAgentEvent } from "@gw/agent-events";
 import { LIMITS } from "@gw/core";
 import { type AppEnv, readJson } from "@gw/http";
 import type { Runtime } from "@gw/runtime";

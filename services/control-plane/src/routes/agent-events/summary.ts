@@ -1,4 +1,4 @@
-import { summarizeAgentEvents } from "@gw/activity";
+import { summarizeAgentEvents } from "@gw/agent-events";
 import { invalid } from "@gw/core";
 import { type AppEnv, timeParam } from "@gw/http";
 import type { Runtime } from "@gw/runtime";

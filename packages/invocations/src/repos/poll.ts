@@ -1,5 +1,4 @@
-import type { Query } from "../client.ts";
-import type { InvocationRow } from "../schema/invocations.ts";
+import type { InvocationRow, Query } from "@gw/db";
 import type { InvocationResult } from "./invocations.ts";
 
 /** The fields of an invocation its list item and its poll answer show (no bodies, no internals). */

@@ -1,4 +1,4 @@
-import type { Query } from "../client.ts";
+import type { Query } from "@gw/db";
 
 export type AnalyticsBucket = "hour" | "day";
 

@@ -1,5 +1,4 @@
-import type { Query } from "../client.ts";
-import { coalesce } from "./coalesce.ts";
+import { coalesce, type Query } from "@gw/db";
 import type { InvocationResult, InvocationUpdate, NewInvocation } from "./invocations.ts";
 
 type Update = { tenantId: string; id: string; set: InvocationUpdate; result?: InvocationResult | undefined };

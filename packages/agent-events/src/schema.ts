@@ -32,7 +32,7 @@ const Count = v.pipe(
 );
 
 /**
- * The agent event of spec 2.6 with DESIGN.md's rules. Strict: any other field, prompts and tool
+ * The agent event and its rules (docs/agent-events.md). Strict: any other field, prompts and tool
  * arguments included, is refused, so the record cannot carry call content.
  */
 export const AgentEvent = v.strictObject(
@@ -84,7 +84,7 @@ const Total = v.pipe(v.number(), v.integer(), v.minValue(0));
 export const AgentEventRecorded = v.object({ recorded: v.literal(true), duplicate: v.boolean() });
 export type AgentEventRecordedJson = v.InferOutput<typeof AgentEventRecorded>;
 
-/** The answer of GET /v1/agent-events/summary (DESIGN.md §3 Agent events and activity). */
+/** The answer of GET /v1/agent-events/summary (docs/agent-events.md). */
 export const AgentEventSummary = v.object({
   schema: v.literal("gw.agent-event-summary.v1"),
   agent_id: v.string(),

@@ -1,6 +1,7 @@
 import { boundedWindow, isId, LIMITS, notFound } from "@gw/core";
-import { agentEventRepo } from "@gw/db";
-import type { ActivityCtx } from "./record.ts";
+import { agentRepo } from "@gw/db";
+import type { AgentEventsCtx } from "./record.ts";
+import { agentEventRepo } from "./repos/agent-events.ts";
 import type { AgentEventSummaryJson } from "./schema.ts";
 
 export const AGENT_EVENT_SUMMARY_SCHEMA = "gw.agent-event-summary.v1" as const;
@@ -8,19 +9,19 @@ export const AGENT_EVENT_SUMMARY_SCHEMA = "gw.agent-event-summary.v1" as const;
 /**
  * One agent's activity over [since, until] on occurred_at (defaults: the last 24 hours; at most
  * LIMITS.agentEventMaxRangeDays). The agent may be soft-deleted: its history stays readable.
- * Definitions are in docs/activity.md.
+ * Definitions are in docs/agent-events.md.
  */
 export async function summarizeAgentEvents({
   ctx,
   input,
 }: {
-  ctx: ActivityCtx;
+  ctx: AgentEventsCtx;
   input: { agentId: string; since?: Date | undefined; until?: Date | undefined };
 }): Promise<AgentEventSummaryJson> {
   const { since, until } = boundedWindow(input, LIMITS.agentEventMaxRangeDays);
   const known =
     isId("agt", input.agentId) &&
-    (await agentEventRepo.agentExists(ctx.db, ctx.tenantId, input.agentId, { live: false }));
+    (await agentRepo.exists(ctx.db, ctx.tenantId, input.agentId, { live: false }));
   if (!known) throw notFound("agent");
   const s = await agentEventRepo.summary(ctx.db, ctx.tenantId, input.agentId, since, until);
   return {

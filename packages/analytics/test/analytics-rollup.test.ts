@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
+import { migrate, openStore, type Store } from "@gw/db";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { analyticsRepo, migrate, openStore, ROLLUP_AFTER_MS, type Store } from "../src/index.ts";
+import { analyticsRepo, ROLLUP_AFTER_MS } from "../src/repos/analytics.ts";
 
 // Day buckets of closed days come from the rollup (ADR 0007): they must be exactly what the live
 // computation gives, the first read rolls them up once, and partial days at the window's edges

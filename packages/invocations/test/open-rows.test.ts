@@ -1,5 +1,5 @@
+import { migrate, openStore, type Store } from "@gw/db";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { migrate, openStore, type Store } from "../src/index.ts";
 import { CLAIM_SQL, FAIL_OPEN_SQL, REPEAT_SQL } from "../src/repos/invocation-states.ts";
 import { overdueRunning, stalePending } from "../src/repos/reliability.ts";
 

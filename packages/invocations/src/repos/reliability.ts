@@ -1,5 +1,4 @@
-import type { Query } from "../client.ts";
-import { coalesce } from "./coalesce.ts";
+import { coalesce, type Query } from "@gw/db";
 import { requestCte, requestParams, type StoredRequest } from "./invocation-reservations.ts";
 import { INSERT_PARAMS, INSERT_SQL, insertParams } from "./invocation-writer.ts";
 import type { NewInvocation } from "./invocations.ts";

@@ -1,6 +1,5 @@
-import { and, eq, gte, isNull, lte, sql } from "drizzle-orm";
-import type { Db } from "../client.ts";
-import { agentEvents, agents } from "../schema/index.ts";
+import { agentEvents, type Db } from "@gw/db";
+import { and, eq, gte, lte, sql } from "drizzle-orm";
 
 export type NewAgentEvent = Omit<typeof agentEvents.$inferInsert, "tenantId" | "createdAt">;
 
@@ -42,25 +41,6 @@ export const agentEventRepo = {
       .values({ ...row, tenantId })
       .onConflictDoNothing({ target: [agentEvents.tenantId, agentEvents.eventId] })
       .returning({ id: agentEvents.id });
-    return rows.length > 0;
-  },
-
-  /**
-   * Whether the tenant has this agent. `live` excludes soft-deleted agents (writes need a live
-   * agent; reads of history accept a deleted one).
-   */
-  async agentExists(db: Db, tenantId: string, agentId: string, opts: { live: boolean }): Promise<boolean> {
-    const rows = await db
-      .select({ id: agents.id })
-      .from(agents)
-      .where(
-        and(
-          eq(agents.tenantId, tenantId),
-          eq(agents.id, agentId),
-          opts.live ? isNull(agents.deletedAt) : undefined,
-        ),
-      )
-      .limit(1);
     return rows.length > 0;
   },
 

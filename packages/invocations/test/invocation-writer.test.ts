@@ -1,13 +1,9 @@
+import { migrate, openStore, type Store } from "@gw/db";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  createClaimer,
-  createInvocationWriter,
-  createRequestWriter,
-  migrate,
-  type NewInvocation,
-  openStore,
-  type Store,
-} from "../src/index.ts";
+import { createClaimer } from "../src/repos/invocation-states.ts";
+import { createInvocationWriter } from "../src/repos/invocation-writer.ts";
+import type { NewInvocation } from "../src/repos/invocations.ts";
+import { createRequestWriter } from "../src/repos/reliability.ts";
 
 // Both stores: the embedded one always, Postgres when DATABASE_URL names one, opened as the data
 // plane opens it (records on their own pool, `syncRecords: false`) and written through that pool.

@@ -1,5 +1,4 @@
-import type { Query } from "../client.ts";
-import { coalesce } from "./coalesce.ts";
+import { coalesce, type Query } from "@gw/db";
 
 // Conditional state transitions of an invocation: each changes a row only from the state it
 // expects, so a redelivered job, a sweeper and a late commit can never undo each other.

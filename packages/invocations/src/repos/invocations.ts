@@ -1,12 +1,12 @@
-import { and, count, desc, eq, getTableColumns, gte, lt, lte, type SQL } from "drizzle-orm";
-import type { Db } from "../client.ts";
 import {
+  type Db,
   type InvocationMode,
   type InvocationRow,
   type InvocationStatus,
   invocationResults,
   invocations,
-} from "../schema/index.ts";
+} from "@gw/db";
+import { and, count, desc, eq, getTableColumns, gte, lt, lte, type SQL } from "drizzle-orm";
 
 export type NewInvocation = Omit<typeof invocations.$inferInsert, "tenantId">;
 export type InvocationUpdate = Partial<

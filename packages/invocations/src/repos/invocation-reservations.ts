@@ -1,5 +1,4 @@
-import type { Query } from "../client.ts";
-import type { Reservation } from "../schema/reservations.ts";
+import type { Query, Reservation } from "@gw/db";
 import { INSERT_PARAMS, INSERT_SQL, insertParams } from "./invocation-writer.ts";
 import type { NewInvocation } from "./invocations.ts";
 

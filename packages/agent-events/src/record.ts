@@ -1,8 +1,9 @@
 import { isId, newId, notFound } from "@gw/core";
-import { agentEventRepo, type Db } from "@gw/db";
+import { agentRepo, type Db } from "@gw/db";
+import { agentEventRepo } from "./repos/agent-events.ts";
 import type { AgentEventInput, AgentEventRecordedJson } from "./schema.ts";
 
-export type ActivityCtx = { db: Db; tenantId: string };
+export type AgentEventsCtx = { db: Db; tenantId: string };
 
 /**
  * Records one agent event for a live agent of the caller's tenant (404 otherwise, malformed ids
@@ -13,12 +14,12 @@ export async function recordAgentEvent({
   ctx,
   input,
 }: {
-  ctx: ActivityCtx;
+  ctx: AgentEventsCtx;
   input: AgentEventInput;
 }): Promise<AgentEventRecordedJson> {
   const known =
     isId("agt", input.agent_id) &&
-    (await agentEventRepo.agentExists(ctx.db, ctx.tenantId, input.agent_id, { live: true }));
+    (await agentRepo.exists(ctx.db, ctx.tenantId, input.agent_id, { live: true }));
   if (!known) throw notFound("agent");
   const inserted = await agentEventRepo.insert(ctx.db, ctx.tenantId, {
     id: newId("evt"),

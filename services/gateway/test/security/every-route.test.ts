@@ -1,0 +1,93 @@
+import {
+  type ApiRoute,
+  client,
+  crossTenantCase,
+  openApiRoutes,
+  securityCases,
+  type TestApp,
+} from "@gw/testkit";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Caller, createAgent, pollDone, startGateway, upstreamPool } from "../helpers.ts";
+import { type Recorded, record, recordingCaller, sweepSecrets, Tally } from "./support.ts";
+
+// The shared security cases (packages/testkit, securityCases / crossTenantCase) over every
+// operation GET /openapi.json lists: a route added to the document gets the 401 variants and the
+// cross-tenant 404 without anyone writing them.
+
+const seen: Recorded[] = [];
+const tally = new Tally();
+const pool = upstreamPool();
+const secret = `sk-every-route-${crypto.randomUUID()}`;
+let app: TestApp;
+let a: Caller;
+let b: Caller;
+let routes: ApiRoute[];
+let upstreamHits = 0;
+const ids = { agt: "", cred: "", inv: "" };
+
+beforeAll(async () => {
+  app = await startGateway();
+  a = await recordingCaller(app, seen);
+  b = await recordingCaller(app, seen);
+  const up = await pool.up((_req, res) => {
+    upstreamHits++;
+    res.writeHead(200, { "content-type": "application/json" }).end('{"ok":true}');
+  });
+  ids.cred = (await a("POST", "/v1/credentials", { name: "a-cred", kind: "bearer", secret })).json.id;
+  ids.agt = await createAgent(a, { upstream_url: `${up.url}/`, credential_ref: ids.cred });
+  ids.inv = (await a("POST", `/v1/proxy/${ids.agt}`, { q: 1 })).json.invocation_id;
+  await pollDone(a, ids.agt, ids.inv);
+  routes = await openApiRoutes(app.url);
+});
+afterAll(async () => {
+  tally.print("Every documented route (401 variants; another tenant's ids → the never-existing answer)");
+  if (app) await sweepSecrets(app, seen, [secret]);
+  await pool.closeAll();
+  await app?.close();
+});
+
+describe("every route of the OpenAPI document", () => {
+  it("lists the control plane's and the data plane's routes", () => {
+    const listed = routes.map((r) => `${r.method} ${r.path}`);
+    for (const r of ["POST /v1/agents", "POST /v1/proxy/{id}", "GET /v1/proxy/{id}/invocations/{inv_id}"]) {
+      expect(listed).toContain(r);
+    }
+    for (const r of routes) {
+      for (const p of r.params) expect(p.prefix, `${r.method} ${r.path} {${p.name}}`).toBeDefined();
+    }
+  });
+
+  it("answers every 401 variant with 401 and no body, on every route but the public ones", async () => {
+    const hitsBefore = upstreamHits;
+    for (const route of routes.filter((r) => !r.public)) {
+      for (const [name, run] of securityCases(app.url, route)) {
+        const res = await run();
+        record(seen, name, res);
+        tally.add("401 variants", res.status === 401);
+        expect(res.status, name).toBe(401);
+        expect(res.text, name).toBe("");
+      }
+    }
+    expect(upstreamHits).toBe(hitsBefore);
+  });
+
+  it("leaves the public routes open", async () => {
+    for (const route of routes.filter((r) => r.public)) {
+      const res = await client(app.url)(route.method, route.path);
+      expect(res.status, `${route.method} ${route.path}`).not.toBe(401);
+    }
+  });
+
+  it("answers another tenant's ids exactly as never-existing ids: 404", async () => {
+    const hitsBefore = upstreamHits;
+    for (const route of routes.filter((r) => !r.public && r.params.length > 0)) {
+      const body = route.method === "GET" || route.method === "DELETE" ? undefined : {};
+      const { path, got, never } = await crossTenantCase(b, route, ids, body);
+      tally.add("cross-tenant 404", got.status === 404);
+      expect(got.status, `${route.method} ${path}`).toBe(404);
+      expect(got.text, `${route.method} ${path}`).toBe(never.text);
+    }
+    expect(upstreamHits).toBe(hitsBefore);
+    expect((await a("GET", `/v1/agents/${ids.agt}`)).json).toMatchObject({ status: "active" });
+  });
+});
