@@ -63,7 +63,7 @@ describe("dev secret kept for pnpm token", () => {
       again.child.kill("SIGTERM");
       await once(again.child, "exit");
     }
-  });
+  }, 120_000); // two process starts; on the embedded store each runs the migrations
 
   it("refuses a ttl that would not give the token a future exp", async () => {
     const devFile = join(mkdtempSync(join(tmpdir(), "gw-dev-")), "none.json");
