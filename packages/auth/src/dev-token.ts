@@ -11,6 +11,9 @@ export async function mintDevToken(
     tenantClaim?: string;
   },
 ): Promise<string> {
+  const ttl = claims.ttlSeconds ?? 3600;
+  // Always an `exp`: gateways refuse tokens without one, and a dev token should not live for ever.
+  if (!Number.isSafeInteger(ttl) || ttl < 1) throw new Error("ttlSeconds must be a whole number ≥ 1");
   const jwt = new SignJWT({
     [claims.tenantClaim ?? "tenant_id"]: claims.tenant,
     ...(claims.scopes && claims.scopes.length > 0 ? { scope: claims.scopes.join(" ") } : {}),
@@ -18,6 +21,6 @@ export async function mintDevToken(
     .setProtectedHeader({ alg: "HS256", typ: "JWT" })
     .setSubject(claims.sub)
     .setIssuedAt()
-    .setExpirationTime(Math.floor(Date.now() / 1000) + (claims.ttlSeconds ?? 3600));
+    .setExpirationTime(Math.floor(Date.now() / 1000) + ttl);
   return jwt.sign(new TextEncoder().encode(secret));
 }

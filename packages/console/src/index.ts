@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { extname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
@@ -44,14 +44,30 @@ export type ConsoleAsset = {
   immutable: boolean;
 };
 
-/** Reads the built console into memory; null when it was never built. */
+/**
+ * Reads the built console into memory: index.html and the hashed files it names; null when it was
+ * never built. A build running meanwhile (build.mjs) renames files into place and may prune assets
+ * an older index.html named, so a named file that vanished means "read the new index.html": retry.
+ */
 export function loadConsoleAssets(dir: string = CONSOLE_DIR): Map<string, ConsoleAsset> | null {
-  if (!existsSync(join(dir, "index.html"))) return null;
+  for (let attempt = 0; ; attempt++) {
+    if (!existsSync(join(dir, "index.html"))) return null;
+    try {
+      return readBuild(dir);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== "ENOENT" || attempt >= 4) throw e;
+    }
+  }
+}
+
+function readBuild(dir: string): Map<string, ConsoleAsset> {
+  const index = readFileSync(join(dir, "index.html"));
+  const named = [...index.toString("utf8").matchAll(/\/console\/([\w.-]+)"/g)].map((m) => m[1] ?? "");
   const assets = new Map<string, ConsoleAsset>();
-  for (const name of readdirSync(dir)) {
+  for (const name of ["index.html", ...named]) {
     const type = TYPES[extname(name)];
     if (!type) continue;
-    const body = readFileSync(join(dir, name));
+    const body = name === "index.html" ? index : readFileSync(join(dir, name));
     assets.set(name, {
       body,
       gzip: gzipSync(body, { level: 9 }),

@@ -138,6 +138,13 @@ function isLocalName(host: string): boolean {
 }
 
 /**
+ * What a developer pointing an agent at a local server needs to know; names only documented
+ * variables, never the deployment's own settings (README "Calling a local upstream").
+ */
+const LOCAL_HINT =
+  " (a local or private address; in development allow it with GW_SSRF_ALLOW_CIDRS, e.g. 127.0.0.1/32, and http:// with GW_ALLOW_HTTP_UPSTREAMS=true)";
+
+/**
  * Write-time validation of an upstream (or facilitator) URL: scheme, form, no credentials, no
  * local names, no literal address in a blocked range. Names that resolve later are checked by the
  * dial-time guard. Returns the normalized URL.
@@ -154,16 +161,20 @@ export function validateUpstreamUrl(
     throw invalid(`${field} must be an absolute URL`);
   }
   if (url.protocol !== "https:" && !(opts.allowHttp && url.protocol === "http:")) {
-    throw invalid(opts.allowHttp ? `${field} must use https or http` : `${field} must use https`);
+    throw invalid(
+      opts.allowHttp
+        ? `${field} must use https or http`
+        : `${field} must use https (in development, GW_ALLOW_HTTP_UPSTREAMS=true allows http)`,
+    );
   }
   if (url.username || url.password) throw invalid(`${field} must not contain credentials`);
   // Port 0 is not a port a server listens on; some stacks read it as "any" or as the default.
   if (url.port === "0") throw invalid(`${field} port is not allowed`);
   const host = url.hostname;
-  if (isLocalName(host)) throw invalid(`${field} host is not allowed`);
+  if (isLocalName(host)) throw invalid(`${field} host is not allowed${LOCAL_HINT}`);
   // WHATWG parsing already turned 127.1, 0x7f000001 and 017700000001 into dotted quads.
   const literal = host.startsWith("[") || isIPv4(host);
-  if (literal && isBlockedIp(host, opts.policy)) throw invalid(`${field} host is not allowed`);
+  if (literal && isBlockedIp(host, opts.policy)) throw invalid(`${field} host is not allowed${LOCAL_HINT}`);
   if (!literal && !/^[a-z0-9._-]+$/i.test(host)) throw invalid(`${field} host is not allowed`);
   if (url.hash) url.hash = "";
   return url.toString();

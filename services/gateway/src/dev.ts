@@ -1,19 +1,24 @@
-import { randomBytes } from "node:crypto";
 import { mintDevToken } from "@gw/auth";
 import type { Config } from "@gw/config";
+import { devFilePath, loadOrCreateDevSecret } from "./dev-file.ts";
 
 /**
- * `pnpm start` with no token configuration: a fresh HS256 secret for this process only, so the
- * quick start needs no set-up and no secret is ever shipped in the repository.
+ * `pnpm start` with no token configuration: an HS256 secret generated once and kept in the
+ * git-ignored dev file (dev-file.ts), so the quick start needs no set-up, no secret is ever shipped
+ * in the repository, and `pnpm token` can mint tokens for any tenant of the running gateway.
  */
-export function ensureDevAuth(env: Record<string, string | undefined>): { generated: boolean } {
+export function ensureDevAuth(env: Record<string, string | undefined>): {
+  generated: boolean;
+  file?: string;
+} {
   if (env.GW_JWKS_URL || env.GW_DEV_JWT_SECRET) return { generated: false };
-  env.GW_DEV_JWT_SECRET = randomBytes(32).toString("base64url");
-  return { generated: true };
+  const file = devFilePath(env);
+  env.GW_DEV_JWT_SECRET = loadOrCreateDevSecret(file).secret;
+  return { generated: true, file };
 }
 
 /** The banner `pnpm start` prints: a ready-to-paste curl with a dev token. */
-export async function devBanner(config: Config): Promise<string> {
+export async function devBanner(config: Config, devFile?: string): Promise<string> {
   if (!config.GW_DEV_JWT_SECRET || config.GW_JWKS_URL) return "";
   const token = await mintDevToken(config.GW_DEV_JWT_SECRET, {
     tenant: "dev",
@@ -29,6 +34,13 @@ export async function devBanner(config: Config): Promise<string> {
     "  dev token (tenant 'dev', valid 12 h):",
     `    export GW_TOKEN=${token}`,
     "",
+    ...(devFile
+      ? [
+          `  dev secret kept in ${devFile}; a token for another tenant or user:`,
+          "    pnpm -s token --tenant T --sub U [--scope S] [--ttl SECONDS]",
+          "",
+        ]
+      : []),
     `  operator console: ${base}/console  (paste the token above)`,
     "",
     "  try it:",

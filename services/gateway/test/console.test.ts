@@ -40,11 +40,11 @@ async function shot(page: Page, name: string) {
   await page.screenshot({ path: `${ARTIFACTS}${name}.png`, fullPage: true });
 }
 
-async function signIn(page: Page, token = call.token) {
+async function signIn(page: Page, who: Caller = call) {
   await page.goto(`${gw.url}/console`);
-  await page.getByLabel("Access token").fill(token);
+  await page.getByLabel("Access token").fill(who.token);
   await page.getByRole("button", { name: "Sign in" }).click();
-  await expect.poll(() => page.getByTestId("identity").textContent()).toContain(call.tenant);
+  await expect.poll(() => page.getByTestId("identity").textContent()).toContain(who.tenant);
 }
 
 /** Width of the whole document: wider than the viewport means the page scrolls sideways. */
@@ -173,6 +173,74 @@ describe.skipIf(skipReason !== undefined && !inCi)("operator console in Chromium
     await shot(page, "07-invocations-phone");
     expect(await pageWidth(page)).toBeLessThanOrEqual(PHONE.width);
 
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it("the overview shows the last hour's calls, error rate, p95 and the agents failing most, from real calls", async () => {
+    // A tenant of its own, so the numbers on the page are exactly this test's calls.
+    const op = await caller(gw, ["invocations:read_body"]);
+    const broken = await pool.up((_req, res) => {
+      res.writeHead(500, { "content-type": "text/plain" });
+      res.end("upstream broke");
+    });
+    const steady = (await op("POST", "/v1/agents", { name: "steady", upstream_url: upstream.url })).json.id;
+    const flaky = (await op("POST", "/v1/agents", { name: "flaky", upstream_url: broken.url })).json.id;
+    const { page, errors } = await newPage();
+    // Before any call: zeros, and no failing agents, rather than an error or a blank.
+    await signIn(page, op);
+    await expect.poll(() => page.getByTestId("tile-calls").textContent()).toContain("0");
+    await expect
+      .poll(() => page.locator("main").textContent())
+      .toContain("No failed calls in the last hour.");
+
+    for (const [agent, n] of [
+      [steady, 3],
+      [flaky, 2],
+    ] as const) {
+      for (let i = 0; i < n; i++) {
+        const sent = await op("POST", `/v1/proxy/${agent}`, `call ${i}`);
+        expect(sent.status).toBe(202);
+        await pollDone(op, agent, sent.json.invocation_id);
+      }
+    }
+    // What the API says the hour holds: the page must show the same numbers.
+    const rows = (await op("GET", "/v1/analytics", undefined)).json.data as Array<{
+      agent_id: string;
+      latency_ms_p95: number | null;
+    }>;
+    const worstP95 = Math.max(...rows.map((r) => r.latency_ms_p95 ?? 0));
+
+    await page.getByRole("button", { name: "Refresh" }).click();
+    await expect.poll(() => page.getByTestId("tile-calls").textContent()).toContain("5");
+    expect(await page.getByTestId("tile-errors").textContent()).toContain("40 %");
+    expect(await page.getByTestId("tile-errors").textContent()).toContain("2 failed");
+    expect(await page.getByTestId("tile-p95").textContent()).toContain(
+      `${Math.round(worstP95 * 10) / 10} ms`,
+    );
+    const failing = page.getByTestId("failing-agents").locator("tbody tr");
+    await expect.poll(() => failing.count()).toBe(1);
+    expect(await failing.first().locator("td").allTextContents()).toEqual([
+      "flaky",
+      "2",
+      "2",
+      "100 %",
+      expect.stringMatching(/ ms$/),
+    ]);
+    const latest = page.getByTestId("latest-failures").locator("tbody tr");
+    await expect.poll(() => latest.count()).toBe(2);
+    expect((await latest.first().textContent()) ?? "").toContain("upstream_5xx");
+    await shot(page, "13-overview-last-hour");
+    // The failing agent links to its failed invocations.
+    await failing.first().getByRole("link", { name: "flaky" }).click();
+    await page.waitForURL(/#\/invocations\?/);
+    expect(page.url()).toContain(`agent_id=${flaky}`);
+    expect(page.url()).toContain("status=failed");
+    await page.setViewportSize(PHONE);
+    await page.goto(`${gw.url}/console#/`);
+    await expect.poll(() => page.getByTestId("tile-calls").textContent()).toContain("5");
+    await shot(page, "14-overview-phone");
+    expect(await pageWidth(page)).toBeLessThanOrEqual(PHONE.width);
     expect(errors).toEqual([]);
     await page.close();
   });

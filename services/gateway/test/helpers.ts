@@ -79,16 +79,21 @@ export function upstreamPool() {
  * The gateway as its own process (`pnpm start`'s entry), for tests of signals and exporters.
  * Resolves once it logs the port it listens on; `output()` is everything it wrote to stdout.
  */
-export async function spawnGateway(env: Record<string, string | undefined> = {}) {
+export async function spawnGateway(env: Record<string, string | undefined> = {}, args: string[] = []) {
   const repo = fileURLToPath(new URL("../../../", import.meta.url));
-  const child = spawn(process.execPath, ["--import", "tsx", "services/gateway/src/main.ts"], {
+  const child = spawn(process.execPath, ["--import", "tsx", "services/gateway/src/main.ts", ...args], {
     cwd: repo,
     env: { ...process.env, ...(testEnv(env) as Record<string, string>), PORT: "0", GW_LOG_LEVEL: "info" },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let out = "";
+  let err = "";
   child.stdout.on("data", (d) => {
     out += d.toString();
+  });
+  // The start banner (token, ready calls) goes to stderr.
+  child.stderr.on("data", (d) => {
+    err += d.toString();
   });
   const port = await new Promise<number>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`gateway did not start: ${out}`)), 30_000);
@@ -104,5 +109,5 @@ export async function spawnGateway(env: Record<string, string | undefined> = {})
     child.kill("SIGKILL");
     throw e;
   });
-  return { child, url: `http://127.0.0.1:${port}`, output: () => out };
+  return { child, url: `http://127.0.0.1:${port}`, output: () => out, stderr: () => err };
 }

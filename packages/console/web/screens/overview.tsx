@@ -1,12 +1,17 @@
 import { Fields, Page, useSession } from "../ui.tsx";
+import { LastHour } from "./glance.tsx";
 
 const yes = (b: boolean) => (b ? "yes" : "no");
 
-/** Who the token says you are (/v1/me) and what this deployment offers (/v1/capabilities). */
+/**
+ * The gateway at a glance (the last hour's calls, errors, latency and failures), then who the token
+ * says you are (/v1/me) and what this deployment offers (/v1/capabilities).
+ */
 export function OverviewScreen() {
   const { me, caps } = useSession();
   return (
     <Page title="Overview">
+      <LastHour />
       <h2>Signed in as</h2>
       <Fields
         rows={[

@@ -1,0 +1,194 @@
+// The overview's "last hour": what an operator opening the console wants first. Everything here
+// comes from the public API (analytics and the invocation list); pending approvals and drifted
+// tools join it once the API serves them, not before.
+import { unwrap } from "../api.ts";
+import { href } from "../router.ts";
+import type { AnalyticsRow } from "../types.ts";
+import { ErrorBox, fmtMs, fmtTime, Status, useLoad, useSession } from "../ui.tsx";
+import { useAgentNames } from "./invocations.tsx";
+
+const HOUR_MS = 3600_000;
+const FAILING_SHOWN = 5;
+
+type AgentHour = { agent: string; calls: number; failed: number; p95: number | null };
+
+/**
+ * Per-agent totals over the hour (it may span two hourly buckets). An agent's p95 is the higher of
+ * its buckets' p95s, and the gateway-wide figure the highest agent's: percentiles do not add up,
+ * and at most 5 % of the calls are slower than that, so it bounds the true p95 from above.
+ */
+export function summarize(rows: AnalyticsRow[]) {
+  const agents = new Map<string, AgentHour>();
+  for (const r of rows) {
+    const a = agents.get(r.agent_id) ?? { agent: r.agent_id, calls: 0, failed: 0, p95: null };
+    a.calls += r.invocations;
+    a.failed += r.failed;
+    if (r.latency_ms_p95 !== null) a.p95 = Math.max(a.p95 ?? 0, r.latency_ms_p95);
+    agents.set(r.agent_id, a);
+  }
+  const all = [...agents.values()];
+  const calls = all.reduce((n, a) => n + a.calls, 0);
+  const failed = all.reduce((n, a) => n + a.failed, 0);
+  const p95s = all.map((a) => a.p95).filter((p): p is number => p !== null);
+  const failing = all
+    .filter((a) => a.failed > 0)
+    .sort((x, y) => y.failed - x.failed || y.failed / y.calls - x.failed / x.calls)
+    .slice(0, FAILING_SHOWN);
+  return { calls, failed, p95: p95s.length ? Math.max(...p95s) : null, failing };
+}
+
+const pct = (failed: number, calls: number) =>
+  calls ? `${(Math.round((failed / calls) * 1000) / 10).toString()} %` : "—";
+
+function Tile(props: { label: string; value: string; hint?: string; testid: string }) {
+  return (
+    <div class="tile" data-testid={props.testid}>
+      <div class="tile-label">{props.label}</div>
+      <div class="tile-value">{props.value}</div>
+      {props.hint ? <div class="tile-hint">{props.hint}</div> : null}
+    </div>
+  );
+}
+
+export function LastHour() {
+  const { api, caps } = useSession();
+  const names = useAgentNames();
+  const since = () => new Date(Date.now() - HOUR_MS).toISOString();
+  const stats = useLoad(
+    () =>
+      caps.surfaces.analytics
+        ? unwrap(api.GET("/v1/analytics", { params: { query: { since: since(), bucket: "hour" } } })).then(
+            (a) => summarize(a.data),
+          )
+        : Promise.resolve(null),
+    "analytics",
+  );
+  const failures = useLoad(
+    () =>
+      caps.surfaces.invocations
+        ? unwrap(
+            api.GET("/v1/invocations", { params: { query: { status: "failed", since: since(), limit: 5 } } }),
+          )
+        : Promise.resolve(null),
+    "failures",
+  );
+  const name = (id: string) => names.data?.get(id) ?? id;
+  const s = stats.data;
+
+  return (
+    <section aria-labelledby="last-hour">
+      <div class="section-head">
+        <h2 id="last-hour">Last hour</h2>
+        <button
+          type="button"
+          class="secondary"
+          onClick={() => {
+            stats.reload();
+            failures.reload();
+          }}
+        >
+          Refresh
+        </button>
+      </div>
+      <ErrorBox message={stats.error ?? failures.error} />
+      {s ? (
+        <div class="tiles">
+          <Tile testid="tile-calls" label="Calls" value={String(s.calls)} />
+          <Tile
+            testid="tile-errors"
+            label="Error rate"
+            value={pct(s.failed, s.calls)}
+            hint={`${s.failed} failed`}
+          />
+          <Tile testid="tile-p95" label="p95 latency" value={fmtMs(s.p95)} hint="slowest agent's" />
+        </div>
+      ) : null}
+      {s === null && !stats.loading ? (
+        <p class="empty">Analytics is not enabled on this deployment.</p>
+      ) : null}
+      {s ? (
+        <>
+          <h3>Agents failing most</h3>
+          {s.failing.length === 0 ? (
+            <p class="empty">No failed calls in the last hour.</p>
+          ) : (
+            <div class="table-wrap">
+              <table data-testid="failing-agents">
+                <thead>
+                  <tr>
+                    <th scope="col">Agent</th>
+                    <th scope="col" class="num">
+                      Failed
+                    </th>
+                    <th scope="col" class="num">
+                      Calls
+                    </th>
+                    <th scope="col" class="num">
+                      Error rate
+                    </th>
+                    <th scope="col" class="num">
+                      p95
+                    </th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {s.failing.map((a) => (
+                    <tr key={a.agent} data-id={a.agent}>
+                      <td>
+                        <a href={href("/invocations", { agent_id: a.agent, status: "failed" })}>
+                          {name(a.agent)}
+                        </a>
+                      </td>
+                      <td class="num">{a.failed}</td>
+                      <td class="num">{a.calls}</td>
+                      <td class="num">{pct(a.failed, a.calls)}</td>
+                      <td class="num">{fmtMs(a.p95)}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )}
+        </>
+      ) : null}
+      {failures.data && failures.data.data.length > 0 ? (
+        <>
+          <h3>Latest failures</h3>
+          <div class="table-wrap">
+            <table data-testid="latest-failures">
+              <thead>
+                <tr>
+                  <th scope="col">When</th>
+                  <th scope="col">Agent</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Why</th>
+                  <th scope="col" class="num">
+                    Upstream
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {failures.data.data.map((r) => (
+                  <tr key={r.id} data-id={r.id}>
+                    <td>
+                      <a href={href(`/invocations/${r.id}`)}>{fmtTime(r.created_at)}</a>
+                    </td>
+                    <td>{name(r.agent_id)}</td>
+                    <td>
+                      <Status value={r.status} />
+                    </td>
+                    <td>{r.error_class ?? "—"}</td>
+                    <td class="num">{r.upstream_status ?? "—"}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+          <p>
+            <a href={href("/invocations", { status: "failed" })}>All failed invocations</a>
+          </p>
+        </>
+      ) : null}
+    </section>
+  );
+}

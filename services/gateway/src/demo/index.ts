@@ -1,0 +1,100 @@
+import { mintDevToken } from "@gw/auth";
+import { startEchoServer } from "./echo.ts";
+import { startMcpServer } from "./mcp.ts";
+
+export type DemoUpstreams = { echoUrl: string; mcpUrl: string; close: () => Promise<void> };
+
+/** The tenant the demo's agents live in, and the user its token names. */
+export const DEMO_TENANT = "demo";
+const DEMO_SUB = "demo-user";
+
+/**
+ * `pnpm start --demo` (`pnpm demo`), step 1, before the gateway reads its configuration: starts the
+ * local echo and MCP servers and exempts exactly their address from the SSRF guard. 127.0.0.1/32
+ * and http:// are allowed for this process only, never by default (docs/security.md).
+ */
+export async function startDemoUpstreams(env: Record<string, string | undefined>): Promise<DemoUpstreams> {
+  if (env.GW_JWKS_URL) {
+    throw new Error("--demo mints its own dev token: unset GW_JWKS_URL to run the demo");
+  }
+  const [echo, mcp] = await Promise.all([startEchoServer(), startMcpServer()]);
+  env.GW_ALLOW_HTTP_UPSTREAMS = "true";
+  env.GW_SSRF_ALLOW_CIDRS = [env.GW_SSRF_ALLOW_CIDRS, "127.0.0.1/32"].filter(Boolean).join(",");
+  const closeOne = (s: { server: { close: (cb: () => void) => void; closeAllConnections: () => void } }) =>
+    new Promise<void>((resolve) => {
+      s.server.closeAllConnections();
+      s.server.close(() => resolve());
+    });
+  return {
+    echoUrl: echo.url,
+    mcpUrl: mcp.url,
+    close: async () => {
+      await Promise.all([closeOne(echo), closeOne(mcp)]);
+    },
+  };
+}
+
+/**
+ * Step 2, once the gateway listens: creates the demo tenant's two agents through the public API,
+ * as a user would, and returns the banner with ready-to-paste calls through them.
+ */
+export async function seedDemo(opts: {
+  port: number;
+  secret: string;
+  upstreams: DemoUpstreams;
+}): Promise<string> {
+  const token = await mintDevToken(opts.secret, {
+    tenant: DEMO_TENANT,
+    sub: DEMO_SUB,
+    scopes: ["invocations:read_body"],
+    ttlSeconds: 12 * 3600,
+  });
+  const self = `http://127.0.0.1:${opts.port}`;
+  const create = async (agent: Record<string, unknown>): Promise<string> => {
+    const res = await fetch(`${self}/v1/agents`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: JSON.stringify(agent),
+    });
+    const json = (await res.json()) as { id?: string; error?: string };
+    if (res.status !== 201 || !json.id)
+      throw new Error(`demo agent not created: ${json.error ?? res.status}`);
+    return json.id;
+  };
+  const echo = await create({
+    name: "demo-echo",
+    upstream_url: opts.upstreams.echoUrl,
+    capture_bodies: true,
+  });
+  const mcp = await create({
+    name: "demo-mcp",
+    upstream_url: opts.upstreams.mcpUrl,
+    protocol: "mcp",
+    mcp_transport: "streamable_http",
+  });
+  return demoBanner({ base: `http://localhost:${opts.port}`, token, echo, mcp, upstreams: opts.upstreams });
+}
+
+function demoBanner(o: { base: string; token: string; echo: string; mcp: string; upstreams: DemoUpstreams }) {
+  const auth = `-H "Authorization: Bearer $GW_TOKEN"`;
+  return [
+    "",
+    `  agent gateway demo on ${o.base}: tenant '${DEMO_TENANT}', no internet needed`,
+    `    agent demo-echo ${o.echo} → local echo server ${o.upstreams.echoUrl}`,
+    `    agent demo-mcp  ${o.mcp} → local MCP server ${o.upstreams.mcpUrl} (tools echo, add)`,
+    "    (this process alone allows http:// and 127.0.0.1/32 upstreams; see the README to allow your own)",
+    "",
+    `  operator console: ${o.base}/console  (paste the token below)`,
+    "",
+    "  try it:",
+    `    export GW_TOKEN=${o.token}`,
+    "    # streaming: the upstream's events arrive as it sends them",
+    `    curl -sN ${o.base}/v1/proxy/${o.echo}/stream ${auth} -H 'accept: text/event-stream' -d 'hello, streaming'`,
+    "    # transactional: 202 with an invocation id at once, then poll for the result",
+    `    INV=$(curl -s ${o.base}/v1/proxy/${o.echo} ${auth} -d 'hello, transactional' | sed -E 's/.*"invocation_id":"([^"]+)".*/\\1/')`,
+    `    curl -s ${o.base}/v1/proxy/${o.echo}/invocations/$INV ${auth}`,
+    "    # MCP: list the tools of the MCP server through the gateway",
+    `    curl -s ${o.base}/v1/proxy/${o.mcp}/stream ${auth} -H 'content-type: application/json' -H 'accept: application/json, text/event-stream' -d '{"jsonrpc":"2.0","id":1,"method":"tools/list"}'`,
+    "",
+  ].join("\n");
+}
