@@ -27,9 +27,15 @@ export const PolicyDecisionResource = v.object({
   created_at: Time,
 });
 
-/** GET /v1/policy: `{version: 0, rules: []}` when the tenant has no document. */
+/**
+ * GET /v1/policy: `{version: 0, rules: []}` when the tenant never had a document; after a delete,
+ * `{version, rules: [], updated_at}` with the last version (no `default`: there is no document).
+ */
 export function policyJson(row: PolicyRow | undefined): v.InferOutput<typeof PolicyResource> {
   if (!row) return { version: 0, rules: [] };
+  if (row.document === null) {
+    return { version: row.version, rules: [], updated_at: row.updatedAt.toISOString() };
+  }
   const doc = row.document as { default?: unknown; on_error?: unknown; rules?: unknown };
   return {
     version: row.version,
