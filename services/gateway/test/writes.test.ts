@@ -14,9 +14,10 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startGateway } from "./helpers.ts";
 
-// DESIGN.md §1 step 2: a write is effective on the next call of the process that took it, and on
-// every other replica within 1 s. The agent cache's time-to-live is set to a minute throughout, so
-// only the invalidation can explain a write taking effect.
+// A write is effective on the next call of the process that took it, and on every other replica
+// within 1 s (docs/architecture.md, "Writes take effect on the next call"). The agent and policy
+// caches' time-to-live is set to a minute throughout, so only the invalidation can explain a write
+// taking effect.
 const LONG_CACHE = { GW_AGENT_CACHE_MS: "60000", GW_POLICY_CACHE_MS: "60000" };
 
 let upstream: Upstream;
