@@ -378,13 +378,17 @@ export interface paths {
         };
         /**
          * The tenant's policy document
-         * @description version 0 and no rules when the tenant has none.
+         * @description version 0 and no rules when the tenant never had one; after a delete, the last version with no rules and no default.
          */
         get: operations["getPolicy"];
         /** Replace the policy document */
         put: operations["putPolicy"];
         post?: never;
-        delete?: never;
+        /**
+         * Remove the policy document
+         * @description Nothing is evaluated or recorded for the tenant's calls afterwards (policy_action null on new invocations). Idempotent. The version keeps counting: the next PUT is numbered above every earlier version.
+         */
+        delete: operations["deletePolicy"];
         options?: never;
         head?: never;
         patch?: never;
@@ -2787,6 +2791,40 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
+            };
+            /** @description Unexpected server error; no body. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    deletePolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done; no body. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing or invalid bearer token, or absent tenant or user claims. No body. */
+            401: {
+                headers: {
+                    /** @description Bearer */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Unexpected server error; no body. */
             500: {

@@ -1,6 +1,7 @@
 import { createPrivateKey, createPublicKey } from "node:crypto";
 import { accessSync, constants, statSync } from "node:fs";
 import { isAbsolute } from "node:path";
+import { ruleOf } from "@gw/core";
 import * as v from "valibot";
 
 /** Thrown for a bad environment; its message is the one line the process prints before exiting. */
@@ -244,7 +245,8 @@ export function loadConfig(env: Record<string, string | undefined>, opts: { defa
     const value = env[key];
     if (value !== undefined && value !== "") source[key] = value;
   }
-  const result = v.safeParse(EnvSchema, source, { abortPipeEarly: true });
+  // `ruleOf`: valibot's own text quotes the value, and a variable may hold a secret.
+  const result = v.safeParse(EnvSchema, source, { abortPipeEarly: true, message: ruleOf });
   if (!result.success) {
     const issue = result.issues[0];
     const key = issue.path?.[0]?.key;

@@ -3,3 +3,4 @@ export * from "./errors.ts";
 export * from "./ids.ts";
 export * from "./limits.ts";
 export * from "./time.ts";
+export * from "./validation.ts";

@@ -6,6 +6,7 @@ import { context } from "@opentelemetry/api";
 import { Hono, type MiddlewareHandler } from "hono";
 import { errorResponse } from "./errors.ts";
 import { checkQuery, endServerSpan, requestIdOf, startServerSpan } from "./exchange.ts";
+import { methodNotAllowed } from "./methods.ts";
 
 export type AppEnv = {
   Bindings: HttpBindings;
@@ -14,7 +15,8 @@ export type AppEnv = {
 
 /**
  * The base every service app starts from: request id, structured access log, the one error
- * mapping, and JSON 404/405 answers. Routes are added by the service's own createApp.
+ * mapping, and JSON 404/405 answers (405 with `Allow` for every registered path, see methods.ts).
+ * Routes are added by the service's own createApp.
  */
 export function createBaseApp(opts: { logger: Logger; accessLog?: boolean }): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
@@ -52,7 +54,11 @@ export function createBaseApp(opts: { logger: Logger; accessLog?: boolean }): Ho
     await next();
   });
   app.onError((err, c) => errorResponse(c, err));
-  app.notFound((c) => c.json({ error: "not found" }, 404));
+  // Routes are all registered by the time a request arrives, so the answer is computed from them.
+  app.notFound((c) => {
+    const notAllowed = methodNotAllowed(app, c.req.path);
+    return notAllowed ? errorResponse(c, notAllowed) : c.json({ error: "not found" }, 404);
+  });
   return app;
 }
 

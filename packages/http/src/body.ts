@@ -1,5 +1,5 @@
 import type { IncomingMessage } from "node:http";
-import { DomainError, invalid, LIMITS, tooLarge } from "@gw/core";
+import { DomainError, invalid, LIMITS, ruleOf, tooLarge } from "@gw/core";
 import type { Context } from "hono";
 import * as v from "valibot";
 import { assertNoNul } from "./text.ts";
@@ -25,24 +25,33 @@ export async function readBodyCapped(req: Request, maxBytes: number): Promise<Ui
   return chunks.length === 1 ? (chunks[0] as Uint8Array) : Buffer.concat(chunks, size);
 }
 
-/** Turns the first valibot issue into a caller-actionable message. */
+/** A field name from the body as a message quotes it: a long key is cut, so no input is echoed whole. */
+const KEY_MAX = 64;
+const keyOf = (key: unknown) => {
+  const k = String(key);
+  return k.length > KEY_MAX ? `${k.slice(0, KEY_MAX)}…` : k;
+};
+
+/**
+ * The first valibot issue as a caller-actionable message: the field's path and the rule, in our
+ * words (the schema's own message, else `ruleOf`), never the value received.
+ */
 export function issueMessage(issues: readonly v.BaseIssue<unknown>[]): string {
   const issue = issues[0];
   if (!issue) return "invalid request";
-  const path = issue.path?.map((p) => String(p.key)).join(".") ?? "";
+  const path = issue.path?.map((p) => keyOf(p.key)).join(".") ?? "";
   // Object schemas report both an unknown key (expected "never") and a missing one (received
   // "undefined") as their own issue; only the first is an unknown field.
   if ((issue.type === "strict_object" || issue.type === "object") && issue.path) {
     if (issue.expected === "never") return `unknown field "${path}"`;
     if (issue.received === "undefined") return `${path} is required`;
   }
-  const expected = issue.message;
-  return path ? `${path}: ${expected}` : expected;
+  return path ? `${path}: ${issue.message}` : issue.message;
 }
 
-/** Validates with valibot and throws `invalid` with a message naming the field. */
+/** Validates with valibot and throws `invalid` with a message naming the field and the rule. */
 export function validate<const S extends v.GenericSchema>(schema: S, input: unknown): v.InferOutput<S> {
-  const result = v.safeParse(schema, input, { abortEarly: true });
+  const result = v.safeParse(schema, input, { abortEarly: true, message: ruleOf });
   if (!result.success) throw invalid(issueMessage(result.issues));
   return result.output;
 }

@@ -38,13 +38,12 @@ export function listen(
 ): Promise<Served> {
   const viaHono = getRequestListener(app.fetch);
   const direct = app.direct;
-  const server = createServer(
-    direct
-      ? (req, res) => {
-          if (!direct(req, res)) void viaHono(req, res);
-        }
-      : viaHono,
-  );
+  const drain = drainState();
+  const server = createServer((req, res) => {
+    if (drain.refuse(req, res)) return;
+    if (!direct?.(req, res)) void viaHono(req, res);
+  });
+  drain.server = server;
   server.keepAliveTimeout = 65_000;
   if (opts.longRequests) {
     // Node's default requestTimeout (300 s) would cut a live streaming upload.
@@ -59,10 +58,55 @@ export function listen(
         server,
         port: bound,
         url: `http://127.0.0.1:${bound}`,
-        close: () => closeServer(server, opts.drainMs ?? 5_000),
+        close: () => {
+          drain.start();
+          return closeServer(server, opts.drainMs ?? 5_000);
+        },
       });
     });
   });
+}
+
+/** What a draining server answers every new request, on whichever connection it arrives. */
+const SHUTTING_DOWN = JSON.stringify({ error: "server is shutting down; retry the request" });
+
+/**
+ * Graceful shutdown on keep-alive connections (docs/operations.md). Until `start`, it only tracks
+ * the responses in flight. Once draining: a response whose headers are not out yet says
+ * `Connection: close`; a connection is closed as soon as its response is done; and a request that
+ * still arrives on an open connection gets a clean 503 with `Connection: close` instead of being
+ * admitted (or reset), on the Hono routes and the direct ones alike.
+ */
+function drainState() {
+  let draining = false;
+  const inFlight = new Set<ServerResponse>();
+  const state = {
+    server: undefined as Server | undefined,
+    /** Answers 503 and returns true while draining; otherwise tracks `res` and returns false. */
+    refuse(req: IncomingMessage, res: ServerResponse): boolean {
+      if (draining) {
+        res.shouldKeepAlive = false;
+        req.resume();
+        res.writeHead(503, { "content-type": "application/json", connection: "close" });
+        res.end(SHUTTING_DOWN);
+        return true;
+      }
+      inFlight.add(res);
+      res.once("close", () => {
+        inFlight.delete(res);
+        // Its connection is idle now: close it before another request can arrive on it.
+        if (draining) setImmediate(() => state.server?.closeIdleConnections());
+      });
+      return false;
+    },
+    start() {
+      draining = true;
+      // Node writes `Connection: close` for a response that may not keep its connection alive,
+      // and closes the connection after it; one whose headers are out is closed on "close" above.
+      for (const res of inFlight) if (!res.headersSent) res.shouldKeepAlive = false;
+    },
+  };
+  return state;
 }
 
 /** Stops accepting, lets in-flight requests finish, then drops what is left after `timeoutMs`. */
@@ -82,10 +126,6 @@ export function closeServer(server: Server, timeoutMs: number): Promise<void> {
 }
 
 /**
- * Graceful shutdown on SIGTERM/SIGINT: run `stop` (drain servers, workers, close pools) raced
- * against `timeoutMs`, then exit. A second signal exits at once.
- */
-/**
  * The part of GW_SHUTDOWN_TIMEOUT_MS that in-flight requests get to finish: the rest is kept for
  * flushing records and closing pools after they were cut.
  */
@@ -93,6 +133,10 @@ export function drainWindowMs(shutdownTimeoutMs: number): number {
   return Math.max(shutdownTimeoutMs - 3_000, Math.floor(shutdownTimeoutMs / 2));
 }
 
+/**
+ * Graceful shutdown on SIGTERM/SIGINT: run `stop` (drain servers, workers, close pools) raced
+ * against `timeoutMs`, then exit. A second signal exits at once.
+ */
 export function onShutdown(logger: Logger, timeoutMs: number, stop: () => Promise<void>): void {
   let stopping = false;
   const handler = (signal: string) => {

@@ -2,6 +2,7 @@ import * as v from "valibot";
 import { type CompiledPolicy, compilePolicy } from "./compile.ts";
 import { PolicyDocument } from "./schema.ts";
 
+/** The stored row; `document` null: deleted (no policy, as with no row). */
 type Stored = { version: number; document: unknown };
 type Entry = { expires: number; policy: CompiledPolicy | null };
 
@@ -40,7 +41,7 @@ export function createPolicyCache(opts: {
     const started = epoch;
     const row = await opts.load(tenantId);
     let policy: CompiledPolicy | null = null;
-    if (row) {
+    if (row && row.document !== null) {
       // Reuse the compiled form while the version is unchanged.
       policy =
         previous && previous.version === row.version

@@ -8,7 +8,7 @@ export type PolicyCtx = {
   ssrf: { policy: SsrfPolicy; allowHttp: boolean };
 };
 
-/** The tenant's document; version 0 and no rules when it has none. */
+/** The tenant's row: none, or `document` null after a delete (see `policyJson`). */
 export async function getPolicy({ ctx }: { ctx: Pick<PolicyCtx, "db" | "tenantId"> }) {
   return policyRepo.get(ctx.db, ctx.tenantId);
 }
@@ -35,6 +35,15 @@ export async function putPolicy({ ctx, input }: { ctx: PolicyCtx; input: PolicyD
       : rule,
   );
   return policyRepo.put(ctx.db, ctx.tenantId, { ...input, rules });
+}
+
+/**
+ * Removes the tenant's document: nothing is evaluated or recorded for its calls again until the
+ * next PUT, which is numbered above every earlier version. Idempotent. The route's write
+ * announcement makes it effective on the next call, as for a PUT.
+ */
+export async function deletePolicy({ ctx }: { ctx: Pick<PolicyCtx, "db" | "tenantId"> }) {
+  await policyRepo.clear(ctx.db, ctx.tenantId);
 }
 
 export async function listDecisions({

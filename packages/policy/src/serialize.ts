@@ -14,7 +14,7 @@ export const PolicyResource = v.object({
 });
 /** The answer of PUT /v1/policy. */
 export const PolicyWritten = v.object({ version: v.pipe(v.number(), v.integer()), updated_at: Time });
-/** A decision list item (DESIGN.md §3 "Policy"). */
+/** A decision list item (docs/policy.md). */
 export const PolicyDecisionResource = v.object({
   id: v.string(),
   agent_id: v.string(),
@@ -27,9 +27,15 @@ export const PolicyDecisionResource = v.object({
   created_at: Time,
 });
 
-/** GET /v1/policy: `{version: 0, rules: []}` when the tenant has no document. */
+/**
+ * GET /v1/policy: `{version: 0, rules: []}` when the tenant never had a document; after a delete,
+ * `{version, rules: [], updated_at}` with the last version (no `default`: there is no document).
+ */
 export function policyJson(row: PolicyRow | undefined): v.InferOutput<typeof PolicyResource> {
   if (!row) return { version: 0, rules: [] };
+  if (row.document === null) {
+    return { version: row.version, rules: [], updated_at: row.updatedAt.toISOString() };
+  }
   const doc = row.document as { default?: unknown; on_error?: unknown; rules?: unknown };
   return {
     version: row.version,
@@ -40,7 +46,7 @@ export function policyJson(row: PolicyRow | undefined): v.InferOutput<typeof Pol
   };
 }
 
-/** A decision list item (DESIGN.md §3 "Policy"). */
+/** A decision list item (docs/policy.md). */
 export function decisionJson(row: PolicyDecisionRow): v.InferOutput<typeof PolicyDecisionResource> {
   return {
     id: row.id,

@@ -169,6 +169,40 @@ describe("policy on the proxy path", () => {
     expect((await call("POST", `/v1/proxy/${agent}`, "x")).status).toBe(202);
   });
 
+  it("DELETE /v1/policy: back to no document (no decision, policy_action null); the next PUT's version is higher", async () => {
+    const call = await caller(gw);
+    const u = await echo();
+    const agent = await createAgent(call, { upstream_url: u.url });
+    expect((await call("PUT", "/v1/policy", { default: "warn" })).json.version).toBe(1);
+    expect((await call("PUT", "/v1/policy", { default: "allow" })).json.version).toBe(2);
+    const before = await call("POST", `/v1/proxy/${agent}`, "x");
+    expect((await pollDone(call, agent, before.json.invocation_id)).json.policy_action).toBe("allow");
+    expect((await decisions(call)).total).toBe(1);
+
+    const deleted = await call("DELETE", "/v1/policy");
+    expect(deleted.status).toBe(204);
+    expect(deleted.text).toBe("");
+    // No document, but the counter is kept: no default, no rules, the last version.
+    const read = await call("GET", "/v1/policy");
+    expect(read.json).toMatchObject({ version: 2, rules: [] });
+    expect(read.json.default).toBeUndefined();
+    // Deleting again is the same answer.
+    expect((await call("DELETE", "/v1/policy")).status).toBe(204);
+
+    const after = await call("POST", `/v1/proxy/${agent}`, "x");
+    expect(after.status).toBe(202);
+    expect(after.headers.get("x-gateway-policy-warning")).toBeNull();
+    const done = await pollDone(call, agent, after.json.invocation_id);
+    expect(done.json).toMatchObject({ status: "succeeded", policy_action: null, policy_matched_rule: null });
+    expect((await stream(call, agent, "y")).statusCode).toBe(200);
+    expect((await decisions(call)).total).toBe(1);
+
+    const again = await call("PUT", "/v1/policy", { default: "deny" });
+    expect(again.json.version).toBe(3);
+    expect((await call("POST", `/v1/proxy/${agent}`, "x")).status).toBe(403);
+    expect((await decisions(call)).total).toBe(2);
+  });
+
   it("MCP tools by glob, and a classifier webhook that sees only the six metadata fields", async () => {
     const call = await caller(gw);
     const u = await echo();

@@ -235,7 +235,7 @@ describe("admission errors (both modes)", () => {
       ["DELETE", `/v1/proxy/${agent}/stream`, "POST"],
       ["GET", `/v1/proxy/${agent}/stream`, "POST"],
       ["PUT", `/v1/proxy/${agent}`, "POST"],
-      ["POST", `/v1/proxy/${agent}/invocations/inv_x`, "GET"],
+      ["POST", `/v1/proxy/${agent}/invocations/inv_x`, "GET, HEAD"],
     ]) {
       const res = await call(method as string, path as string);
       expect(res.status, `${method} ${path}`).toBe(405);

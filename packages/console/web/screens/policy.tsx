@@ -20,9 +20,12 @@ import { useAgentNames } from "./invocations.tsx";
 
 const EXAMPLE = { default: "allow", on_error: "deny", rules: [] };
 
+/** Whether the tenant has a document (none yet, or deleted: no default is stored then). */
+const hasDocument = (doc: PolicyDocument) => doc.default !== undefined;
+
 /** The editable part of the stored document (version and updated_at are the server's). */
 function editable(doc: PolicyDocument): string {
-  if (doc.version === 0) return JSON.stringify(EXAMPLE, null, 2);
+  if (!hasDocument(doc)) return JSON.stringify(EXAMPLE, null, 2);
   return JSON.stringify({ default: doc.default, on_error: doc.on_error, rules: doc.rules }, null, 2);
 }
 
@@ -43,6 +46,7 @@ function PolicyEditor() {
   const [text, setText] = useState("");
   const [error, setError] = useState<string>();
   const [saved, setSaved] = useState<string>();
+  const [confirmDelete, setConfirmDelete] = useState(false);
   useEffect(() => {
     if (doc.data) setText(editable(doc.data));
   }, [doc.data]);
@@ -75,9 +79,9 @@ function PolicyEditor() {
       <ErrorBox message={doc.error} />
       <p class="muted">
         {doc.data
-          ? doc.data.version === 0
-            ? "No policy yet: calls are not evaluated. Saving this creates version 1."
-            : `Version ${doc.data.version}, updated ${fmtTime(doc.data.updated_at)}.`
+          ? hasDocument(doc.data)
+            ? `Version ${doc.data.version}, updated ${fmtTime(doc.data.updated_at)}.`
+            : `No policy: calls are not evaluated. Saving this creates version ${doc.data.version + 1}.`
           : "Loading…"}{" "}
         Rules:{" "}
         <code>
@@ -113,6 +117,36 @@ function PolicyEditor() {
         <button type="submit" disabled={!doc.data}>
           Save policy
         </button>
+        {doc.data && hasDocument(doc.data) ? (
+          confirmDelete ? (
+            <>
+              <button
+                type="button"
+                class="danger"
+                onClick={async () => {
+                  setSaved(undefined);
+                  try {
+                    await unwrap(api.DELETE("/v1/policy"));
+                    setConfirmDelete(false);
+                    setSaved("Deleted: calls are no longer evaluated.");
+                    doc.reload();
+                  } catch (err) {
+                    setError(messageOf(err));
+                  }
+                }}
+              >
+                Confirm delete
+              </button>
+              <button type="button" class="secondary" onClick={() => setConfirmDelete(false)}>
+                Keep
+              </button>
+            </>
+          ) : (
+            <button type="button" class="danger" onClick={() => setConfirmDelete(true)}>
+              Delete policy
+            </button>
+          )
+        ) : null}
       </div>
     </form>
   );

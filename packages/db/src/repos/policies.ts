@@ -1,4 +1,4 @@
-import { and, count, desc, eq, gte, lte, type SQL, sql } from "drizzle-orm";
+import { and, count, desc, eq, gte, isNotNull, lte, type SQL, sql } from "drizzle-orm";
 import type { Db, Query } from "../client.ts";
 import {
   type PolicyAction,
@@ -38,6 +38,17 @@ export const policyRepo = {
       .returning();
     if (!row) throw new Error("policy upsert returned no row");
     return row;
+  },
+
+  /**
+   * Removes the tenant's document, keeping the row and its version so that the next `put` is
+   * numbered above every earlier version. A tenant without a document is left as it is.
+   */
+  async clear(db: Db, tenantId: string): Promise<void> {
+    await db
+      .update(policies)
+      .set({ document: null, updatedAt: sql`now()` })
+      .where(and(eq(policies.tenantId, tenantId), isNotNull(policies.document)));
   },
 
   /**

@@ -1,12 +1,15 @@
 import { index, integer, jsonb, pgTable, text } from "drizzle-orm/pg-core";
 import { tstz } from "./columns.ts";
 
-/** One policy document per tenant; `version` increments on every replace. */
+/**
+ * One policy document per tenant; `version` increments on every replace. A deleted document keeps
+ * its row with `document` null, so the next replace is numbered above every earlier version.
+ */
 export const policies = pgTable("policies", {
   tenantId: text("tenant_id").primaryKey(),
   version: integer("version").notNull(),
-  /** The validated document as written (default, on_error, rules), see @gw/policy. */
-  document: jsonb("document").$type<Record<string, unknown>>().notNull(),
+  /** The validated document as written (default, on_error, rules), see @gw/policy; null: deleted. */
+  document: jsonb("document").$type<Record<string, unknown>>(),
   updatedAt: tstz("updated_at").notNull().defaultNow(),
 });
 

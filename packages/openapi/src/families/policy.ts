@@ -1,7 +1,7 @@
 import { LIMITS } from "@gw/core";
 import { ACTIONS, PolicyDecisionResource, PolicyDocument, PolicyResource, PolicyWritten } from "@gw/policy";
 import * as v from "valibot";
-import { enumQuery, error, listOf, ok, pageParams, timeQuery } from "../common.ts";
+import { enumQuery, error, listOf, noContent, ok, pageParams, timeQuery } from "../common.ts";
 import type { Route } from "../route.ts";
 
 const tags = ["Policy"];
@@ -12,7 +12,8 @@ export const policyRoutes: Route[] = [
     path: "/v1/policy",
     operationId: "getPolicy",
     summary: "The tenant's policy document",
-    description: "version 0 and no rules when the tenant has none.",
+    description:
+      "version 0 and no rules when the tenant never had one; after a delete, the last version with no rules and no default.",
     tags,
     responses: { "200": ok("The document.", PolicyResource) },
   },
@@ -28,6 +29,16 @@ export const policyRoutes: Route[] = [
       "400": error("Malformed document (the message names the field)."),
       "413": error("Body over the JSON write limit."),
     },
+  },
+  {
+    method: "delete",
+    path: "/v1/policy",
+    operationId: "deletePolicy",
+    summary: "Remove the policy document",
+    description:
+      "Nothing is evaluated or recorded for the tenant's calls afterwards (policy_action null on new invocations). Idempotent. The version keeps counting: the next PUT is numbered above every earlier version.",
+    tags,
+    responses: { "204": noContent },
   },
   {
     method: "get",
