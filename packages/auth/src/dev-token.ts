@@ -1,6 +1,10 @@
 import { SignJWT } from "jose";
 
-/** Mints a dev HS256 token. Only for GW_DEV_JWT_SECRET deployments and tests. */
+/**
+ * Mints a dev HS256 token. Only for GW_DEV_JWT_SECRET deployments and tests. It always carries
+ * `exp` (the gateway refuses a token without one, docs/security.md): a TTL that is not a positive
+ * whole number of seconds is an error, never a token that does not expire.
+ */
 export async function mintDevToken(
   secret: string,
   claims: {
@@ -11,6 +15,8 @@ export async function mintDevToken(
     tenantClaim?: string;
   },
 ): Promise<string> {
+  const ttl = claims.ttlSeconds ?? 3600;
+  if (!Number.isSafeInteger(ttl) || ttl <= 0) throw new Error("ttlSeconds must be a positive whole number");
   const jwt = new SignJWT({
     [claims.tenantClaim ?? "tenant_id"]: claims.tenant,
     ...(claims.scopes && claims.scopes.length > 0 ? { scope: claims.scopes.join(" ") } : {}),
@@ -18,6 +24,6 @@ export async function mintDevToken(
     .setProtectedHeader({ alg: "HS256", typ: "JWT" })
     .setSubject(claims.sub)
     .setIssuedAt()
-    .setExpirationTime(Math.floor(Date.now() / 1000) + (claims.ttlSeconds ?? 3600));
+    .setExpirationTime(Math.floor(Date.now() / 1000) + ttl);
   return jwt.sign(new TextEncoder().encode(secret));
 }

@@ -141,6 +141,8 @@ const EnvSchema = v.object({
   GW_JWT_ISSUER: optStr(),
   GW_JWT_AUDIENCE: optStr(),
   GW_JWT_TENANT_CLAIM: v.optional(v.pipe(v.string(), v.minLength(1)), "tenant_id"),
+  /** A token without `exp` would never expire; `false` accepts such tokens (docs/security.md). */
+  GW_JWT_REQUIRE_EXP: bool(true),
   /** Dev-only HS256 secret; used only when GW_JWKS_URL is unset. */
   GW_DEV_JWT_SECRET: v.optional(v.pipe(v.string(), v.minLength(32, "must be at least 32 characters"))),
   /** base64 32-byte key-encryption key for credentials; unset → ephemeral key. */
