@@ -21,6 +21,7 @@ export async function openInvocation(
     id: call.invocationId,
     agentId: call.agent.id,
     mode: call.mode,
+    createdBy: call.principal.userId,
     status: call.mode === "transactional" ? "pending" : "running",
     model: call.model,
     mcpMethod: call.mcp?.method ?? null,
