@@ -1,7 +1,15 @@
 import { client, TEST_CA_FILE, type TestApp, token, type Upstream } from "@gw/testkit";
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Caller, caller, createAgent, pollDone, startGateway, upstreamPool } from "./helpers.ts";
+import {
+  type Caller,
+  caller,
+  createAgent,
+  pollDone,
+  recordDone,
+  startGateway,
+  upstreamPool,
+} from "./helpers.ts";
 
 let gw: TestApp;
 let call: Caller;
@@ -226,6 +234,18 @@ describe("admission errors (both modes)", () => {
     expect(ok.status).toBe(202);
     const done = await pollDone(call, agent, ok.json.invocation_id);
     expect(done.json.model).toBe("m".repeat(256));
+  });
+
+  it("records an empty model header as null on both modes (issue 24)", async () => {
+    const u = await up((_req, res) => res.end("ok"));
+    const agent = await createAgent(call, { upstream_url: u.url });
+    const tx = await call("POST", `/v1/proxy/${agent}`, "x", { "x-gateway-model": "" });
+    expect(tx.status).toBe(202);
+    expect((await pollDone(call, agent, tx.json.invocation_id)).json.model).toBeNull();
+    const st = await call("POST", `/v1/proxy/${agent}/stream`, "x", { "x-gateway-model": "" });
+    expect(st.status).toBe(200);
+    const id = st.headers.get("x-gateway-invocation-id") ?? "";
+    expect((await recordDone(call, id)).json.model).toBeNull();
   });
 
   it("answers other methods with 405 and an Allow header", async () => {
