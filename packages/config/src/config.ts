@@ -38,7 +38,11 @@ const url = (protocols: string[]) =>
     v.pipe(
       v.string(),
       v.url("must be a URL"),
-      v.check((s) => protocols.includes(new URL(s).protocol), `must use ${protocols.join(" or ")}`),
+      // URL.canParse first: valibot runs this check even after v.url failed, and `new URL` throws.
+      v.check(
+        (s) => URL.canParse(s) && protocols.includes(new URL(s).protocol),
+        `must use ${protocols.join(" or ")}`,
+      ),
     ),
   );
 const kmsKey = v.optional(
