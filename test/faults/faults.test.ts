@@ -377,6 +377,80 @@ describe("fault suite (split deployment, private Postgres and Redis)", () => {
     });
   });
 
+  it("Postgres stopped under load (policy on, small in-flight limit): every 5xx is a 503 store unavailable", async () => {
+    const t = await tenant();
+    // A policy document: every admission reads it (the path whose wrapped driver error was a 500).
+    const put = await fetch(`${cp.url}/v1/policy`, {
+      method: "PUT",
+      headers: { authorization: `Bearer ${t.token}`, "content-type": "application/json" },
+      body: JSON.stringify({ default: "allow", on_error: "deny", rules: [] }),
+    });
+    expect(put.status).toBe(200);
+    // A small in-flight limit: admissions waiting on the store used to fill it (429, not 503).
+    const tx = await agent(t, { upstream_url: `${up.url}/ok?ms=5`, max_concurrency: 4 });
+    const st = await agent(t, { upstream_url: `${up.url}/long?ms=100`, max_concurrency: 4 });
+    const before = new Set(up.hits.keys());
+    let down = { from: 0, to: 0 };
+    let faultEnd = 0;
+    let stop = false;
+    const fault = (async () => {
+      await sleep(1_000);
+      down = { from: Date.now(), to: Number.POSITIVE_INFINITY };
+      pg.stop("fast");
+      await sleep(4_000);
+      pg.start();
+      down.to = Date.now();
+      faultEnd = Date.now();
+      await sleep(2_000);
+      stop = true;
+    })();
+    type Seen = { status: number; id?: string; at: number; ms: number; body: string };
+    const seen: Seen[] = [];
+    const once = async (path: string): Promise<Seen> => {
+      const t0 = performance.now();
+      const at = Date.now();
+      try {
+        const res = await fetch(`${proxy.url}${path}`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${t.token}` },
+          body: "x",
+          signal: AbortSignal.timeout(10_000),
+        });
+        const body = await res.text();
+        const id = res.headers.get("x-gateway-invocation-id") ?? undefined;
+        return { status: res.status, ...(id ? { id } : {}), at, ms: performance.now() - t0, body };
+      } catch {
+        return { status: 0, at, ms: performance.now() - t0, body: "" };
+      }
+    };
+    await Promise.all(
+      Array.from({ length: 16 }, async (_, w) => {
+        while (!stop) seen.push(await once(w % 2 === 0 ? `/v1/proxy/${tx}` : `/v1/proxy/${st}/stream`));
+      }),
+    );
+    await fault;
+    const accepted = seen.flatMap((r) => (r.id && (r.status === 202 || r.status === 200) ? [r.id] : []));
+    const s = await settle(accepted, faultEnd);
+    const other5xx = seen.filter((r) => r.status >= 500 && r.status !== 503);
+    const unavailable = seen.filter((r) => r.status === 503);
+    const wrong503 = unavailable.filter((r) => r.body !== '{"error":"store unavailable"}');
+    const busyWhileDown = seen.filter((r) => r.status === 429 && r.at >= down.from && r.at <= down.to);
+    record({
+      fault: "Postgres stopped 4 s under load (policy on, max_concurrency 4, 16 callers)",
+      calls: seen.length,
+      lost: s.lost,
+      stuck: s.stuck,
+      repeated: s.repeated,
+      ranAfterError: ranAfterError(new Set(accepted), before, "/ok"),
+      errors: seen.filter((r) => r.status >= 500 || r.status === 0).length,
+      recoverMs: s.recoverMs,
+      note: `${other5xx.length} 5xx other than 503; ${unavailable.length} 503 (slowest ${Math.round(Math.max(0, ...unavailable.map((r) => r.ms)))} ms); ${busyWhileDown.length} 429 while down; ${seen.filter((r) => r.status === 0).length} without an answer`,
+    });
+    expect(other5xx.map((r) => r.status)).toEqual([]);
+    expect(wrong503).toEqual([]);
+    expect(seen.filter((r) => r.status === 0)).toEqual([]);
+  });
+
   it("upstream resets mid-body: recorded failed, never retried after the answer began", async () => {
     const t = await tenant();
     const a = await agent(t, { upstream_url: `${up.url}/reset` });

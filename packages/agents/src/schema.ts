@@ -2,11 +2,17 @@ import * as v from "valibot";
 
 const MAX_UINT256 = (1n << 256n) - 1n;
 
-/** Smallest-unit decimal amount within 256 bits. */
-export const Amount = v.pipe(
-  v.string("must be a decimal string"),
-  v.regex(/^[0-9]{1,78}$/, "must be a decimal string of digits"),
-  v.check((s) => BigInt(s) <= MAX_UINT256, "must fit in 256 bits"),
+/**
+ * Smallest-unit decimal amount within 256 bits. abortPipeEarly: valibot otherwise runs the range
+ * check after a failed regex, and `BigInt("1.5")` throws out of the parse (a 500, issue 24).
+ */
+export const Amount = v.config(
+  v.pipe(
+    v.string("must be a decimal string"),
+    v.regex(/^[0-9]{1,78}$/, "must be a decimal string of digits"),
+    v.check((s) => BigInt(s) <= MAX_UINT256, "must fit in 256 bits"),
+  ),
+  { abortPipeEarly: true },
 );
 
 export const Price = v.strictObject(

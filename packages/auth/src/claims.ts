@@ -22,15 +22,22 @@ function hasControl(s: string): boolean {
 
 /**
  * The principal a verified payload names, or null when the payload breaks a rule of docs/security.md
- * §2 "Tokens": tenant outside TENANT_ID_RE, `sub` empty, with control characters or over 256
- * bytes, `iat` more than 60 s ahead of `nowMs`.
+ * Refused (docs/security.md, Tokens): tenant outside TENANT_ID_RE, `sub` empty, with control characters or over 256
+ * bytes, `iat` more than 60 s ahead of `nowMs`, no `exp` while `requireExp` (jose checks a present
+ * `exp` but accepts its absence, and such a token would never expire).
  */
-export function principalOf(payload: JWTPayload, tenantClaim: string, nowMs: number): Principal | null {
+export function principalOf(
+  payload: JWTPayload,
+  tenantClaim: string,
+  nowMs: number,
+  opts: { requireExp: boolean } = { requireExp: true },
+): Principal | null {
   const tenant = payload[tenantClaim];
   const sub = payload.sub;
   if (typeof tenant !== "string" || !TENANT_ID_RE.test(tenant)) return null;
   if (typeof sub !== "string" || sub === "" || hasControl(sub)) return null;
   if (Buffer.byteLength(sub, "utf8") > SUB_MAX_BYTES) return null;
+  if (opts.requireExp && (typeof payload.exp !== "number" || !Number.isFinite(payload.exp))) return null;
   if (payload.iat !== undefined) {
     if (typeof payload.iat !== "number" || !Number.isFinite(payload.iat)) return null;
     if (payload.iat > nowMs / 1000 + IAT_MAX_SKEW_SECONDS) return null;

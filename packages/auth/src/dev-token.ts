@@ -1,6 +1,10 @@
 import { SignJWT } from "jose";
 
-/** Mints a dev HS256 token. Only for GW_DEV_JWT_SECRET deployments and tests. */
+/**
+ * Mints a dev HS256 token. Only for GW_DEV_JWT_SECRET deployments and tests. It always carries
+ * `exp` (the gateway refuses a token without one, docs/security.md): a TTL that is not a positive
+ * whole number of seconds is an error, never a token that does not expire.
+ */
 export async function mintDevToken(
   secret: string,
   claims: {

@@ -10,11 +10,13 @@ export type AuthOptions = {
   issuer?: string | undefined;
   audience?: string | undefined;
   tenantClaim: string;
+  /** Refuse a token without `exp` (it would never expire); default true. */
+  requireExp?: boolean;
   /** Dev-only HS256 secret; used only when jwksUrl is unset. */
   devSecret?: string | undefined;
   /** Upper bound on how long a verified token is remembered (ms). */
   cacheMs?: number;
-  /** Minimum time between two JWKS fetches (ms); docs/security.md says 5 s. */
+  /** Minimum time between two JWKS fetches (ms); 5 s by default (docs/security.md, JWKS refetch). */
   jwksMinRefetchMs?: number;
 };
 
@@ -98,7 +100,7 @@ export function createTokenVerifier(opts: AuthOptions): TokenVerifier {
     } catch {
       return null;
     }
-    const principal = principalOf(payload, opts.tenantClaim, now);
+    const principal = principalOf(payload, opts.tenantClaim, now, { requireExp: opts.requireExp ?? true });
     if (!principal) return null;
     const until = Math.min(
       now + cacheMs,

@@ -1825,7 +1825,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Caller-supplied model identifier recorded on the invocation; at most 256 bytes. */
+                /** @description Caller-supplied model identifier recorded on the invocation; at most 256 bytes. An empty value is recorded as null. */
                 "X-Gateway-Model"?: string;
                 /** @description x402 v1 payment: base64 JSON of a signed EIP-3009 authorization meeting the 402's terms. */
                 "X-PAYMENT"?: string;
@@ -1833,7 +1833,7 @@ export interface operations {
                 "PAYMENT-SIGNATURE"?: string;
                 /** @description MCP 2026-07-28 request header; must equal the body's method when present. */
                 "Mcp-Method"?: string;
-                /** @description MCP 2026-07-28 request header; must equal the tool, prompt or resource of the body when present. */
+                /** @description MCP 2026-07-28 request header; for tools/call, prompts/get and resources/read it must equal the body's params.name (params.uri); for any other method (tasks/get, ...) it is forwarded unchecked. */
                 "Mcp-Name"?: string;
             };
             path: {
@@ -2131,7 +2131,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Caller-supplied model identifier recorded on the invocation; at most 256 bytes. */
+                /** @description Caller-supplied model identifier recorded on the invocation; at most 256 bytes. An empty value is recorded as null. */
                 "X-Gateway-Model"?: string;
                 /** @description x402 v1 payment: base64 JSON of a signed EIP-3009 authorization meeting the 402's terms. */
                 "X-PAYMENT"?: string;
@@ -2139,7 +2139,7 @@ export interface operations {
                 "PAYMENT-SIGNATURE"?: string;
                 /** @description MCP 2026-07-28 request header; must equal the body's method when present. */
                 "Mcp-Method"?: string;
-                /** @description MCP 2026-07-28 request header; must equal the tool, prompt or resource of the body when present. */
+                /** @description MCP 2026-07-28 request header; for tools/call, prompts/get and resources/read it must equal the body's params.name (params.uri); for any other method (tasks/get, ...) it is forwarded unchecked. */
                 "Mcp-Name"?: string;
             };
             path: {

@@ -39,7 +39,11 @@ const url = (protocols: string[]) =>
     v.pipe(
       v.string(),
       v.url("must be a URL"),
-      v.check((s) => protocols.includes(new URL(s).protocol), `must use ${protocols.join(" or ")}`),
+      // URL.canParse first: valibot runs this check even after v.url failed, and `new URL` throws.
+      v.check(
+        (s) => URL.canParse(s) && protocols.includes(new URL(s).protocol),
+        `must use ${protocols.join(" or ")}`,
+      ),
     ),
   );
 const kmsKey = v.optional(
@@ -142,6 +146,8 @@ const EnvSchema = v.object({
   GW_JWT_ISSUER: optStr(),
   GW_JWT_AUDIENCE: optStr(),
   GW_JWT_TENANT_CLAIM: v.optional(v.pipe(v.string(), v.minLength(1)), "tenant_id"),
+  /** A token without `exp` would never expire; `false` accepts such tokens (docs/security.md). */
+  GW_JWT_REQUIRE_EXP: bool(true),
   /** Dev-only HS256 secret; used only when GW_JWKS_URL is unset. */
   GW_DEV_JWT_SECRET: v.optional(v.pipe(v.string(), v.minLength(32, "must be at least 32 characters"))),
   /** base64 32-byte key-encryption key for credentials; unset → ephemeral key. */

@@ -74,12 +74,22 @@ const STORE_DOWN_CODES = new Set([
   "GW_STORE_DEADLINE",
 ]);
 
-/** Whether `e` says the store is unreachable (mapped to 503 `store unavailable` once, in @gw/http). */
-export function isStoreUnavailable(e: unknown): boolean {
-  if (typeof e !== "object" || e === null) return false;
-  const code = (e as { code?: unknown }).code;
-  if (typeof code !== "string") return false;
-  return STORE_DOWN_CODES.has(code) || code.startsWith("08");
+/** How deep `isStoreUnavailable` follows `cause` / `errors` (a cycle cannot hold it). */
+const MAX_CAUSE_DEPTH = 8;
+
+/**
+ * Whether `e` says the store is unreachable (mapped to 503 `store unavailable` once, in @gw/http).
+ * The driver's error is often wrapped: drizzle's query builder throws a DrizzleQueryError ("Failed
+ * query") whose `cause` is the postgres-js error, and a refused dual-stack connect is an
+ * AggregateError of one error per address. So the `cause` chain and `errors` are read too;
+ * reading only the top-level code answered a Postgres outage with 500 (issue 24).
+ */
+export function isStoreUnavailable(e: unknown, depth = 0): boolean {
+  if (typeof e !== "object" || e === null || depth > MAX_CAUSE_DEPTH) return false;
+  const { code, cause, errors } = e as { code?: unknown; cause?: unknown; errors?: unknown };
+  if (typeof code === "string" && (STORE_DOWN_CODES.has(code) || code.startsWith("08"))) return true;
+  if (cause !== undefined && isStoreUnavailable(cause, depth + 1)) return true;
+  return Array.isArray(errors) && errors.some((x) => isStoreUnavailable(x, depth + 1));
 }
 
 /** A store call that did not finish within its deadline (see `isStoreUnavailable`). */

@@ -31,4 +31,29 @@ describe("coalesce (group commit)", () => {
     const results = await Promise.allSettled([1, 2, 3, 4].map((n) => write(n)));
     expect(results.map((r) => r.status)).toEqual(["fulfilled", "fulfilled", "rejected", "fulfilled"]);
   });
+
+  it("a batch that fails because the store is unreachable (even wrapped) is not split into N more attempts", async () => {
+    const flushed: number[][] = [];
+    let release: () => void = () => {};
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
+    const write = coalesce<number>(
+      async (items) => {
+        flushed.push(items);
+        if (items.length === 1 && items[0] === 1) return gate;
+        // What drizzle's query builder throws: the driver's error as `cause`.
+        throw new Error("Failed query", {
+          cause: Object.assign(new Error("refused"), { code: "ECONNREFUSED" }),
+        });
+      },
+      { maxInFlight: 1, maxBatch: 10 },
+    );
+    const first = write(1);
+    const rest = Promise.allSettled([2, 3, 4].map((n) => write(n)));
+    release();
+    await first;
+    expect((await rest).map((r) => r.status)).toEqual(["rejected", "rejected", "rejected"]);
+    expect(flushed).toEqual([[1], [2, 3, 4]]);
+  });
 });

@@ -41,6 +41,18 @@ export async function pollInvocation({
   return found;
 }
 
+/**
+ * Who may read a polled answer's body: the caller (`sub`) that made the call, or a holder of
+ * invocations:read_body. Another user of the tenant sees the status and headers only (the body
+ * may carry that user's data). A row without a recorded caller shows its body to the scope only.
+ */
+export function canReadPolledBody(
+  createdBy: string | null,
+  caller: { userId: string; holdsReadBodyScope: boolean },
+): boolean {
+  return caller.holdsReadBodyScope || (createdBy !== null && createdBy === caller.userId);
+}
+
 /** Deletes polled results past their time (every tenant: a maintenance job). */
 export function purgeExpiredResults(db: Db, now: Date): Promise<number> {
   return invocationRepo.purgeResults(db, now);

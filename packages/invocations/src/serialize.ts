@@ -126,11 +126,16 @@ export function invocationDetailJson(
 }
 
 /**
- * The poll answer: the list item plus, once there is an upstream answer, the response. `headers`
+ * The poll answer: the list item plus, once there is an upstream answer, the response (its body
+ * only when `canReadBody`, see `canReadPolledBody`). `headers`
  * holds content-type (docs/interface.md, Proxy) and, as an addition, the upstream's mcp-session-id and
  * mcp-protocol-version when it sent them (docs/mcp.md).
  */
-export function pollJson(row: InvocationItemRow, result: InvocationResult | undefined): PollResultJson {
+export function pollJson(
+  row: InvocationItemRow,
+  result: InvocationResult | undefined,
+  opts: { canReadBody: boolean },
+): PollResultJson {
   const base = invocationJson(row);
   if (!result || (row.status !== "succeeded" && row.status !== "failed")) return base;
   return {
@@ -141,7 +146,7 @@ export function pollJson(row: InvocationItemRow, result: InvocationResult | unde
         ...(result.contentType ? { "content-type": result.contentType } : {}),
         ...result.headers,
       },
-      body_b64: result.body.toString("base64"),
+      ...(opts.canReadBody ? { body_b64: result.body.toString("base64") } : {}),
     },
   };
 }

@@ -46,7 +46,7 @@ describe.each(stores)("the poll read (%s store)", (_name, url) => {
     );
     const ref = { tenantId, id, agentId };
     const open = await pollInvocation({ query: store.query, tenantId, agentId, id });
-    expect(pollJson(open.row, open.result)).toEqual(
+    expect(pollJson(open.row, open.result, { canReadBody: true })).toEqual(
       invocationJson((await invocationRepo.get(store.db, tenantId, id)) as never),
     );
     expect(open.result).toBeUndefined();
@@ -76,7 +76,7 @@ describe.each(stores)("the poll read (%s store)", (_name, url) => {
     );
     const done = await pollInvocation({ query: store.query, tenantId, agentId, id });
     const drizzleRow = await invocationRepo.get(store.db, tenantId, id);
-    const json = pollJson(done.row, done.result);
+    const json = pollJson(done.row, done.result, { canReadBody: true });
     const { response, ...item } = json;
     expect(item).toEqual(invocationJson(drizzleRow as never));
     expect(item).toMatchObject({ status: "succeeded", latency_ms: 12_345_678_901, upstream_status: 201 });

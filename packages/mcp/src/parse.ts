@@ -25,7 +25,7 @@ type McpRequestMessage = {
   tool: string | null;
   /**
    * What an `Mcp-Name` header must equal (MCP 2026-07-28): `params.name` of tools/call and
-   * prompts/get, `params.uri` of resources/read; null for other methods.
+   * prompts/get, `params.uri` of resources/read; null for other methods (see `mcpNameAgrees`).
    */
   name: string | null;
   id: JsonRpcId;
@@ -119,6 +119,20 @@ function responseOf(msg: Record<string, unknown>): McpMessage {
     throw invalid("id must be a string, a number or null");
   }
   return { kind: "response", method: null, tool: null, name: null, id, isNotification: false };
+}
+
+/** The methods whose `Mcp-Name` the gateway knows where to find in the body. */
+const NAMED_METHODS: ReadonlySet<string> = new Set(["tools/call", "prompts/get", "resources/read"]);
+
+/**
+ * Whether an `Mcp-Name` header agrees with the body (exact, case-sensitive). Only the methods in
+ * NAMED_METHODS are checked; for any other (tasks/get, tasks/update, tasks/cancel, a future
+ * method) the gateway cannot tell where the name lives, so the header is forwarded unchecked: an
+ * unknown method is never refused because of a header the gateway cannot interpret (docs/mcp.md).
+ */
+export function mcpNameAgrees(mcp: McpMessage, header: string): boolean {
+  if (mcp.method === null || !NAMED_METHODS.has(mcp.method)) return true;
+  return header === mcp.name;
 }
 
 function routedName(method: string, params: unknown): string | null {

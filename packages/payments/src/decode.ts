@@ -13,10 +13,15 @@ export const PAYMENT_HEADER_MAX_CHARS = 8 * 1024;
 const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
 const MAX_UINT256 = (1n << 256n) - 1n;
 
-const Uint256 = v.pipe(
-  v.string(),
-  v.regex(/^[0-9]{1,78}$/),
-  v.check((s) => BigInt(s) <= MAX_UINT256),
+// abortPipeEarly: valibot runs a pipe's later actions after an earlier one failed, so without it
+// `BigInt` would see "1.5" or "1e3" and throw out of safeParse (a 500, issue 24).
+const Uint256 = v.config(
+  v.pipe(
+    v.string(),
+    v.regex(/^[0-9]{1,78}$/),
+    v.check((s) => BigInt(s) <= MAX_UINT256),
+  ),
+  { abortPipeEarly: true },
 );
 const Address = v.pipe(v.string(), v.regex(/^0x[0-9a-fA-F]{40}$/));
 

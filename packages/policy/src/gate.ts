@@ -50,7 +50,8 @@ export function createPolicyGate(opts: {
       if (!policy) return null;
       const decision = await evaluatePolicy(policy, input, { dispatcher: opts.dispatcher });
       recordPolicyDecision({ action: decision.action });
-      const id = await recorder.record(input, decision);
+      // Bounded like the load: a stalled store must not hold the caller (or its in-flight slot).
+      const id = await withinDeadline(recorder.record(input, decision));
       opts.onDecision?.(id, input, decision);
       return { ...decision, id };
     },

@@ -151,6 +151,7 @@ export async function createRuntime(
         issuer: config.GW_JWT_ISSUER,
         audience: config.GW_JWT_AUDIENCE,
         tenantClaim: config.GW_JWT_TENANT_CLAIM,
+        requireExp: config.GW_JWT_REQUIRE_EXP,
         devSecret: config.GW_DEV_JWT_SECRET,
       }),
       ssrf: { policy, allowHttp: config.GW_ALLOW_HTTP_UPSTREAMS },

@@ -1,4 +1,4 @@
-import { isId } from "@gw/core";
+import { isId, withinDeadline } from "@gw/core";
 import { credentialRepo, type Db } from "@gw/db";
 import { recordCredentialDecryptFailure } from "@gw/telemetry";
 import { hostMatches } from "@gw/upstream";
@@ -34,7 +34,10 @@ export async function openCredential({
   credentialId: string;
   targetHost?: string | undefined;
 }): Promise<InjectedHeader> {
-  const row = isId("cred", credentialId) ? await credentialRepo.get(db, tenantId, credentialId) : undefined;
+  // Bounded: a stalled store is a 503 (StoreDeadline) in time, not a call that hangs.
+  const row = isId("cred", credentialId)
+    ? await withinDeadline(credentialRepo.get(db, tenantId, credentialId))
+    : undefined;
   if (!row) throw new CredentialError("not_found");
   if (row.allowedHosts && (targetHost === undefined || !hostMatches(targetHost, row.allowedHosts))) {
     throw new CredentialError("host_not_allowed");

@@ -295,6 +295,63 @@ describe("MCP on the streaming endpoint, with the SDK client", () => {
     expect(upstream.requests.length).toBe(before);
   });
 
+  it("forwards Mcp-Name unchecked for methods whose name it cannot place (tasks/*), checks the rest", async () => {
+    const upstream = await mcpUpstream({ jsonResponse: true });
+    const agent = await mcpAgent(upstream.url);
+    const init = await call(
+      "POST",
+      `/v1/proxy/${agent}/stream`,
+      JSON.stringify(mcpInitialize()),
+      MCP_HEADERS,
+    );
+    const headers = { ...MCP_HEADERS, "mcp-session-id": init.headers.get("mcp-session-id") ?? "" };
+    const rpc = (method: string, params: Record<string, unknown>) =>
+      JSON.stringify({ jsonrpc: "2.0", id: 7, method, params });
+
+    for (const method of ["tasks/get", "tasks/update", "tasks/cancel", "vendor/future-method"]) {
+      for (const path of [`/v1/proxy/${agent}/stream`, `/v1/proxy/${agent}`]) {
+        const before = upstream.requests.length;
+        const res = await call("POST", path, rpc(method, { taskId: "task-1" }), {
+          ...headers,
+          "mcp-method": method,
+          "mcp-name": "task-1",
+        });
+        expect(res.status, `${method} ${path}`).not.toBe(400);
+        expect(res.headers.get("x-gateway-invocation-id")).toMatch(/^inv_/);
+        if (res.status === 202) await pollDone(call, agent, res.json.invocation_id);
+        expect(upstream.requests.length).toBe(before + 1);
+        expect(upstream.requests.at(-1)?.headers["mcp-name"]).toBe("task-1");
+      }
+      // Mcp-Method is always checked, whatever the method.
+      const wrong = await call("POST", `/v1/proxy/${agent}/stream`, rpc(method, {}), {
+        ...headers,
+        "mcp-method": "tasks/other",
+      });
+      expect(wrong.status).toBe(400);
+      expect(wrong.json).toEqual({ error: "mcp header does not match body" });
+    }
+
+    // The methods whose name the gateway can place are still checked.
+    for (const [method, params, good, bad] of [
+      ["prompts/get", { name: "greet" }, "greet", "other"],
+      ["resources/read", { uri: "file:///a.txt" }, "file:///a.txt", "file:///b.txt"],
+    ] as const) {
+      const before = upstream.requests.length;
+      const refused = await call("POST", `/v1/proxy/${agent}/stream`, rpc(method, params), {
+        ...headers,
+        "mcp-name": bad,
+      });
+      expect(refused.status).toBe(400);
+      expect(refused.json).toEqual({ error: "mcp header does not match body" });
+      expect(upstream.requests.length).toBe(before);
+      const ok = await call("POST", `/v1/proxy/${agent}/stream`, rpc(method, params), {
+        ...headers,
+        "mcp-name": good,
+      });
+      expect(ok.status).not.toBe(400);
+    }
+  });
+
   it("retries a failed tools/list but never a tools/call", async () => {
     const upstream = await mcpUpstream({ failFirst: { "tools/list": 1, "tools/call": 1 } });
     const agent = await mcpAgent(upstream.url);

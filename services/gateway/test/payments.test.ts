@@ -60,7 +60,9 @@ async function answering(status = 200): Promise<Upstream> {
 }
 
 /** A tenant with a priced agent in front of a fresh upstream, settling through `facilitator` (or not). */
-async function setup(opts: { settle?: Facilitator | null; status?: number; price?: object } = {}) {
+async function setup(
+  opts: { settle?: Facilitator | null; status?: number; price?: object; agent?: object } = {},
+) {
   const call = await caller(gw);
   const logged: Caller = Object.assign(
     async (...args: Parameters<Caller>) => {
@@ -75,6 +77,7 @@ async function setup(opts: { settle?: Facilitator | null; status?: number; price
     name: "Priced agent",
     upstream_url: upstream.url,
     price: opts.price ?? PRICE,
+    ...opts.agent,
   });
   const settle = opts.settle === undefined ? fac : opts.settle;
   if (settle) {
@@ -330,6 +333,91 @@ describe("refused payments: 402, coarse error, no invocation, upstream untouched
       expect(await total(call)).toBe(0);
       expect(upstream.received).toHaveLength(0);
     });
+  }
+});
+
+describe("every field of both payment generations, malformed after signing: 402, never a 5xx (issue 24)", () => {
+  // Values no verified field accepts: wrong JSON types, non-decimal and hex numbers, negatives,
+  // numbers past 256 bits, exponents, edge spaces, non-ASCII digits.
+  const BAD: unknown[] = [
+    "1.5",
+    "1e3",
+    "abc",
+    "0x10",
+    "-1",
+    "",
+    " 1000",
+    "\uff11\uff10",
+    "1".repeat(100),
+    3.5,
+    -1,
+    1e308,
+    null,
+    [],
+    {},
+    true,
+  ];
+  const FIELDS: Record<1 | 2, string[][]> = {
+    1: [
+      ["x402Version"],
+      ["scheme"],
+      ["network"],
+      ["payload"],
+      ["payload", "signature"],
+      ["payload", "authorization"],
+    ],
+    2: [
+      ["x402Version"],
+      ["accepted"],
+      ["payload"],
+      ["payload", "signature"],
+      ["payload", "authorization"],
+    ].concat(["scheme", "network", "amount", "asset", "payTo"].map((k) => ["accepted", k])),
+  };
+  for (const k of ["from", "to", "value", "validAfter", "validBefore", "nonce"]) {
+    FIELDS[1].push(["payload", "authorization", k]);
+    FIELDS[2].push(["payload", "authorization", k]);
+  }
+  const set = (o: Record<string, unknown>, path: string[], value: unknown) => {
+    const copy = structuredClone(o);
+    let at = copy;
+    for (const k of path.slice(0, -1)) at = at[k] as Record<string, unknown>;
+    at[path.at(-1) as string] = value;
+    return copy;
+  };
+  for (const version of [1, 2] as const) {
+    for (const suffix of ["", "/stream"]) {
+      it(`v${version} (${suffix || "transactional"})`, async () => {
+        // Hundreds of calls in a row: the rate limit must not answer first.
+        const { call, upstream, agentId } = await setup({
+          agent: { rate_limit: { rps: 100_000, burst: 100_000 } },
+        });
+        const signed = await signPayment(version, {
+          payer: payer(),
+          network: "base-sepolia",
+          payTo: PAY_TO,
+          value: "1000",
+        });
+        const wrong: unknown[] = [];
+        for (const path of FIELDS[version]) {
+          for (const value of BAD) {
+            const body = Buffer.from(
+              JSON.stringify(set(signed.payload as Record<string, unknown>, path, value)),
+            );
+            const res = await call("POST", `/v1/proxy/${agentId}${suffix}`, "{}", {
+              "content-type": "application/json",
+              [signed.name]: body.toString("base64"),
+            });
+            if (res.status !== 402 || res.json?.error !== "payment verification failed") {
+              wrong.push([path.join("."), value, res.status, res.text]);
+            }
+          }
+        }
+        expect(wrong).toEqual([]);
+        expect(await total(call)).toBe(0);
+        expect(upstream.received).toHaveLength(0);
+      });
+    }
   }
 });
 

@@ -1,7 +1,15 @@
-import { TEST_CA_FILE, type TestApp, type Upstream } from "@gw/testkit";
+import { client, TEST_CA_FILE, type TestApp, token, type Upstream } from "@gw/testkit";
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Caller, caller, createAgent, pollDone, startGateway, upstreamPool } from "./helpers.ts";
+import {
+  type Caller,
+  caller,
+  createAgent,
+  pollDone,
+  recordDone,
+  startGateway,
+  upstreamPool,
+} from "./helpers.ts";
 
 let gw: TestApp;
 let call: Caller;
@@ -228,6 +236,18 @@ describe("admission errors (both modes)", () => {
     expect(done.json.model).toBe("m".repeat(256));
   });
 
+  it("records an empty model header as null on both modes (issue 24)", async () => {
+    const u = await up((_req, res) => res.end("ok"));
+    const agent = await createAgent(call, { upstream_url: u.url });
+    const tx = await call("POST", `/v1/proxy/${agent}`, "x", { "x-gateway-model": "" });
+    expect(tx.status).toBe(202);
+    expect((await pollDone(call, agent, tx.json.invocation_id)).json.model).toBeNull();
+    const st = await call("POST", `/v1/proxy/${agent}/stream`, "x", { "x-gateway-model": "" });
+    expect(st.status).toBe(200);
+    const id = st.headers.get("x-gateway-invocation-id") ?? "";
+    expect((await recordDone(call, id)).json.model).toBeNull();
+  });
+
   it("answers other methods with 405 and an Allow header", async () => {
     const agent = await createAgent(call, { upstream_url: "https://example.com" });
     for (const [method, path, allow] of [
@@ -283,5 +303,35 @@ describe("tenant isolation on the data plane", () => {
     // The owner cannot poll an invocation through another of its own agents either.
     const second = await createAgent(call, { upstream_url: u.url });
     expect((await call("GET", `/v1/proxy/${second}/invocations/${invId}`)).status).toBe(404);
+  });
+});
+
+describe("who reads the polled body (issue 24)", () => {
+  it("the caller that made the call and holders of invocations:read_body; another user sees no body", async () => {
+    const u = await up((_req, res) => {
+      res.writeHead(200, { "content-type": "text/plain" });
+      res.end("alice's secret answer");
+    });
+    const tenant = `t-${crypto.randomUUID()}`;
+    const alice = await caller(gw, [], tenant); // sub user-1, no scope
+    const agent = await createAgent(alice, { upstream_url: u.url });
+    const res = await alice("POST", `/v1/proxy/${agent}`, "x");
+    expect(res.status).toBe(202);
+    const invId = res.json.invocation_id as string;
+    const own = await pollDone(alice, agent, invId);
+    expect(Buffer.from(own.json.response.body_b64, "base64").toString()).toBe("alice's secret answer");
+
+    const as = async (sub: string, scopes: string[]) => {
+      const t = await token(tenant, sub, scopes);
+      return client(gw.url, t)("GET", `/v1/proxy/${agent}/invocations/${invId}`);
+    };
+    const bob = await as("user-2", []);
+    expect(bob.status).toBe(200);
+    expect(bob.json.status).toBe("succeeded");
+    expect(bob.json.response).toEqual({ status: 200, headers: { "content-type": "text/plain" } });
+    expect(bob.text).not.toContain(Buffer.from("alice's secret answer").toString("base64"));
+
+    const auditor = await as("user-3", ["invocations:read_body"]);
+    expect(Buffer.from(auditor.json.response.body_b64, "base64").toString()).toBe("alice's secret answer");
   });
 });

@@ -23,6 +23,15 @@ export type Admitted = Awaited<ReturnType<typeof admitCall>>;
  * cheap, fails fast with a DomainError, and creates nothing.
  */
 export async function admitCall(x: ProxyExchange, deps: ProxyDeps, mode: Mode) {
+  try {
+    return await admit(x, deps, mode);
+  } catch (e) {
+    deps.storeHealth.failed(e); // the concurrency step's 503 instead of 429 while the store is down
+    throw e;
+  }
+}
+
+async function admit(x: ProxyExchange, deps: ProxyDeps, mode: Mode) {
   // 1. Authenticated by the router in front of the proxy routes (direct.ts: 401, no body).
   let call = newCall(x, mode);
   call = await loadAgent(call, deps); // 2. the agent in the tenant: 404, 422 (405 for GET/DELETE)

@@ -1,10 +1,15 @@
+import { isStoreUnavailable } from "@gw/core";
+
 type Pending<T> = { item: T; resolve: () => void; reject: (e: unknown) => void };
 
 /**
  * Group commit for hot-path writes: with fewer than `maxInFlight` flushes running, an item is
  * written at once (no added latency when idle); otherwise it waits and goes out with everything
  * else that queued meanwhile, as one statement or one transaction, so one commit (one fsync) covers
- * many calls under load. A batch that fails is retried item by item, so one bad row fails alone.
+ * many calls under load. A batch that fails is retried item by item, so one bad row fails alone;
+ * not when the store is unreachable: that is no row's fault, and every item gets the error at once
+ * (its caller's own retry, `withStoreRetry`, decides what happens next) instead of N more attempts
+ * against a store that is down.
  */
 export function coalesce<T>(
   flush: (items: T[]) => Promise<void>,
@@ -17,8 +22,8 @@ export function coalesce<T>(
       await flush(batch.map((p) => p.item));
       for (const p of batch) p.resolve();
     } catch (e) {
-      if (batch.length === 1) {
-        batch[0]?.reject(e);
+      if (batch.length === 1 || isStoreUnavailable(e)) {
+        for (const p of batch) p.reject(e);
         return;
       }
       await Promise.all(

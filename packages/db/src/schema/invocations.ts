@@ -70,6 +70,8 @@ export const invocations = pgTable(
     createdAt: tstz("created_at").notNull().defaultNow(),
     startedAt: tstz("started_at"),
     completedAt: tstz("completed_at"),
+    /** The caller's `sub`: the poll shows the upstream's answer body to it (or to invocations:read_body). */
+    createdBy: text("created_by"),
     /** The process that owns an open streaming record (gw_instances); the sweeper ends it if that process died. */
     instanceId: text("instance_id"),
   },

@@ -35,6 +35,7 @@ const INSERT_COLS = [
   ["settlement", "jsonb"],
   ["settlement_status", "text"],
   ["instance_id", "text"],
+  ["created_by", "text"],
   // A record written once its call already ended carries its outcome too (a quick stream).
   ["error_class", "text"],
   ["upstream_status", "int4"],
@@ -107,6 +108,7 @@ export function insertParams(items: ReadonlyArray<NewRow>): [string] {
     settlement: u.settlement ?? r.settlement,
     settlement_status: u.settlementStatus ?? r.settlementStatus,
     instance_id: u.instanceId ?? r.instanceId,
+    created_by: r.createdBy,
     error_class: u.errorClass ?? r.errorClass,
     upstream_status: u.upstreamStatus ?? r.upstreamStatus,
     latency_ms: u.latencyMs ?? r.latencyMs,

@@ -12,6 +12,7 @@ export type InvocationItemRow = Omit<
   | "startedAt"
   | "instanceId"
   | "settlementStatus"
+  | "createdBy"
 >;
 
 // One prepared statement for the poll path: the row and, once terminal, its result. Clients poll
@@ -21,7 +22,7 @@ const POLL_SQL = `select i.id, i.agent_id, i.mode, i.status, i.error_class, i.mo
   i.policy_action, i.receipt_artifact_id, i.policy_matched_rule, i.settlement, i.upstream_status,
   i.latency_ms, i.ttft_ms, i.req_size, i.resp_size, i.created_at, i.completed_at,
   r.status as r_status, r.content_type as r_content_type, r.headers as r_headers, r.body as r_body,
-  r.expires_at as r_expires_at
+  r.expires_at as r_expires_at, i.created_by
 from invocations i
 left join invocation_results r on r.invocation_id = i.id and r.tenant_id = i.tenant_id
   and i.status in ('succeeded', 'failed')
@@ -31,12 +32,19 @@ const num = (v: unknown): number | null => (v === null || v === undefined ? null
 const date = (v: unknown): Date => (v instanceof Date ? v : new Date(String(v)));
 const str = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
 
+/** A polled invocation: its list item, the caller that made it (`sub`), and its kept answer. */
+export type PolledInvocation = {
+  row: InvocationItemRow;
+  createdBy: string | null;
+  result: InvocationResult | undefined;
+};
+
 /** An invocation of the tenant and, when it is terminal and its answer is kept, that answer. */
 export async function pollRow(
   query: Query,
   tenantId: string,
   id: string,
-): Promise<{ row: InvocationItemRow; result: InvocationResult | undefined } | undefined> {
+): Promise<PolledInvocation | undefined> {
   const [r] = await query(POLL_SQL, [tenantId, id]);
   if (!r) return undefined;
   const row = {
@@ -65,10 +73,12 @@ export async function pollRow(
     createdAt: date(r.created_at),
     completedAt: r.completed_at === null || r.completed_at === undefined ? null : date(r.completed_at),
   } as InvocationItemRow;
-  if (r.r_status === null || r.r_status === undefined) return { row, result: undefined };
+  const createdBy = str(r.created_by);
+  if (r.r_status === null || r.r_status === undefined) return { row, createdBy, result: undefined };
   const body = r.r_body as Buffer | Uint8Array;
   return {
     row,
+    createdBy,
     result: {
       status: Number(r.r_status),
       contentType: str(r.r_content_type),

@@ -12,7 +12,7 @@ const callHeaders: Param[] = [
   {
     name: "X-Gateway-Model",
     in: "header",
-    description: `Caller-supplied model identifier recorded on the invocation; at most ${LIMITS.modelHeaderMaxBytes} bytes.`,
+    description: `Caller-supplied model identifier recorded on the invocation; at most ${LIMITS.modelHeaderMaxBytes} bytes. An empty value is recorded as null.`,
     schema: v.string(),
   },
   {
@@ -37,7 +37,7 @@ const callHeaders: Param[] = [
     name: "Mcp-Name",
     in: "header",
     description:
-      "MCP 2026-07-28 request header; must equal the tool, prompt or resource of the body when present.",
+      "MCP 2026-07-28 request header; for tools/call, prompts/get and resources/read it must equal the body's params.name (params.uri); for any other method (tasks/get, ...) it is forwarded unchecked.",
     schema: v.string(),
   },
 ];

@@ -243,6 +243,7 @@ describe("tokens that must be refused (401, empty body)", () => {
       },
     ],
     ["time", "expired", async () => sign(good, { exp: now() - 120 })],
+    ["time", "no exp (would never expire)", async () => sign(good, { exp: null })],
     ["time", "nbf two minutes ahead", async () => sign(good, { nbf: now() + 120 })],
     [
       "time",
@@ -304,7 +305,11 @@ describe("tokens that must be refused (401, empty body)", () => {
       .setExpirationTime(now() + 7200)
       .sign(new TextEncoder().encode(TEST_JWT_SECRET));
     const badTenant = await mintDevToken(TEST_JWT_SECRET, { tenant: "bad tenant", sub: "u" });
-    for (const t of [wrong, none, rs, future, badTenant]) {
+    const noExp = await new SignJWT({ tenant_id: "t", sub: "u" })
+      .setProtectedHeader({ alg: "HS256" })
+      .setIssuedAt()
+      .sign(new TextEncoder().encode(TEST_JWT_SECRET));
+    for (const t of [wrong, none, rs, future, badTenant, noExp]) {
       const got = await status(dev, t);
       tally.add("dev deployment", got === 401);
       expect(got).toBe(401);
@@ -323,6 +328,41 @@ describe("tokens that must be accepted", () => {
     const got = await status(app, await make());
     tally.add("accepted (200 expected)", got !== 200);
     expect(got).toBe(200);
+  });
+});
+
+describe("GW_JWT_REQUIRE_EXP=false", () => {
+  it("accepts a token without exp only when the deployment opts out", async () => {
+    const gw = await startGateway({ GW_JWT_REQUIRE_EXP: "false" });
+    try {
+      const noExp = await new SignJWT({ tenant_id: "t", sub: "u" })
+        .setProtectedHeader({ alg: "HS256" })
+        .setIssuedAt()
+        .sign(new TextEncoder().encode(TEST_JWT_SECRET));
+      expect(await status(gw, noExp)).toBe(200);
+      expect(await status(dev, noExp)).toBe(401);
+      // An expired token is still refused: the opt-out concerns a missing exp only.
+      const expired = await new SignJWT({ tenant_id: "t", sub: "u" })
+        .setProtectedHeader({ alg: "HS256" })
+        .setIssuedAt(now() - 7200)
+        .setExpirationTime(now() - 3600)
+        .sign(new TextEncoder().encode(TEST_JWT_SECRET));
+      expect(await status(gw, expired)).toBe(401);
+    } finally {
+      await gw.close();
+    }
+  });
+
+  it("dev tokens minted by the project always carry exp", async () => {
+    const t = await mintDevToken(TEST_JWT_SECRET, { tenant: "t", sub: "u" });
+    const payload = JSON.parse(Buffer.from(t.split(".")[1] ?? "", "base64url").toString()) as {
+      exp?: unknown;
+    };
+    expect(typeof payload.exp).toBe("number");
+    await expect(mintDevToken(TEST_JWT_SECRET, { tenant: "t", sub: "u", ttlSeconds: 0 })).rejects.toThrow();
+    await expect(
+      mintDevToken(TEST_JWT_SECRET, { tenant: "t", sub: "u", ttlSeconds: Number.NaN }),
+    ).rejects.toThrow();
   });
 });
 

@@ -1,4 +1,5 @@
 import type { ServerResponse } from "node:http";
+import { unavailable } from "@gw/core";
 import { tooManyConcurrentError } from "@gw/ratelimit";
 import type { Call } from "../call.ts";
 import type { ProxyDeps } from "../deps.ts";
@@ -7,7 +8,9 @@ import type { ProxyDeps } from "../deps.ts";
  * Step 3b: calls in flight per agent (`max_concurrency`, else GW_AGENT_MAX_CONCURRENCY) and per
  * tenant (GW_TENANT_MAX_CONCURRENCY), in this replica: 429 + Retry-After: 1 beyond. The slot is
  * held until the caller's response is closed: a stream's end or abort, a transactional call's
- * 202 (the worker's own bound is GW_WORKER_CONCURRENCY), or any error answer.
+ * 202 (the worker's own bound is GW_WORKER_CONCURRENCY), or any error answer. While the store is
+ * down the slots are full of admissions waiting on it: the refusal is then 503 `store unavailable`,
+ * what the caller can act on, not 429 (see `StoreHealth`).
  */
 export function limitConcurrency(call: Call, deps: ProxyDeps, outgoing: ServerResponse): Call {
   const release = deps.inFlight.acquire(
@@ -17,7 +20,9 @@ export function limitConcurrency(call: Call, deps: ProxyDeps, outgoing: ServerRe
       tenant: deps.config.GW_TENANT_MAX_CONCURRENCY,
     },
   );
-  if (!release) throw tooManyConcurrentError(call.tenantId);
+  if (!release) {
+    throw deps.storeHealth.down() ? unavailable("store unavailable") : tooManyConcurrentError(call.tenantId);
+  }
   if (outgoing.closed) release();
   else outgoing.once("close", release);
   return call;

@@ -21,6 +21,7 @@ export async function openInvocation(
     id: call.invocationId,
     agentId: call.agent.id,
     mode: call.mode,
+    createdBy: call.principal.userId,
     status: call.mode === "transactional" ? "pending" : "running",
     model: call.model,
     mcpMethod: call.mcp?.method ?? null,
@@ -53,6 +54,7 @@ export async function openInvocation(
   await deps.invocations
     .open(call.tenantId, row, { durable: true, reservations: call.reservations, request })
     .catch(refusal);
+  deps.storeHealth.answered();
   return Object.assign(call, { record: deps.invocations.handle(ref) });
 }
 

@@ -1,4 +1,4 @@
-import { DomainError } from "@gw/core";
+import { DomainError, withinDeadline } from "@gw/core";
 import { admitPayment, facilitatorOf, paymentNonceReservation } from "@gw/payments";
 import { recordPaymentVerification } from "@gw/telemetry";
 import type { Call } from "../call.ts";
@@ -14,7 +14,8 @@ import type { ProxyDeps } from "../deps.ts";
 export async function checkPayment(call: Call, deps: ProxyDeps): Promise<Call> {
   const price = call.agent.price;
   if (!price) return call;
-  const facilitator = await facilitatorOf(deps.store.db, call.tenantId);
+  // Bounded: a stalled store answers the caller 503 in time (docs/reliability.md).
+  const facilitator = await withinDeadline(facilitatorOf(deps.store.db, call.tenantId));
   const verified = await admitPayment({
     price,
     tool: call.mcp?.tool ?? null,
