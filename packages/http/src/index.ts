@@ -3,6 +3,7 @@ export * from "./body.ts";
 export * from "./errors.ts";
 export * from "./exchange.ts";
 export * from "./health.ts";
+export * from "./ingress.ts";
 export * from "./methods.ts";
 export * from "./query.ts";
 export * from "./serve.ts";

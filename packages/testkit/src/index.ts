@@ -1,3 +1,4 @@
+export * from "./calls.ts";
 export * from "./client.ts";
 export * from "./deploy.ts";
 export * from "./env.ts";

@@ -14,7 +14,7 @@ import {
   type Upstream,
 } from "@gw/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createGateway } from "../src/app.ts";
+import { deployment } from "./helpers.ts";
 
 // With DATABASE_URL: two proxy replicas and a control plane on one Postgres and (when set) one
 // Redis, the split deployment. Without it each process would get its own embedded store, so the
@@ -32,7 +32,7 @@ const startProxy = () =>
     PROXY_ENV,
     "proxy",
   );
-const startAllInOne = () => serveApp(createGateway, PROXY_ENV, "gateway");
+const startAllInOne = () => serveApp(deployment, PROXY_ENV, "gateway");
 
 let controlPlane: TestApp;
 let proxyA: TestApp;

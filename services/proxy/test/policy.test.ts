@@ -6,11 +6,11 @@ import { eventually, serveApp, type TestApp, testEnv } from "@gw/testkit";
 import { compactVerify, createRemoteJWKSet } from "jose";
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createGateway } from "../src/app.ts";
 import {
   type Caller,
   caller,
   createAgent,
+  deployment,
   pollDone,
   recordDone,
   startGateway,
@@ -352,7 +352,7 @@ describe("receipts on the proxy path", () => {
 });
 
 describe("a broken receipt emitter changes no call's outcome", () => {
-  const broken = (mode: "throw" | "hang") => (rt: Parameters<typeof createGateway>[0]) =>
+  const broken = (mode: "throw" | "hang") => (rt: Parameters<typeof deployment>[0]) =>
     loadReceiptKey(JSON.stringify(jwk)).then((key) => {
       rt.receipts = createReceiptEmitter({
         key,
@@ -366,7 +366,7 @@ describe("a broken receipt emitter changes no call's outcome", () => {
           },
         },
       });
-      return createGateway(rt);
+      return deployment(rt);
     });
 
   it.each(["throw", "hang"] as const)("an emitter that %ss", async (mode) => {
