@@ -643,8 +643,13 @@ export interface components {
             id: string;
             name: string;
             /** @enum {string} */
-            kind: "bearer" | "api_key";
+            kind: "bearer" | "api_key" | "oauth2_client_credentials" | "oauth2_token_exchange";
             header_name: string | null;
+            token_url: string | null;
+            client_id: string | null;
+            scope: string | null;
+            audience: string | null;
+            auth_method: ("client_secret_basic" | "client_secret_post") | null;
             hint: string;
             allowed_hosts: string[] | null;
             version: number;
@@ -656,20 +661,30 @@ export interface components {
         CreateCredential: {
             name: string;
             /** @enum {string} */
-            kind: "bearer" | "api_key";
+            kind: "bearer" | "api_key" | "oauth2_client_credentials" | "oauth2_token_exchange";
             /** @description Checked by the server ("must be at most 8192 bytes"). */
             secret: string;
             header_name?: string | null;
             allowed_hosts?: string[] | null;
+            token_url?: string | null;
+            client_id?: string | null;
+            scope?: string | null;
+            audience?: string | null;
+            auth_method?: ("client_secret_basic" | "client_secret_post") | null;
         };
         PutCredential: {
             /** @description Checked by the server ("must be at most 8192 bytes"). */
             secret: string;
             name?: string;
             /** @enum {string} */
-            kind?: "bearer" | "api_key";
+            kind?: "bearer" | "api_key" | "oauth2_client_credentials" | "oauth2_token_exchange";
             header_name?: string | null;
             allowed_hosts?: string[] | null;
+            token_url?: string | null;
+            client_id?: string | null;
+            scope?: string | null;
+            audience?: string | null;
+            auth_method?: ("client_secret_basic" | "client_secret_post") | null;
         };
         Invocation: {
             id: string;
