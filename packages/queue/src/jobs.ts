@@ -48,6 +48,12 @@ export type StoredJob = {
    * `facilitator` is set. Absent for unpriced agents.
    */
   payment?: AdmittedPayment | undefined;
+  /**
+   * The caller's bearer token, sealed with the credentials keyring to this tenant and invocation,
+   * present only when the agent's credential is oauth2_token_exchange (the worker exchanges it).
+   * It lives in the stored request, never in Redis, and goes when the request is purged.
+   */
+  subjectToken?: { ciphertext: string; wrappedKey: string; kekId: string } | undefined;
 };
 
 export type TransactJob = StoredJob & { body: Buffer };

@@ -1,5 +1,5 @@
 import type { Logger } from "@gw/telemetry";
-import { CredentialError, type InjectedHeader, openCredential } from "@gw/vault";
+import { bearerOf, CredentialError, type InjectedHeader, openCredential } from "@gw/vault";
 import type { Call } from "./call.ts";
 import type { ProxyDeps } from "./deps.ts";
 
@@ -9,7 +9,7 @@ import type { ProxyDeps } from "./deps.ts";
  */
 export async function credentialFor(
   call: Call,
-  deps: Pick<ProxyDeps, "store" | "keyring">,
+  deps: Pick<ProxyDeps, "store" | "keyring" | "oauth">,
   /** Read only when there is something to log (the request's logger is built on first use). */
   x: { readonly log: Logger },
 ): Promise<InjectedHeader | undefined | "refused"> {
@@ -22,6 +22,8 @@ export async function credentialFor(
       credentialId: call.agent.credentialRef,
       // A credential with allowed_hosts opens only towards a host it names.
       targetHost: call.target.host,
+      oauth: deps.oauth,
+      subjectToken: () => bearerOf(call.headers.authorization),
     });
   } catch (e) {
     if (!(e instanceof CredentialError)) throw e;

@@ -6,13 +6,20 @@ import { digestOf } from "@gw/receipts";
 import type { Runtime } from "@gw/runtime";
 import { annotateSpan, recordUpstreamDuration } from "@gw/telemetry";
 import { callUpstreamStreaming, targetOf, upstreamRequestHeaders } from "@gw/upstream";
-import { CredentialError, type InjectedHeader, openCredential, redactHeaders, redactSecret } from "@gw/vault";
+import {
+  CredentialError,
+  type InjectedHeader,
+  openCredential,
+  redactHeaders,
+  redactSecret,
+  subjectTokenOf,
+} from "@gw/vault";
 import { answerReader, keptHeaders } from "./answer.ts";
 import { notForwarded, settlePaid } from "./settle.ts";
 
 export type WorkerDeps = Pick<
   Runtime,
-  "store" | "logger" | "config" | "dispatcher" | "keyring" | "invocations" | "features"
+  "store" | "logger" | "config" | "dispatcher" | "keyring" | "invocations" | "features" | "oauth"
 >;
 
 /** Whether transient failures (connection errors, 502/503/504) may be retried. */
@@ -179,6 +186,8 @@ async function credentialOf(
       tenantId: job.tenantId,
       credentialId: job.credentialRef,
       targetHost,
+      oauth: deps.oauth,
+      subjectToken: () => subjectTokenOf(job, deps.keyring),
     });
   } catch (e) {
     if (!(e instanceof CredentialError)) throw e;
