@@ -27,7 +27,10 @@ export async function credentialFor(
     });
   } catch (e) {
     if (!(e instanceof CredentialError)) throw e;
-    x.log.warn({ invocation_id: call.invocationId, reason: e.reason }, "credential could not be opened");
+    x.log.warn(
+      { invocation_id: call.invocationId, reason: e.reason, detail: e.detail },
+      "credential could not be opened",
+    );
     return "refused";
   }
 }

@@ -191,7 +191,7 @@ async function credentialOf(
     });
   } catch (e) {
     if (!(e instanceof CredentialError)) throw e;
-    log().warn({ reason: e.reason }, "credential could not be opened");
+    log().warn({ reason: e.reason, detail: e.detail }, "credential could not be opened");
     return "refused";
   }
 }

@@ -70,7 +70,8 @@ export async function requestToken(req: TokenRequest): Promise<IssuedToken> {
     });
     status = res.statusCode;
     if (status !== 200) {
-      res.body.destroy();
+      // Read off and dropped (bounded): destroying the body would raise an unhandled abort error.
+      await res.body.dump({ limit: TOKEN_RESPONSE_MAX_BYTES }).catch(() => {});
       throw new TokenRequestError({ kind: "status", status });
     }
     body = await readCapped(res.body, TOKEN_RESPONSE_MAX_BYTES);
