@@ -171,7 +171,10 @@ export interface paths {
         /** List credentials */
         get: operations["listCredentials"];
         put?: never;
-        /** Store an upstream credential */
+        /**
+         * Store an upstream credential
+         * @description kind bearer or api_key: a static secret. kind oauth2_client_credentials (RFC 6749 §4.4) or oauth2_token_exchange (RFC 8693, exchanges the caller's token): secret is the client secret, token_url and client_id are required, scope, audience and auth_method optional; the gateway injects Authorization: Bearer <access token>, cached until 30 s before expiry.
+         */
         post: operations["createCredential"];
         delete?: never;
         options?: never;
@@ -190,7 +193,7 @@ export interface paths {
         get: operations["getCredential"];
         /**
          * Rotate a credential
-         * @description Replaces the secret (version + 1); may rename or change the header and allowed hosts.
+         * @description Replaces the secret (version + 1), which also retires the access tokens cached for an OAuth credential; may rename or change the kind, header, OAuth settings and allowed hosts.
          */
         put: operations["rotateCredential"];
         post?: never;
@@ -1506,7 +1509,7 @@ export interface operations {
                     "application/json": components["schemas"]["Credential"];
                 };
             };
-            /** @description Invalid body: a malformed or unknown field, a reserved header_name, bad allowed_hosts. */
+            /** @description Invalid body: a malformed or unknown field, a reserved header_name, bad allowed_hosts, a field of another kind, an OAuth kind without token_url or client_id, a token_url failing the SSRF rules or outside allowed_hosts. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1615,7 +1618,7 @@ export interface operations {
                     "application/json": components["schemas"]["Credential"];
                 };
             };
-            /** @description Invalid body: a malformed or unknown field, a reserved header_name, bad allowed_hosts. */
+            /** @description Invalid body: a malformed or unknown field, a reserved header_name, bad allowed_hosts, a field of another kind, an OAuth kind without token_url or client_id, a token_url failing the SSRF rules or outside allowed_hosts. */
             400: {
                 headers: {
                     [name: string]: unknown;
