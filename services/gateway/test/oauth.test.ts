@@ -1,6 +1,6 @@
-import { randomBytes } from "node:crypto";
+import { generateKeyPairSync, randomBytes } from "node:crypto";
 import type { ServerResponse } from "node:http";
-import { type Res, startUpstream, type TestApp, token, type Upstream } from "@gw/testkit";
+import { eventually, type Res, startUpstream, type TestApp, token, type Upstream } from "@gw/testkit";
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Caller, caller, createAgent, pollDone, recordDone, startGateway } from "./helpers.ts";
@@ -23,9 +23,15 @@ const upstreams: Upstream[] = [];
 /** Client secrets and caller tokens of the run, and every response, for the leak sweep. */
 const secrets: string[] = [];
 const responses: string[] = [];
+/** Every invocation of the run, whose receipt the leak sweep reads. */
+const invocations: Array<{ call: Caller; id: string }> = [];
+const RECEIPTS = {
+  GW_RECEIPT_SIGNING_KEY: JSON.stringify(generateKeyPairSync("ed25519").privateKey.export({ format: "jwk" })),
+  GW_RECEIPT_ACTOR: "urn:gw:test-gateway",
+};
 
 beforeAll(async () => {
-  [gw, as] = await Promise.all([startGateway({ GW_LOG_LEVEL: "trace" }), startAuthServer()]);
+  [gw, as] = await Promise.all([startGateway({ GW_LOG_LEVEL: "trace", ...RECEIPTS }), startAuthServer()]);
   const seen: Array<{ auth: string | undefined; payload: Record<string, unknown> | null }> = [];
   const u = await startUpstream(async (req, res) => {
     const auth = req.headers.authorization;
@@ -101,6 +107,7 @@ async function invoke(mode: Mode, call: Caller, agentId: string, bearer = call.t
   responses.push(body, JSON.stringify(res.headers));
   const invocationId = res.headers["x-gateway-invocation-id"] as string;
   expect(invocationId, body).toMatch(/^inv_/);
+  invocations.push({ call, id: invocationId });
   const record = () => recordDone(call, invocationId);
   if (mode === "streaming") {
     const r = await record();
@@ -342,8 +349,18 @@ describe("a token endpoint that misbehaves fails the call with credential_error"
 });
 
 describe("secrets and tokens never leave the server", () => {
-  it("no client secret, caller token or issued access token in a response or a log line", () => {
+  it("no client secret, caller token or issued access token in a response, a log line or a receipt", async () => {
     expect(as.issued.length).toBeGreaterThan(10);
+    // Each signed receipt, as an auditor reads it: the JWS and its decoded payload.
+    for (const { call, id } of invocations) {
+      const receipt = await eventually(async () => {
+        const r = await call("GET", `/v1/invocations/${id}/receipt`);
+        return r.json.attested ? r : undefined;
+      }, 5_000);
+      const payload = Buffer.from(String(receipt.json.jws).split(".")[1] ?? "", "base64url").toString();
+      expect(payload).toContain(id);
+      responses.push(receipt.text, payload);
+    }
     const logs = gw.logs.text();
     expect(logs).toContain("credential could not be opened");
     const seen = [...responses, logs].join("\n");
