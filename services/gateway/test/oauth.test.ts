@@ -337,7 +337,7 @@ describe("a token endpoint that misbehaves fails the call with credential_error"
     const tokenUrl = await badTokenEndpoint(() => {}); // never answers
     const { call, agentId } = await setup("oauth2_client_credentials", { tokenUrl });
     const outs = await Promise.all(MODES.map((mode) => invoke(mode, call, agentId)));
-    MODES.forEach((mode, i) => expectCredentialError(mode, outs[i] as Outcome));
+    for (const [i, mode] of MODES.entries()) expectCredentialError(mode, outs[i] as Outcome);
   }, 30_000);
 
   it("an oauth2_token_exchange call without a caller token to exchange… cannot happen: 401 first", async () => {
