@@ -1,10 +1,11 @@
-// `pnpm bench [--quick] [--no-build] [--profile] [--json <file>] [--only stream,transact,transfer,sse]`: the split deployment against a
+// `pnpm bench [--quick] [--no-build] [--profile] [--json <file>] [--only stream,oauth,transact,transfer,sse]`: the split deployment against a
 // direct upstream and a bare Node proxy, side by side in one run. See docs/performance.md.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { join } from "node:path";
 import { build, type Deployment, deploy, storesOrExplain } from "./deploy.ts";
 import { generatorName, type LoadResult, load } from "./load.ts";
+import { oauthCpu } from "./oauth.ts";
 import { type OpenLoopResult, openLoop } from "./open-loop.ts";
 import { cpuMsByRole, cpuMsOf, quiet, ROOT, stop, stopAll } from "./procs.ts";
 import type { Row } from "./report.ts";
@@ -22,7 +23,7 @@ const P = quick
   ? { rounds: 1, seconds: 2, latSeconds: 1, bytes: 256 * 2 ** 20, sseEvents: 100, sseStreams: 4 }
   : { rounds: 3, seconds: 5, latSeconds: 3, bytes: 2 ** 30, sseEvents: 400, sseStreams: 4 };
 const onlyAt = argv.indexOf("--only");
-/** `--only stream,transact,transfer,sse`: run just those sections (for iterating on one figure). */
+/** `--only stream,oauth,transact,transfer,sse`: run just those sections (for iterating on one figure). */
 const only = onlyAt >= 0 ? new Set((argv[onlyAt + 1] ?? "").split(",")) : null;
 const want = (section: string) => only === null || only.has(section);
 const CONCURRENCY = 64;
@@ -149,6 +150,20 @@ async function main(): Promise<number> {
           gateway: m(single, "gateway", k),
           target: { text: `added ${k} <= ${k === "p50" ? 1 : 3} ms`, met: added <= (k === "p50" ? 1 : 3) },
         };
+      }),
+    );
+  }
+
+  // 1b. The same small calls with a cached OAuth credential against a static bearer one.
+  if (want("oauth")) {
+    console.log("1b/4 OAuth credential against a static bearer, streaming endpoint ...");
+    rows.push(
+      await oauthCpu(d, {
+        path: "/echo",
+        body: SMALL_BODY,
+        connections: CONCURRENCY,
+        seconds: P.seconds,
+        rounds: Math.max(2, P.rounds),
       }),
     );
   }

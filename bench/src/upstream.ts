@@ -4,11 +4,13 @@
 //   POST /sink            discards the request body, answers {"bytes": n}
 //   POST /source?bytes=n  answers n bytes generated from one repeated buffer
 //   POST /sse?n=&every=   n SSE events, one every `every` ms, each stamped with its flush time
+//   POST /token           an OAuth token endpoint: one fixed access token that lives an hour
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { nowMs } from "./clock.ts";
 
 const CHUNK = Buffer.alloc(64 * 1024, "x");
+const TOKEN = JSON.stringify({ access_token: "bench-access-token", token_type: "Bearer", expires_in: 3600 });
 const SMALL = Buffer.from(JSON.stringify({ ok: true, answer: "hello from the upstream" }));
 
 async function drain(req: IncomingMessage): Promise<number> {
@@ -70,6 +72,11 @@ const server = createServer(async (req, res) => {
     case "/sse":
       await drain(req);
       sse(res, Number(url.searchParams.get("n") ?? "100"), Number(url.searchParams.get("every") ?? "5"));
+      return;
+    case "/token":
+      await drain(req);
+      res.writeHead(200, { "content-type": "application/json", "cache-control": "no-store" });
+      res.end(TOKEN);
       return;
     default:
       res.writeHead(404).end();

@@ -171,7 +171,10 @@ export interface paths {
         /** List credentials */
         get: operations["listCredentials"];
         put?: never;
-        /** Store an upstream credential */
+        /**
+         * Store an upstream credential
+         * @description kind bearer or api_key: a static secret. kind oauth2_client_credentials (RFC 6749 §4.4) or oauth2_token_exchange (RFC 8693, exchanges the caller's token): secret is the client secret, token_url and client_id are required, scope, audience and auth_method optional; the gateway injects Authorization: Bearer <access token>, cached until 30 s before expiry.
+         */
         post: operations["createCredential"];
         delete?: never;
         options?: never;
@@ -190,7 +193,7 @@ export interface paths {
         get: operations["getCredential"];
         /**
          * Rotate a credential
-         * @description Replaces the secret (version + 1); may rename or change the header and allowed hosts.
+         * @description Replaces the secret (version + 1), which also retires the access tokens cached for an OAuth credential; may rename or change the kind, header, OAuth settings and allowed hosts.
          */
         put: operations["rotateCredential"];
         post?: never;
@@ -647,8 +650,13 @@ export interface components {
             id: string;
             name: string;
             /** @enum {string} */
-            kind: "bearer" | "api_key";
+            kind: "bearer" | "api_key" | "oauth2_client_credentials" | "oauth2_token_exchange";
             header_name: string | null;
+            token_url: string | null;
+            client_id: string | null;
+            scope: string | null;
+            audience: string | null;
+            auth_method: ("client_secret_basic" | "client_secret_post") | null;
             hint: string;
             allowed_hosts: string[] | null;
             version: number;
@@ -660,20 +668,30 @@ export interface components {
         CreateCredential: {
             name: string;
             /** @enum {string} */
-            kind: "bearer" | "api_key";
+            kind: "bearer" | "api_key" | "oauth2_client_credentials" | "oauth2_token_exchange";
             /** @description Checked by the server ("must be at most 8192 bytes"). */
             secret: string;
             header_name?: string | null;
             allowed_hosts?: string[] | null;
+            token_url?: string | null;
+            client_id?: string | null;
+            scope?: string | null;
+            audience?: string | null;
+            auth_method?: ("client_secret_basic" | "client_secret_post") | null;
         };
         PutCredential: {
             /** @description Checked by the server ("must be at most 8192 bytes"). */
             secret: string;
             name?: string;
             /** @enum {string} */
-            kind?: "bearer" | "api_key";
+            kind?: "bearer" | "api_key" | "oauth2_client_credentials" | "oauth2_token_exchange";
             header_name?: string | null;
             allowed_hosts?: string[] | null;
+            token_url?: string | null;
+            client_id?: string | null;
+            scope?: string | null;
+            audience?: string | null;
+            auth_method?: ("client_secret_basic" | "client_secret_post") | null;
         };
         Invocation: {
             id: string;
@@ -1495,7 +1513,7 @@ export interface operations {
                     "application/json": components["schemas"]["Credential"];
                 };
             };
-            /** @description Invalid body: a malformed or unknown field, a reserved header_name, bad allowed_hosts. */
+            /** @description Invalid body: a malformed or unknown field, a reserved header_name, bad allowed_hosts, a field of another kind, an OAuth kind without token_url or client_id, a token_url failing the SSRF rules or outside allowed_hosts. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1604,7 +1622,7 @@ export interface operations {
                     "application/json": components["schemas"]["Credential"];
                 };
             };
-            /** @description Invalid body: a malformed or unknown field, a reserved header_name, bad allowed_hosts. */
+            /** @description Invalid body: a malformed or unknown field, a reserved header_name, bad allowed_hosts, a field of another kind, an OAuth kind without token_url or client_id, a token_url failing the SSRF rules or outside allowed_hosts. */
             400: {
                 headers: {
                     [name: string]: unknown;

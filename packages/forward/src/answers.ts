@@ -4,7 +4,7 @@ import type { Failure } from "@gw/invocations";
 const ANSWERS: Record<Failure, [kind: "bad_gateway" | "gateway_timeout", message: string]> = {
   timeout: ["gateway_timeout", "upstream timed out"],
   ssrf_blocked: ["bad_gateway", "upstream address is not allowed"],
-  credential: ["bad_gateway", "the agent's upstream credential could not be used"],
+  credential: ["bad_gateway", "upstream credential unavailable"],
   internal: ["bad_gateway", "upstream call failed"],
   unreachable: ["bad_gateway", "upstream unreachable"],
   cancelled: ["bad_gateway", "upstream call cancelled"],

@@ -26,6 +26,12 @@ export type ForwardCall = {
   /** false: the agent emits no receipt, so nothing is hashed. */
   readonly emitReceipts: boolean | null | undefined;
   readonly credentialRef: string | null;
+  /**
+   * The caller's own bearer token, read only when the credential exchanges it (oauth2_token_exchange,
+   * docs/credentials.md): from the request on the streaming path, unsealed from the stored request
+   * in the worker. The caller's token itself never goes upstream.
+   */
+  readonly subjectToken: () => string | undefined;
   /** The verified x402 payment, settled before the dial when its tenant has a facilitator. */
   readonly payment: AdmittedPayment | null | undefined;
   /** The caller's headers to forward (upstreamRequestHeaders filters them). */
@@ -63,7 +69,7 @@ export type AnswerSink =
     }
   | { readonly kind: "collect"; readonly caller: { readonly log: Logger } };
 
-export type ForwardDeps = Pick<Runtime, "store" | "keyring" | "dispatcher" | "config" | "features">;
+export type ForwardDeps = Pick<Runtime, "store" | "keyring" | "dispatcher" | "config" | "features" | "oauth">;
 
 /**
  * The gateway's own headers on the caller's response, the one place both proxy modes take them

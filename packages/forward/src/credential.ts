@@ -10,7 +10,7 @@ import type { ForwardCall, ForwardDeps } from "./call.ts";
 export async function openCallCredential(
   call: ForwardCall,
   host: string,
-  deps: Pick<ForwardDeps, "store" | "keyring">,
+  deps: Pick<ForwardDeps, "store" | "keyring" | "oauth">,
   /** Read only when there is something to log (loggers are built on first use). */
   caller: { readonly log: Logger },
 ): Promise<InjectedHeader | undefined | "refused"> {
@@ -22,10 +22,16 @@ export async function openCallCredential(
       tenantId: call.tenantId,
       credentialId: call.credentialRef,
       targetHost: host,
+      // OAuth kinds fetch (and cache) an access token; token exchange reads the caller's token.
+      oauth: deps.oauth,
+      subjectToken: call.subjectToken,
     });
   } catch (e) {
     if (!(e instanceof CredentialError)) throw e;
-    caller.log.warn({ invocation_id: call.invocationId, reason: e.reason }, "credential could not be opened");
+    caller.log.warn(
+      { invocation_id: call.invocationId, reason: e.reason, detail: e.detail },
+      "credential could not be opened",
+    );
     return "refused";
   }
 }

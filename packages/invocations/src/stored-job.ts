@@ -35,6 +35,12 @@ export type StoredJob = {
    * `facilitator` is set. Absent for unpriced agents.
    */
   payment?: AdmittedPayment | undefined;
+  /**
+   * The caller's bearer token, sealed with the credentials keyring to this tenant and invocation,
+   * present only when the agent's credential is oauth2_token_exchange (the worker exchanges it).
+   * It lives in the stored request, never in Redis, and goes when the request is purged.
+   */
+  subjectToken?: { ciphertext: string; wrappedKey: string; kekId: string } | undefined;
 };
 
 /** A stored call and the bytes to forward: what the worker makes. */
@@ -71,6 +77,7 @@ const StoredJobSchema = v.object({
   headers: v.array(Text),
   clientAddress: v.optional(Text),
   payment: v.optional(StoredPayment),
+  subjectToken: v.optional(v.object({ ciphertext: Text, wrappedKey: Text, kekId: Text })),
 });
 
 /**

@@ -24,7 +24,7 @@ import {
 } from "@gw/receipts";
 import { createLogger, type DestinationStream, type Logger } from "@gw/telemetry";
 import { createUpstreamDispatcher, type SsrfPolicy, ssrfPolicy } from "@gw/upstream";
-import { createKeyring, type Keyring } from "@gw/vault";
+import { createKeyring, createOAuthClient, type Keyring, type OAuthClient } from "@gw/vault";
 import { Redis } from "ioredis";
 import type { Agent } from "undici";
 import { type ChangeBus, createChangeBus } from "./changes.ts";
@@ -47,6 +47,11 @@ export type Runtime = {
   rateLimiter: RateLimiter;
   /** The one dispatcher every upstream call goes through (SSRF guard, pools, time-outs). */
   dispatcher: Agent;
+  /**
+   * OAuth credentials' access tokens, cached in this process and shared by every service in it
+   * (token requests go through `dispatcher`). A write to a credential drops its tokens.
+   */
+  oauth: OAuthClient;
   /** Transactional jobs: BullMQ on Redis, or in-process without it. */
   jobs: {
     queue: JobQueue;
@@ -112,6 +117,11 @@ export async function createRuntime(
     }
     const changes = await createChangeBus(store, logger);
     closers.push(() => changes.close());
+    const oauth = createOAuthClient({ dispatcher });
+    // A rotation already misses (tokens are keyed by version); this frees them, and a delete's.
+    changes.subscribe((change) => {
+      if (change.kind === "credential") oauth.forget(change.tenantId, change.id);
+    });
     const instanceId = `${opts.service}-${randomUUID()}`;
     closers.push(startHeartbeat(store, instanceId, opts.service));
     const receipts =
@@ -160,6 +170,7 @@ export async function createRuntime(
       newRedis,
       rateLimiter: createRateLimiter({ redis, logger }),
       dispatcher,
+      oauth,
       jobs,
       receipts,
       close: async () => {

@@ -1,21 +1,14 @@
-import { conflict, invalid, isId, newId, notFound } from "@gw/core";
+import { conflict, isId, newId, notFound } from "@gw/core";
 import { type CredentialRow, credentialRepo, type Db, isUniqueViolation } from "@gw/db";
 import type { Keyring } from "./keyring.ts";
-import { type CreateCredentialInput, DEFAULT_API_KEY_HEADER, type PutCredentialInput } from "./schema.ts";
+import type { CreateCredentialInput, PutCredentialInput } from "./schema.ts";
 import { hintOf } from "./serialize.ts";
+import { columnsFor, fieldsForPut, type Ssrf } from "./shape.ts";
 
-export type VaultCtx = { db: Db; tenantId: string; keyring: Keyring };
+/** `ssrf`: the deployment's rules, which an OAuth credential's token_url must pass. */
+export type VaultCtx = { db: Db; tenantId: string; keyring: Keyring; ssrf: Ssrf };
 
 const duplicateName = () => conflict("a credential with this name already exists");
-
-/** The header column: only api_key credentials have one (the default when none is named). */
-function headerFor(kind: "bearer" | "api_key", headerName: string | null): string | null {
-  if (kind === "bearer") {
-    if (headerName !== null) throw invalid("header_name is only valid for kind api_key");
-    return null;
-  }
-  return headerName ?? DEFAULT_API_KEY_HEADER;
-}
 
 export async function createCredential({
   ctx,
@@ -24,7 +17,8 @@ export async function createCredential({
   ctx: VaultCtx;
   input: CreateCredentialInput;
 }): Promise<CredentialRow> {
-  const headerName = headerFor(input.kind, input.header_name ?? null);
+  const allowedHosts = input.allowed_hosts ?? null;
+  const columns = columnsFor(input.kind, input, allowedHosts, ctx.ssrf);
   const id = newId("cred");
   const sealed = ctx.keyring.seal({ tenantId: ctx.tenantId, credentialId: id }, input.secret);
   try {
@@ -32,9 +26,9 @@ export async function createCredential({
       id,
       name: input.name,
       kind: input.kind,
-      headerName,
+      ...columns,
       hint: hintOf(input.secret),
-      allowedHosts: input.allowed_hosts ?? null,
+      allowedHosts,
       ...sealed,
     });
   } catch (e) {
@@ -59,7 +53,10 @@ export async function listCredentials({
   return credentialRepo.list(ctx.db, ctx.tenantId, query);
 }
 
-/** PUT: a new secret under a fresh data key (`version` + 1), optionally renamed or re-typed. */
+/**
+ * PUT: a new secret under a fresh data key (`version` + 1), optionally renamed or re-typed. The new
+ * version also retires every access token cached for the old one (oauth/tokens.ts keys by version).
+ */
 export async function rotateCredential({
   ctx,
   id,
@@ -71,17 +68,17 @@ export async function rotateCredential({
 }): Promise<CredentialRow> {
   const current = await getCredential({ ctx, id });
   const kind = input.kind ?? current.kind;
-  const keepHeader = kind === current.kind ? current.headerName : null;
-  const headerName = headerFor(kind, "header_name" in input ? (input.header_name ?? null) : keepHeader);
+  const allowedHosts = "allowed_hosts" in input ? (input.allowed_hosts ?? null) : current.allowedHosts;
+  const columns = columnsFor(kind, fieldsForPut(current, kind, input), allowedHosts, ctx.ssrf);
   const sealed = ctx.keyring.seal({ tenantId: ctx.tenantId, credentialId: id }, input.secret);
   let row: CredentialRow | undefined;
   try {
     row = await credentialRepo.rotate(ctx.db, ctx.tenantId, id, {
       kind,
-      headerName,
+      ...columns,
       hint: hintOf(input.secret),
+      allowedHosts,
       ...(input.name !== undefined ? { name: input.name } : {}),
-      ...("allowed_hosts" in input ? { allowedHosts: input.allowed_hosts ?? null } : {}),
       ...sealed,
     });
   } catch (e) {

@@ -1,5 +1,6 @@
 export * from "./credentials.ts";
 export * from "./keyring.ts";
+export * from "./oauth/index.ts";
 export * from "./open.ts";
 export * from "./redact.ts";
 export * from "./rewrap.ts";

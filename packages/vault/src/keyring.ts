@@ -17,7 +17,18 @@ const KEY_BYTES = 32;
 const HEADER_BYTES = 1 + NONCE_BYTES + TAG_BYTES;
 
 /** Why a secret could not be produced. Only `reason` is meant for machines; nothing secret inside. */
-export type CredentialFailure = "not_found" | "unknown_kek" | "decrypt_failed" | "host_not_allowed";
+export type CredentialFailure =
+  | "not_found"
+  | "unknown_kek"
+  | "decrypt_failed"
+  | "host_not_allowed"
+  /** OAuth: the token endpoint gave no usable access token (see `detail`). */
+  | "token_unavailable"
+  /** OAuth token exchange: the call carries no caller token to exchange. */
+  | "no_subject_token";
+
+/** What went wrong at a token endpoint, in the project's words (never bytes of its answer). */
+export type CredentialFailureDetail = { kind: string; status?: number };
 
 /**
  * A credential could not be opened. Fail closed: the caller must not call the upstream without it.
@@ -26,9 +37,11 @@ export type CredentialFailure = "not_found" | "unknown_kek" | "decrypt_failed" |
 export class CredentialError extends Error {
   override name = "CredentialError";
   readonly reason: CredentialFailure;
-  constructor(reason: CredentialFailure) {
+  readonly detail: CredentialFailureDetail | undefined;
+  constructor(reason: CredentialFailure, detail?: CredentialFailureDetail) {
     super(`credential unavailable: ${reason}`);
     this.reason = reason;
+    this.detail = detail;
   }
 }
 

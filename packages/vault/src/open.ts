@@ -1,8 +1,11 @@
 import { isId, withinDeadline } from "@gw/core";
 import { credentialRepo, type Db } from "@gw/db";
 import { recordCredentialDecryptFailure } from "@gw/telemetry";
-import { hostMatches } from "@gw/upstream";
+import { hostMatches, hostOf } from "@gw/upstream";
 import { CredentialError, type Keyring } from "./keyring.ts";
+import { accessTokenFor, type OAuthClient } from "./oauth/client.ts";
+import { bearerOf, type SealedSubjectToken, sealSubjectToken } from "./oauth/subject.ts";
+import { OAUTH_KINDS } from "./schema.ts";
 
 /**
  * The header to add to the upstream request. Lower-case name; the value holds the secret.
@@ -20,6 +23,11 @@ export type InjectedHeader = { header: string; value: string; secret: string };
  * `targetHost` is the hostname the secret is about to be sent to. A credential with
  * `allowed_hosts` opens only towards a host it allows, and never when no host is given (fail
  * closed): otherwise CredentialError("host_not_allowed"), before anything is decrypted.
+ *
+ * OAuth kinds inject `authorization: Bearer <access token>`, the token from `oauth` (the process's
+ * cache, else the token endpoint; see oauth/client.ts). Their `allowed_hosts` also bounds the token
+ * endpoint, which receives the client secret. `subjectToken` gives the caller's own token, read only
+ * for oauth2_token_exchange. Without `oauth` an OAuth credential does not open (token_unavailable).
  */
 export async function openCredential({
   db,
@@ -27,12 +35,16 @@ export async function openCredential({
   tenantId,
   credentialId,
   targetHost,
+  oauth,
+  subjectToken,
 }: {
   db: Db;
   keyring: Keyring;
   tenantId: string;
   credentialId: string;
   targetHost?: string | undefined;
+  oauth?: OAuthClient | undefined;
+  subjectToken?: (() => string | undefined) | undefined;
 }): Promise<InjectedHeader> {
   // Bounded: a stalled store is a 503 (StoreDeadline) in time, not a call that hangs.
   const row = isId("cred", credentialId)
@@ -42,15 +54,45 @@ export async function openCredential({
   if (row.allowedHosts && (targetHost === undefined || !hostMatches(targetHost, row.allowedHosts))) {
     throw new CredentialError("host_not_allowed");
   }
-  let secret: string;
-  try {
-    secret = keyring.open({ tenantId, credentialId }, row);
-  } catch (e) {
-    // A sealed secret that no longer opens is an operator's problem to see (a lost or rotated KEK).
-    if (e instanceof CredentialError) recordCredentialDecryptFailure();
-    throw e;
+  const openSecret = () => {
+    try {
+      return keyring.open({ tenantId, credentialId }, row);
+    } catch (e) {
+      // A sealed secret that no longer opens is an operator's problem to see (a lost or rotated KEK).
+      if (e instanceof CredentialError) recordCredentialDecryptFailure();
+      throw e;
+    }
+  };
+  if (OAUTH_KINDS.has(row.kind)) {
+    if (row.allowedHosts && !hostMatches(hostOf(row.tokenUrl ?? "") ?? "", row.allowedHosts)) {
+      throw new CredentialError("host_not_allowed");
+    }
+    if (!oauth) throw new CredentialError("token_unavailable");
+    const token = await accessTokenFor({ client: oauth, row, openSecret, subjectToken });
+    return { header: "authorization", value: `Bearer ${token}`, secret: token };
   }
+  const secret = openSecret();
   if (row.kind === "bearer") return { header: "authorization", value: `Bearer ${secret}`, secret };
   if (!row.headerName) throw new CredentialError("decrypt_failed");
   return { header: row.headerName.toLowerCase(), value: secret, secret };
+}
+
+/**
+ * What a transactional call stores for its worker when its credential exchanges the caller's token
+ * (oauth2_token_exchange): the caller's bearer token, sealed to this tenant and invocation. For any
+ * other credential, nothing: the caller's token is kept only where it is needed.
+ */
+export async function subjectTokenForJob(opts: {
+  db: Db;
+  keyring: Keyring;
+  oauth: OAuthClient;
+  tenantId: string;
+  invocationId: string;
+  credentialId: string | null;
+  authorization: string | undefined;
+}): Promise<SealedSubjectToken | undefined> {
+  if (!opts.credentialId || !isId("cred", opts.credentialId)) return undefined;
+  if (!(await opts.oauth.exchangesCallerToken(opts.db, opts.tenantId, opts.credentialId))) return undefined;
+  const token = bearerOf(opts.authorization);
+  return token === undefined ? undefined : sealSubjectToken(opts.keyring, opts, token);
 }

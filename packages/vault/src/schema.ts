@@ -1,3 +1,4 @@
+import { CREDENTIAL_KINDS, type CredentialKind } from "@gw/db";
 import { HOP_BY_HOP, normalizeHostPattern } from "@gw/upstream";
 import * as v from "valibot";
 
@@ -28,7 +29,47 @@ const Name = v.pipe(
   v.maxLength(200, "must be at most 200 characters"),
 );
 
-const Kind = v.picklist(["bearer", "api_key"], 'must be "bearer" or "api_key"');
+const Kind = v.picklist(
+  CREDENTIAL_KINDS,
+  'must be "bearer", "api_key", "oauth2_client_credentials" or "oauth2_token_exchange"',
+);
+
+/** The OAuth kinds: the secret is a client secret that buys access tokens (oauth/). */
+export const OAUTH_KINDS: ReadonlySet<CredentialKind> = new Set([
+  "oauth2_client_credentials",
+  "oauth2_token_exchange",
+]);
+
+/** Checked for SSRF by the verb (it needs the deployment's policy), like an agent's upstream_url. */
+const TokenUrl = v.pipe(
+  v.string("must be a string"),
+  v.minLength(1, "must not be empty"),
+  v.maxLength(2048, "must be at most 2048 characters"),
+);
+
+// Sent in a form body or a Basic header: printable ASCII, bounded.
+const ClientId = v.pipe(
+  v.string("must be a string"),
+  v.regex(/^[\x21-\x7e](?:[\x20-\x7e]{0,254}[\x21-\x7e])?$/, "must be 1 to 256 printable ASCII characters"),
+);
+
+/** RFC 6749 §3.3: scope tokens separated by single spaces. */
+const Scope = v.pipe(
+  v.string("must be a string"),
+  v.maxLength(1024, "must be at most 1024 characters"),
+  v.regex(
+    /^[\x21\x23-\x5b\x5d-\x7e]+(?: [\x21\x23-\x5b\x5d-\x7e]+)*$/,
+    "must be scope tokens separated by single spaces",
+  ),
+);
+
+const Audience = v.pipe(
+  v.string("must be a string"),
+  v.regex(/^[\x21-\x7e](?:[\x20-\x7e]{0,1022}[\x21-\x7e])?$/, "must be 1 to 1024 printable ASCII characters"),
+);
+
+export const AUTH_METHODS = ["client_secret_basic", "client_secret_post"] as const;
+const AuthMethod = v.picklist(AUTH_METHODS, 'must be "client_secret_basic" or "client_secret_post"');
 
 /**
  * Headers a credential may not be injected as: hop-by-hop and framing headers the HTTP client owns,
@@ -95,12 +136,28 @@ export const CreateCredential = v.strictObject({
   secret: Secret,
   header_name: v.nullish(HeaderName),
   allowed_hosts: v.nullish(AllowedHosts),
+  ...oauthFields(),
 });
 
 /**
+ * The OAuth kinds' settings (docs/credentials.md): required `token_url` and `client_id`, optional
+ * `scope`, `audience` and `auth_method`. Which kind may carry which is checked by the verb.
+ */
+function oauthFields() {
+  return {
+    token_url: v.nullish(TokenUrl),
+    client_id: v.nullish(ClientId),
+    scope: v.nullish(Scope),
+    audience: v.nullish(Audience),
+    auth_method: v.nullish(AuthMethod),
+  };
+}
+
+/**
  * PUT replaces the secret: `secret` is required and every PUT is a rotation (`version` + 1). `name`,
- * `kind`, `header_name` and `allowed_hosts` may change in the same call; absent means unchanged,
- * a null `header_name` goes back to the default, a null `allowed_hosts` allows any host.
+ * `kind`, `header_name`, `allowed_hosts` and the OAuth settings may change in the same call; absent
+ * means unchanged, a null `header_name` goes back to the default, a null `allowed_hosts` allows any
+ * host, a null `scope` or `audience` sends none, a null `auth_method` goes back to Basic.
  */
 export const PutCredential = v.strictObject({
   secret: Secret,
@@ -108,6 +165,7 @@ export const PutCredential = v.strictObject({
   kind: v.optional(Kind),
   header_name: v.nullish(HeaderName),
   allowed_hosts: v.nullish(AllowedHosts),
+  ...oauthFields(),
 });
 
 export type CreateCredentialInput = v.InferOutput<typeof CreateCredential>;

@@ -1,4 +1,4 @@
-import type { CredentialRow } from "@gw/db";
+import { CREDENTIAL_KINDS, type CredentialRow } from "@gw/db";
 import * as v from "valibot";
 
 const Time = v.pipe(v.string(), v.isoTimestamp());
@@ -10,8 +10,14 @@ const Time = v.pipe(v.string(), v.isoTimestamp());
 export const CredentialResource = v.object({
   id: v.pipe(v.string(), v.regex(/^cred_[0-9a-f-]{36}$/)),
   name: v.string(),
-  kind: v.picklist(["bearer", "api_key"]),
+  kind: v.picklist(CREDENTIAL_KINDS),
   header_name: v.nullable(v.string()),
+  /** OAuth kinds: the client's public settings (null for the static kinds). Never a token. */
+  token_url: v.nullable(v.string()),
+  client_id: v.nullable(v.string()),
+  scope: v.nullable(v.string()),
+  audience: v.nullable(v.string()),
+  auth_method: v.nullable(v.picklist(["client_secret_basic", "client_secret_post"])),
   hint: v.string(),
   allowed_hosts: v.nullable(v.array(v.string())),
   version: v.pipe(v.number(), v.integer()),
@@ -27,6 +33,11 @@ export function credentialJson(row: CredentialRow): CredentialJson {
     name: row.name,
     kind: row.kind,
     header_name: row.headerName,
+    token_url: row.tokenUrl,
+    client_id: row.clientId,
+    scope: row.scope,
+    audience: row.audience,
+    auth_method: row.authMethod,
     hint: row.hint,
     allowed_hosts: row.allowedHosts ?? null,
     version: row.version,

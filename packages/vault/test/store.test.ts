@@ -3,6 +3,7 @@ import { randomBytes, randomUUID } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { type CredentialRow, credentials, migrate, openStore, type Store } from "@gw/db";
+import { ssrfPolicy } from "@gw/upstream";
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -48,6 +49,7 @@ beforeAll(async () => {
 });
 afterAll(() => env?.drop());
 
+const SSRF = { policy: ssrfPolicy([]), allowHttp: false };
 const tenant = () => `t_${randomUUID()}`;
 const secretOf = (label: string) => `${label}-${randomBytes(16).toString("hex")}`;
 
@@ -74,7 +76,7 @@ describe("openCredential", () => {
   it("returns the header to inject for bearer and api_key credentials", async () => {
     const keyring = createKeyring(randomBytes(32));
     const tenantId = tenant();
-    const ctx = { db: env.store.db, tenantId, keyring };
+    const ctx = { db: env.store.db, tenantId, keyring, ssrf: SSRF };
     const bearerSecret = secretOf("bearer");
     const bearer = await createCredential({
       ctx,
@@ -110,7 +112,7 @@ describe("openCredential", () => {
   it("opens a credential with allowed_hosts only towards a host it allows", async () => {
     const keyring = createKeyring(randomBytes(32));
     const tenantId = tenant();
-    const ctx = { db: env.store.db, tenantId, keyring };
+    const ctx = { db: env.store.db, tenantId, keyring, ssrf: SSRF };
     const secret = secretOf("scoped");
     const cred = await createCredential({
       ctx,
@@ -141,11 +143,11 @@ describe("openCredential", () => {
     const b = tenant();
     const db = env.store.db;
     const credA = await createCredential({
-      ctx: { db, tenantId: a, keyring },
+      ctx: { db, tenantId: a, keyring, ssrf: SSRF },
       input: { name: "same", kind: "bearer", secret: secretOf("a") },
     });
     const credB = await createCredential({
-      ctx: { db, tenantId: b, keyring },
+      ctx: { db, tenantId: b, keyring, ssrf: SSRF },
       input: { name: "same", kind: "bearer", secret: secretOf("b") },
     });
     const open = (tenantId: string, credentialId: string, kr: Keyring = keyring) =>
@@ -184,7 +186,7 @@ describe("rewrapAll", () => {
     const oldKr = createKeyring(randomBytes(32));
     const newKr = createKeyring(randomBytes(32));
     const tenantId = tenant();
-    const ctx = { db, tenantId, keyring: oldKr };
+    const ctx = { db, tenantId, keyring: oldKr, ssrf: SSRF };
     const made: Array<{ id: string; secret: string }> = [];
     for (let i = 0; i < 7; i++) {
       const secret = secretOf(`s${i}`);
@@ -243,7 +245,7 @@ describe("rewrapAll", () => {
     const tenantId = tenant();
     const secret = secretOf("cli");
     const cred = await createCredential({
-      ctx: { db: s.store.db, tenantId, keyring: createKeyring(oldKey) },
+      ctx: { db: s.store.db, tenantId, keyring: createKeyring(oldKey), ssrf: SSRF },
       input: { name: "cli", kind: "api_key", secret },
     });
     const run = promisify(execFile);

@@ -43,12 +43,17 @@ describe("credentials: happy path", () => {
     expect(Object.keys(cred).sort()).toEqual(
       [
         "allowed_hosts",
+        "audience",
+        "auth_method",
+        "client_id",
         "created_at",
         "header_name",
         "hint",
         "id",
         "kind",
         "name",
+        "scope",
+        "token_url",
         "updated_at",
         "version",
       ].sort(),
@@ -170,7 +175,7 @@ describe("credentials: bad input gets a clear 400 or 409 and writes nothing", ()
     [
       "wrong kind",
       () => ({ name: "a", kind: "basic", secret: secret() }),
-      /kind: must be "bearer" or "api_key"/,
+      /kind: must be "bearer", "api_key", "oauth2_client_credentials" or "oauth2_token_exchange"/,
     ],
     ["missing secret", () => ({ name: "a", kind: "bearer" }), /secret/],
     ["empty secret", () => ({ name: "a", kind: "bearer", secret: "" }), /secret: must not be empty/],
@@ -188,8 +193,8 @@ describe("credentials: bad input gets a clear 400 or 409 and writes nothing", ()
     ["secret with edge spaces", () => ({ name: "a", kind: "bearer", secret: ` ${secret()}` }), /secret/],
     [
       "unknown field",
-      () => ({ name: "a", kind: "bearer", secret: secret(), scope: "x" }),
-      /unknown field "scope"/,
+      () => ({ name: "a", kind: "bearer", secret: secret(), scopes: "x" }),
+      /unknown field "scopes"/,
     ],
     [
       "header_name on a bearer",

@@ -312,6 +312,38 @@ describe.skipIf(skipReason !== undefined && !inCi)("operator console in Chromium
     await page.close();
   });
 
+  it("stores an OAuth client credential from the form and shows its settings, never the client secret", async () => {
+    const { page, errors } = await newPage();
+    await signIn(page);
+    const secret = `oauth-client-${Date.now()}-do-not-show`;
+    await page.getByRole("link", { name: "Credentials" }).click();
+    const form = page.getByRole("form", { name: "New credential" });
+    await form.getByLabel("Name").fill("oauth-upstream");
+    await form.getByLabel("Kind").selectOption("oauth2_client_credentials");
+    await form.getByLabel("Token URL").fill("https://auth.example.com/oauth/token");
+    await form.getByLabel("Client ID").fill("gateway-client");
+    await form.getByLabel("Scope (optional)").fill("tools:read");
+    await form.getByLabel("Client authentication").selectOption("client_secret_post");
+    await form.getByLabel("Client secret").fill(secret);
+    await form.getByRole("button", { name: "Store credential" }).click();
+    await expect.poll(() => page.getByRole("status").textContent()).toContain("oauth-upstream");
+    const listed = (await call("GET", "/v1/credentials")).json.data as Array<Record<string, unknown>>;
+    expect(listed.find((c) => c.name === "oauth-upstream")).toMatchObject({
+      kind: "oauth2_client_credentials",
+      token_url: "https://auth.example.com/oauth/token",
+      client_id: "gateway-client",
+      scope: "tools:read",
+      auth_method: "client_secret_post",
+    });
+    await expect
+      .poll(() => page.locator("main").textContent())
+      .toContain("https://auth.example.com/oauth/token");
+    expect(await page.content()).not.toContain(secret);
+    await shot(page, "08b-credentials-oauth");
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
   it("shows 'not enabled on this deployment' for a surface the deployment does not mount", async () => {
     // Every optional family is mounted by default; the credential vault can be switched off.
     const off = await startGateway({ GW_CREDENTIALS: "off" });

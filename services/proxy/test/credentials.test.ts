@@ -12,7 +12,7 @@ import { type Caller, caller, createAgent, pollDone, recordDone, startGateway } 
 
 const KEY_A = randomBytes(32).toString("base64");
 const KEY_B = randomBytes(32).toString("base64");
-const CREDENTIAL_ERROR = { error: "the agent's upstream credential could not be used" };
+const CREDENTIAL_ERROR = { error: "upstream credential unavailable" };
 
 let gw: TestApp;
 /** Every deployment of the run: the leak sweep reads all their logs. */

@@ -4,10 +4,11 @@ import type { CallRef, Delivery, ProcessCall } from "@gw/queue";
 import type { Runtime } from "@gw/runtime";
 import { annotateSpan } from "@gw/telemetry";
 import { targetOf } from "@gw/upstream";
+import { subjectTokenOf } from "@gw/vault";
 
 export type WorkerDeps = Pick<
   Runtime,
-  "store" | "logger" | "config" | "dispatcher" | "keyring" | "invocations" | "features"
+  "store" | "logger" | "config" | "dispatcher" | "keyring" | "invocations" | "features" | "oauth"
 >;
 
 /**
@@ -57,6 +58,7 @@ function forwardCallOf(job: TransactJob, ref: InvocationRef, deps: WorkerDeps): 
     captureBodies: job.captureBodies,
     emitReceipts: job.emitReceipts,
     credentialRef: job.credentialRef,
+    subjectToken: () => subjectTokenOf(job, deps.keyring),
     payment: job.payment,
     headers: job.headers,
     clientAddress: job.clientAddress,

@@ -1,7 +1,7 @@
 import { useState } from "preact/hooks";
 import { unwrap } from "../api.ts";
 import { useRoute } from "../router.ts";
-import type { CreateCredentialBody, Credential, PutCredentialBody } from "../types.ts";
+import type { Credential, PutCredentialBody } from "../types.ts";
 import {
   ErrorBox,
   fmtTime,
@@ -13,6 +13,7 @@ import {
   useLoad,
   useSession,
 } from "../ui.tsx";
+import { CreateCredential, isOAuth } from "./credential-form.tsx";
 
 /**
  * Credentials: secrets go in (password fields, cleared after each submit) and never come back;
@@ -49,7 +50,7 @@ function Credentials() {
                 <tr>
                   <th scope="col">Name</th>
                   <th scope="col">Kind</th>
-                  <th scope="col">Header</th>
+                  <th scope="col">Injected as</th>
                   <th scope="col">Secret</th>
                   <th scope="col">Version</th>
                   <th scope="col">Updated</th>
@@ -68,7 +69,16 @@ function Credentials() {
                     </td>
                     <td>{c.kind}</td>
                     <td class="mono">
-                      {c.kind === "bearer" ? "Authorization" : (c.header_name ?? "X-Api-Key")}
+                      {c.kind === "api_key" ? (c.header_name ?? "X-Api-Key") : "Authorization"}
+                      {isOAuth(c.kind) ? (
+                        <>
+                          <br />
+                          <span class="small">
+                            token from {c.token_url} as {c.client_id}
+                            {c.scope ? ` (scope ${c.scope})` : ""}
+                          </span>
+                        </>
+                      ) : null}
                     </td>
                     <td class="mono">…{c.hint}</td>
                     <td>{c.version}</td>
@@ -125,81 +135,6 @@ function Credentials() {
   );
 }
 
-function CreateCredential({ onCreated }: { onCreated: () => void }) {
-  const { api } = useSession();
-  const [kind, setKind] = useState<"bearer" | "api_key">("bearer");
-  const [error, setError] = useState<string>();
-  const [done, setDone] = useState<string>();
-  return (
-    <form
-      class="form"
-      aria-label="New credential"
-      onSubmit={async (e) => {
-        e.preventDefault();
-        const form = e.currentTarget;
-        const v = formValues(form);
-        const body: CreateCredentialBody = { name: v.name ?? "", kind, secret: v.secret ?? "" };
-        if (kind === "api_key" && v.header_name) body.header_name = v.header_name;
-        if (v.allowed_hosts) body.allowed_hosts = v.allowed_hosts.split(/[\s,]+/).filter(Boolean);
-        setError(undefined);
-        setDone(undefined);
-        try {
-          const c = await unwrap(api.POST("/v1/credentials", { body }));
-          form.reset();
-          setDone(`Stored “${c.name}” (${c.id}).`);
-          onCreated();
-        } catch (err) {
-          setError(messageOf(err));
-        }
-      }}
-    >
-      <h2>New credential</h2>
-      <div class="row">
-        <label class="grow">
-          Name
-          <input name="name" required autoComplete="off" />
-        </label>
-        <label>
-          Kind
-          <select
-            name="kind"
-            value={kind}
-            onChange={(e) => setKind(e.currentTarget.value === "api_key" ? "api_key" : "bearer")}
-          >
-            <option value="bearer">bearer (Authorization: Bearer …)</option>
-            <option value="api_key">api_key (header)</option>
-          </select>
-        </label>
-        {kind === "api_key" ? (
-          <label>
-            Header name
-            <input name="header_name" placeholder="X-Api-Key" autoComplete="off" />
-          </label>
-        ) : null}
-      </div>
-      <label>
-        Secret
-        <input name="secret" type="password" required autoComplete="new-password" />
-      </label>
-      <label>
-        <span>
-          Allowed hosts (optional, comma-separated; <code>*.example.com</code> allowed)
-        </span>
-        <input name="allowed_hosts" autoComplete="off" />
-      </label>
-      <ErrorBox message={error} />
-      {done ? (
-        <p class="ok" role="status">
-          {done}
-        </p>
-      ) : null}
-      <div class="actions">
-        <button type="submit">Store credential</button>
-      </div>
-    </form>
-  );
-}
-
 function Rotate(props: { id: string; credential: Credential | undefined; onDone: () => void }) {
   const { api } = useSession();
   const [error, setError] = useState<string>();
@@ -223,7 +158,7 @@ function Rotate(props: { id: string; credential: Credential | undefined; onDone:
     >
       <h2>Rotate {props.credential?.name ?? props.id}</h2>
       <label>
-        New secret
+        {isOAuth(props.credential?.kind) ? "New client secret" : "New secret"}
         <input name="secret" type="password" required autoComplete="new-password" />
       </label>
       <label>

@@ -5,7 +5,20 @@ import { agents, type CredentialRow, credentials, settlementConfigs } from "../s
 export type NewCredential = Omit<typeof credentials.$inferInsert, "tenantId" | "createdAt" | "updatedAt">;
 /** A rotation: new sealed secret (and optionally new name, kind, header). `version` goes up by one. */
 export type CredentialRotation = Pick<NewCredential, "ciphertext" | "wrappedKey" | "kekId" | "hint"> &
-  Partial<Pick<NewCredential, "name" | "kind" | "headerName" | "allowedHosts">>;
+  Partial<
+    Pick<
+      NewCredential,
+      | "name"
+      | "kind"
+      | "headerName"
+      | "allowedHosts"
+      | "tokenUrl"
+      | "clientId"
+      | "scope"
+      | "audience"
+      | "authMethod"
+    >
+  >;
 
 const one = (tenantId: string, id: string) => and(eq(credentials.tenantId, tenantId), eq(credentials.id, id));
 

@@ -3,6 +3,18 @@ import { timestamps } from "./columns.ts";
 import { bytea } from "./invocations.ts";
 
 /**
+ * What a credential is: a static secret (`bearer`, `api_key`) or an OAuth client whose secret buys
+ * access tokens (`oauth2_client_credentials`, `oauth2_token_exchange`; docs/credentials.md).
+ */
+export const CREDENTIAL_KINDS = [
+  "bearer",
+  "api_key",
+  "oauth2_client_credentials",
+  "oauth2_token_exchange",
+] as const;
+export type CredentialKind = (typeof CREDENTIAL_KINDS)[number];
+
+/**
  * Upstream credentials, envelope-encrypted: the secret is sealed with a per-record data key, and
  * the data key is wrapped by the deployment's key-encryption key. Tenant and id are bound as
  * associated data so a ciphertext moved to another row does not open.
@@ -13,7 +25,7 @@ export const credentials = pgTable(
     id: text("id").primaryKey(),
     tenantId: text("tenant_id").notNull(),
     name: text("name").notNull(),
-    kind: text("kind", { enum: ["bearer", "api_key"] }).notNull(),
+    kind: text("kind", { enum: CREDENTIAL_KINDS }).notNull(),
     headerName: text("header_name"),
     hint: text("hint").notNull(),
     version: integer("version").notNull().default(1),
@@ -26,6 +38,12 @@ export const credentials = pgTable(
      * Checked when an agent references the credential and again each time it is opened.
      */
     allowedHosts: jsonb("allowed_hosts").$type<string[]>(),
+    /** OAuth kinds only (null otherwise): the token endpoint and the client's public settings. */
+    tokenUrl: text("token_url"),
+    clientId: text("client_id"),
+    scope: text("scope"),
+    audience: text("audience"),
+    authMethod: text("auth_method", { enum: ["client_secret_basic", "client_secret_post"] }),
     ...timestamps,
   },
   (t) => [

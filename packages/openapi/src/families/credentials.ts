@@ -6,7 +6,7 @@ import type { Route } from "../route.ts";
 const tags = ["Credentials"];
 const notFound = error("No credential with this id in the caller's tenant (or the family is not mounted).");
 const badWrite = error(
-  "Invalid body: a malformed or unknown field, a reserved header_name, bad allowed_hosts.",
+  "Invalid body: a malformed or unknown field, a reserved header_name, bad allowed_hosts, a field of another kind, an OAuth kind without token_url or client_id, a token_url failing the SSRF rules or outside allowed_hosts.",
 );
 const tooLarge = error("Body over the JSON write limit.");
 
@@ -17,6 +17,8 @@ export const credentialsRoutes: Route[] = [
     path: "/v1/credentials",
     operationId: "createCredential",
     summary: "Store an upstream credential",
+    description:
+      "kind bearer or api_key: a static secret. kind oauth2_client_credentials (RFC 6749 §4.4) or oauth2_token_exchange (RFC 8693, exchanges the caller's token): secret is the client secret, token_url and client_id are required, scope, audience and auth_method optional; the gateway injects Authorization: Bearer <access token>, cached until 30 s before expiry.",
     tags,
     body: { json: CreateCredential, required: true },
     responses: {
@@ -53,7 +55,8 @@ export const credentialsRoutes: Route[] = [
     path: "/v1/credentials/{id}",
     operationId: "rotateCredential",
     summary: "Rotate a credential",
-    description: "Replaces the secret (version + 1); may rename or change the header and allowed hosts.",
+    description:
+      "Replaces the secret (version + 1), which also retires the access tokens cached for an OAuth credential; may rename or change the kind, header, OAuth settings and allowed hosts.",
     tags,
     body: { json: PutCredential, required: true },
     responses: {

@@ -1,4 +1,5 @@
 import { type ForwardCall, forward } from "@gw/forward";
+import { bearerOf } from "@gw/vault";
 import type { ProxyDeps } from "../deps.ts";
 import type { ProxyExchange } from "../exchange.ts";
 import { type Admitted, admitCall } from "../pipeline.ts";
@@ -38,6 +39,7 @@ function forwardCallOf(call: Admitted): ForwardCall {
     captureBodies: agent.captureBodies,
     emitReceipts: agent.emitReceipts,
     credentialRef: agent.credentialRef,
+    subjectToken: () => bearerOf(call.headers.authorization),
     payment: call.payment,
     headers: call.rawHeaders,
     clientAddress: call.clientAddress,

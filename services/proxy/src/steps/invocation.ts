@@ -1,6 +1,7 @@
 import { conflict, DomainError } from "@gw/core";
 import { type InvocationHandle, type NewInvocation, ReservationTaken } from "@gw/invocations";
 import { pendingSettlement } from "@gw/payments";
+import { subjectTokenForJob } from "@gw/vault";
 import type { Call } from "../call.ts";
 import type { ProxyDeps } from "../deps.ts";
 import { storedJobOf } from "../job.ts";
@@ -49,13 +50,30 @@ export async function openInvocation(
   // A transactional call's job is stored with its row: the reconciler rebuilds it from there.
   const request =
     call.mode === "transactional"
-      ? { queue: deps.config.GW_QUEUE_NAME, job: storedJobOf(call), body: call.forward ?? Buffer.alloc(0) }
+      ? {
+          queue: deps.config.GW_QUEUE_NAME,
+          job: { ...storedJobOf(call), subjectToken: await subjectTokenFor(call, deps) },
+          body: call.forward ?? Buffer.alloc(0),
+        }
       : undefined;
   await deps.invocations
     .open(call.tenantId, row, { durable: true, reservations: call.reservations, request })
     .catch(refusal);
   deps.storeHealth.answered();
   return Object.assign(call, { record: deps.invocations.handle(ref) });
+}
+
+/** The caller's token, sealed for the worker, when the agent's credential exchanges it (else none). */
+function subjectTokenFor(call: Call, deps: ProxyDeps) {
+  return subjectTokenForJob({
+    db: deps.store.db,
+    keyring: deps.keyring,
+    oauth: deps.oauth,
+    tenantId: call.tenantId,
+    invocationId: call.invocationId,
+    credentialId: call.agent.credentialRef,
+    authorization: call.headers.authorization,
+  });
 }
 
 function refusal(e: unknown): never {

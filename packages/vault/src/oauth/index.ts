@@ -1,0 +1,4 @@
+export * from "./client.ts";
+export * from "./request.ts";
+export * from "./subject.ts";
+export * from "./tokens.ts";
