@@ -2,7 +2,7 @@ import * as v from "valibot";
 import type { Principal } from "./claims.ts";
 import { READ_BODY_SCOPE } from "./verify.ts";
 
-/** GET /v1/me (spec §2.9); the OpenAPI document is generated from this schema. */
+/** GET /v1/me (docs/interface.md, identity); the OpenAPI document is generated from this schema. */
 export const MeResource = v.object({
   tenant_id: v.string(),
   user_id: v.string(),

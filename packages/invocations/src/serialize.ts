@@ -81,7 +81,7 @@ export type PollResultJson = v.InferOutput<typeof PollResult>;
 /** The 202 of the transactional proxy path. */
 export const Accepted = v.object({ invocation_id: v.pipe(v.string(), v.regex(/^inv_[0-9a-f-]{36}$/)) });
 
-/** The invocation list item (spec §2.3). Bodies never appear here. */
+/** The invocation list item (docs/interface.md, Invocation). Bodies never appear here. */
 export function invocationJson(row: InvocationItemRow): InvocationItemJson {
   return {
     id: row.id,

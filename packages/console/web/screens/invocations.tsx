@@ -16,7 +16,7 @@ import {
 } from "../ui.tsx";
 import { InvocationDetail } from "./invocation-detail.tsx";
 
-/** The list filters of the spec (§4.5), in the order the form shows them. */
+/** The invocation list filters (docs/interface.md), in the order the form shows them. */
 const FILTERS = ["status", "mode", "settlement", "policy", "agent_id", "since", "until"] as const;
 
 export function InvocationsScreen() {

@@ -15,7 +15,7 @@ export type SettleOutcome =
   | { ok: true; attempts: number; transaction: string; fee?: string }
   | { ok: false; attempts: number; reason: SettleFailure };
 
-/** DESIGN.md §3 Settlement: 15 s per attempt, two retries 100 ms apart. */
+/** docs/payments.md, settle-then-forward: 15 s per attempt, two retries 100 ms apart. */
 export const SETTLE_DEFAULTS = Object.freeze({ timeoutMs: 15_000, retries: 2, backoffMs: 100 });
 
 /** Facilitator answers are small JSON; anything longer is not an answer. */
