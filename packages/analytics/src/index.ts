@@ -3,5 +3,7 @@ export {
   type AnalyticsBucket,
   type AnalyticsQuery,
   type AnalyticsRow,
+  type AnalyticsTotals,
   analyticsRepo,
 } from "./repos/analytics.ts";
+export * from "./summary.ts";

@@ -372,6 +372,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/analytics/summary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The tenant's calls over a window, all agents together
+         * @description Counts and latency percentiles of every call created in the window (default the last 24 hours, at most 31 days), whatever the agent: the console's overview. Percentiles are computed over the calls themselves, never combined from per-agent rows.
+         */
+        get: operations["getAnalyticsSummary"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/policy": {
         parameters: {
             query?: never;
@@ -896,6 +916,18 @@ export interface components {
                 resp_bytes: number;
                 settled_amount: string;
             }[];
+        };
+        AnalyticsSummary: {
+            /** Format: date-time */
+            since: string;
+            /** Format: date-time */
+            until: string;
+            invocations: number;
+            succeeded: number;
+            failed: number;
+            latency_ms_p50: number | null;
+            latency_ms_p95: number | null;
+            latency_ms_p99: number | null;
         };
         Policy: {
             version: number;
@@ -2702,6 +2734,56 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
+            };
+            /** @description Unexpected server error; no body. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    getAnalyticsSummary: {
+        parameters: {
+            query?: {
+                /** @description Start of the window. RFC 3339 date-time. */
+                since?: string;
+                /** @description End of the window. RFC 3339 date-time. */
+                until?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The window's totals. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnalyticsSummary"];
+                };
+            };
+            /** @description Invalid since or until, or a window too long or reversed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid bearer token, or absent tenant or user claims. No body. */
+            401: {
+                headers: {
+                    /** @description Bearer */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Unexpected server error; no body. */
             500: {

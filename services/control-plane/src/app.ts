@@ -5,6 +5,7 @@ import { publishWrites } from "./changes.ts";
 import { registerAgentEvents } from "./routes/agent-events/index.ts";
 import { registerAgents } from "./routes/agents/index.ts";
 import { registerAnalytics } from "./routes/analytics.ts";
+import { registerAnalyticsSummary } from "./routes/analytics-summary.ts";
 import { registerCapabilities, surfacesOf } from "./routes/capabilities.ts";
 import { registerConsole } from "./routes/console.ts";
 import { registerCredentials } from "./routes/credentials/index.ts";
@@ -49,7 +50,10 @@ export function createControlPlaneApp(deps: ControlPlaneDeps): Hono<AppEnv> {
   registerInvocations(v1, deps);
   registerPolicy(v1, deps);
   if (surfaces.agent_events) registerAgentEvents(v1, deps);
-  if (surfaces.analytics) registerAnalytics(v1, deps);
+  if (surfaces.analytics) {
+    registerAnalyticsSummary(v1, deps);
+    registerAnalytics(v1, deps);
+  }
   // Mounted exactly when capabilities says so: the one value decides both.
   if (surfaces.credentials) registerCredentials(v1, deps);
   if (surfaces.settlement) registerSettlement(v1, deps);

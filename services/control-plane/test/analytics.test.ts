@@ -322,6 +322,71 @@ describe("GET /v1/analytics", () => {
   });
 });
 
+describe("GET /v1/analytics/summary", () => {
+  it("the whole tenant over the window: counts and percentiles over every call of every agent, never another tenant's", async () => {
+    const t = await tenant();
+    const other = await tenant();
+    const [a, b] = [await t.agent(), await t.agent()];
+    const at = (min: number) => new Date(Date.parse("2024-05-01T10:00:00Z") + min * 60_000).toISOString();
+    const row = (
+      agent_id: string,
+      min: number,
+      latency_ms: number | null,
+      status: Inv["status"] = "succeeded",
+    ) =>
+      ({
+        agent_id,
+        status,
+        created_at: at(min),
+        latency_ms,
+        req_size: 1,
+        resp_size: 1,
+        settlement_status: null,
+        settled_amount: null,
+      }) satisfies Inv;
+    // Agent a is fast, agent b slow: the tenant's p95 is neither agent's own p95.
+    const rows = [
+      ...[3, 4, 5, 6, 7, 8, 9, 10].map((ms, i) => row(a, i, ms)),
+      row(b, 10, 400),
+      row(b, 20, 900, "failed"),
+      row(b, 30, null, "failed"),
+      row(a, 90, 1), // outside the window
+    ];
+    await insert(t.tenant, rows);
+    await insert(other.tenant, [row(await other.agent(), 5, 10_000)]);
+    const res = await t.call("GET", `/v1/analytics/summary?since=${at(0)}&until=${at(59)}`);
+    expect(res.status).toBe(200);
+    const latencies = rows.slice(0, 11).flatMap((r) => (r.latency_ms === null ? [] : [r.latency_ms]));
+    expect(res.json).toEqual({
+      since: at(0),
+      until: at(59),
+      invocations: 11,
+      succeeded: 9,
+      failed: 2,
+      latency_ms_p50: percentileCont(latencies, 0.5),
+      latency_ms_p95: percentileCont(latencies, 0.95),
+      latency_ms_p99: percentileCont(latencies, 0.99),
+    });
+    const empty = await other.call("GET", `/v1/analytics/summary?since=${at(30)}&until=${at(59)}`);
+    expect(empty.json).toMatchObject({ invocations: 0, latency_ms_p95: null });
+  });
+
+  it("a bad or reversed window is a 400 naming it; 401 without a token", async () => {
+    const t = await tenant();
+    for (const query of [
+      "since=yesterday",
+      "since=2024-02-01T00:00:00Z&until=2024-01-01T00:00:00Z",
+      "since=2024-01-01T00:00:00Z&until=2024-03-01T00:00:00Z",
+    ]) {
+      const res = await t.call("GET", `/v1/analytics/summary?${query}`);
+      expect(res.status, query).toBe(400);
+      expect(res.json.error, query).toMatch(/since|until|window/);
+    }
+    const anon = await client(app.url)("GET", "/v1/analytics/summary");
+    expect(anon.status).toBe(401);
+  });
+});
+
 describe("capabilities", () => {
   it("reports the analytics and agent event surfaces and their window limits", async () => {
     const t = await tenant();

@@ -70,6 +70,21 @@ function statement(bucket: AnalyticsBucket, byAgent: boolean): string {
   order by agg.bucket_start, agg.agent_id`;
 }
 
+/** The tenant's totals over a window (one row, whatever the agents): see `summary`. */
+const SUMMARY_SQL = `select count(*)::int8 as invocations,
+  count(*) filter (where status = 'succeeded')::int8 as succeeded,
+  count(*) filter (where status = 'failed')::int8 as failed,
+  percentile_cont(array[0.5, 0.95, 0.99]) within group (order by latency_ms) as pcts
+from invocations
+where tenant_id = $1 and created_at >= $2 and created_at <= $3
+  and ${DAY_OF_CREATED} >= ${bin("day", "$2::timestamptz")}
+  and ${DAY_OF_CREATED} <= ${bin("day", "$3::timestamptz")}`;
+
+export type AnalyticsTotals = Pick<
+  AnalyticsRow,
+  "invocations" | "succeeded" | "failed" | "latencyMsP50" | "latencyMsP95" | "latencyMsP99"
+>;
+
 const DAY_MS = 86_400_000;
 /**
  * A UTC day is rolled up (invocation_days, ADR 0007) once it ended this long ago: by then every
@@ -173,6 +188,24 @@ export const analyticsRepo = {
     if (part.since) params[1] = part.since;
     if (part.until) params[2] = part.until;
     return mapRows(await query(text, params));
+  },
+
+  /**
+   * The whole tenant over created_at ∈ [since, until], all agents together: counts and the
+   * continuous latency percentiles of every call in the window (percentiles of agents or buckets
+   * do not combine, so the overview's gateway-wide p95 is computed here, not added up).
+   */
+  async summary(query: Query, tenantId: string, q: { since: Date; until: Date }): Promise<AnalyticsTotals> {
+    const [row] = await query(SUMMARY_SQL, [tenantId, q.since.toISOString(), q.until.toISOString()]);
+    const p = (row?.pcts ?? null) as Array<number | string | null> | null;
+    return {
+      invocations: Number(row?.invocations ?? 0),
+      succeeded: Number(row?.succeeded ?? 0),
+      failed: Number(row?.failed ?? 0),
+      latencyMsP50: pct(p, 0),
+      latencyMsP95: pct(p, 1),
+      latencyMsP99: pct(p, 2),
+    };
   },
 
   /** The statement of the live computation and its parameters (the bench prints its plan). */

@@ -13,11 +13,11 @@ const FAILING_SHOWN = 5;
 type AgentHour = { agent: string; calls: number; failed: number; p95: number | null };
 
 /**
- * Per-agent totals over the hour (it may span two hourly buckets). An agent's p95 is the higher of
- * its buckets' p95s, and the gateway-wide figure the highest agent's: percentiles do not add up,
- * and at most 5 % of the calls are slower than that, so it bounds the true p95 from above.
+ * Per-agent totals over the hour (it may span two hourly buckets), for the agents failing most. An
+ * agent's p95 is the higher of its buckets' p95s (an upper bound: percentiles do not add up). The
+ * gateway-wide tiles come from /v1/analytics/summary, computed over the calls themselves.
  */
-export function summarize(rows: AnalyticsRow[]) {
+export function failingAgents(rows: AnalyticsRow[]) {
   const agents = new Map<string, AgentHour>();
   for (const r of rows) {
     const a = agents.get(r.agent_id) ?? { agent: r.agent_id, calls: 0, failed: 0, p95: null };
@@ -26,15 +26,10 @@ export function summarize(rows: AnalyticsRow[]) {
     if (r.latency_ms_p95 !== null) a.p95 = Math.max(a.p95 ?? 0, r.latency_ms_p95);
     agents.set(r.agent_id, a);
   }
-  const all = [...agents.values()];
-  const calls = all.reduce((n, a) => n + a.calls, 0);
-  const failed = all.reduce((n, a) => n + a.failed, 0);
-  const p95s = all.map((a) => a.p95).filter((p): p is number => p !== null);
-  const failing = all
+  return [...agents.values()]
     .filter((a) => a.failed > 0)
     .sort((x, y) => y.failed - x.failed || y.failed / y.calls - x.failed / x.calls)
     .slice(0, FAILING_SHOWN);
-  return { calls, failed, p95: p95s.length ? Math.max(...p95s) : null, failing };
 }
 
 const pct = (failed: number, calls: number) =>
@@ -57,9 +52,15 @@ export function LastHour() {
   const stats = useLoad(
     () =>
       caps.surfaces.analytics
-        ? unwrap(api.GET("/v1/analytics", { params: { query: { since: since(), bucket: "hour" } } })).then(
-            (a) => summarize(a.data),
-          )
+        ? Promise.all([
+            unwrap(api.GET("/v1/analytics/summary", { params: { query: { since: since() } } })),
+            unwrap(api.GET("/v1/analytics", { params: { query: { since: since(), bucket: "hour" } } })),
+          ]).then(([total, perAgent]) => ({
+            calls: total.invocations,
+            failed: total.failed,
+            p95: total.latency_ms_p95,
+            failing: failingAgents(perAgent.data),
+          }))
         : Promise.resolve(null),
     "analytics",
   );
@@ -100,7 +101,7 @@ export function LastHour() {
             value={pct(s.failed, s.calls)}
             hint={`${s.failed} failed`}
           />
-          <Tile testid="tile-p95" label="p95 latency" value={fmtMs(s.p95)} hint="slowest agent's" />
+          <Tile testid="tile-p95" label="p95 latency" value={fmtMs(s.p95)} hint="all calls" />
         </div>
       ) : null}
       {s === null && !stats.loading ? (

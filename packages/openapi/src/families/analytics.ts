@@ -1,4 +1,4 @@
-import { ANALYTICS_BUCKETS, AnalyticsResponse } from "@gw/analytics";
+import { ANALYTICS_BUCKETS, AnalyticsResponse, AnalyticsSummaryResponse } from "@gw/analytics";
 import { LIMITS } from "@gw/core";
 import * as v from "valibot";
 import { enumQuery, error, ok, timeQuery } from "../common.ts";
@@ -24,6 +24,22 @@ export const analyticsRoutes: Route[] = [
       "404": error("agent_id names no agent of the caller's tenant."),
     },
   },
+  {
+    method: "get",
+    path: "/v1/analytics/summary",
+    operationId: "getAnalyticsSummary",
+    summary: "The tenant's calls over a window, all agents together",
+    description: `Counts and latency percentiles of every call created in the window (default the last 24 hours, at most ${LIMITS.analyticsMaxRangeDays} days), whatever the agent: the console's overview. Percentiles are computed over the calls themselves, never combined from per-agent rows.`,
+    tags: ["Analytics"],
+    params: [timeQuery("since", "Start of the window."), timeQuery("until", "End of the window.")],
+    responses: {
+      "200": ok("The window's totals.", AnalyticsSummaryResponse),
+      "400": error("Invalid since or until, or a window too long or reversed."),
+    },
+  },
 ];
 
-export const analyticsComponents = { Analytics: AnalyticsResponse } satisfies Record<string, v.GenericSchema>;
+export const analyticsComponents = {
+  Analytics: AnalyticsResponse,
+  AnalyticsSummary: AnalyticsSummaryResponse,
+} satisfies Record<string, v.GenericSchema>;
