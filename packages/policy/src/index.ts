@@ -1,4 +1,5 @@
 export * from "./cache.ts";
+export { CEL_LIMITS } from "./cel/limits.ts";
 export * from "./classifier.ts";
 export * from "./compile.ts";
 export * from "./decisions.ts";

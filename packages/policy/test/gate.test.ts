@@ -31,6 +31,10 @@ const input = (tenantId: string, mcpTool = "rm"): PolicyInput => ({
   mcpTool,
   model: null,
   bodySize: 10,
+  principal: { sub: "u", scopes: [], claims: {} },
+  agentName: "a",
+  mode: "streaming",
+  arguments: undefined,
 });
 const ssrf = { policy: ssrfPolicy([]), allowHttp: false };
 /** A write the way the control plane takes it: stored, then announced on the change bus. */

@@ -17,6 +17,10 @@ export async function evaluatePolicy(call: Call, deps: ProxyDeps): Promise<Call>
     mcpTool: call.mcp?.tool ?? null,
     model: call.model,
     bodySize: bodySizeOf(call),
+    principal: { sub: call.principal.userId, scopes: call.principal.scopes, claims: call.principal.claims },
+    agentName: call.agent.name,
+    mode: call.mode,
+    arguments: call.mcp?.kind === "request" ? call.mcp.arguments : undefined,
   });
   if (!decision) return call;
   if (decision.action === "deny") throw deniedByPolicy();
