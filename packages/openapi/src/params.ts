@@ -1,10 +1,11 @@
 import type * as v from "valibot";
 import { idSchema } from "./common.ts";
 
-/** Path parameters and the id pattern each accepts (DESIGN.md §3: prefix + UUIDv7). */
+/** Path parameters and the id pattern each accepts (docs/api.md: prefix + UUIDv7). */
 export const PATH_PARAMS: Record<string, { description: string; schema: v.GenericSchema }> = {
   agent: { description: "Agent id.", schema: idSchema("agt") },
   credential: { description: "Credential id.", schema: idSchema("cred") },
   invocation: { description: "Invocation id.", schema: idSchema("inv") },
   inv_id: { description: "Invocation id.", schema: idSchema("inv") },
+  approval: { description: "Approval id.", schema: idSchema("apr") },
 };

@@ -1,3 +1,5 @@
+export * from "./approvals.ts";
+export * from "./approvals-json.ts";
 export * from "./cache.ts";
 export { CEL_LIMITS } from "./cel/limits.ts";
 export * from "./classifier.ts";

@@ -3,7 +3,7 @@ import type { ReceiptKey } from "./key.ts";
 
 export type ReceiptAction = "gateway.invocation" | "gateway.policy_decision";
 
-/** The signed statement (DESIGN.md §3 "Receipts"). Metadata and digests only, never bodies. */
+/** The signed statement (docs/receipts.md). Metadata and digests only, never bodies. */
 export type ReceiptPayload = {
   artifact_id: string;
   actor: string;
@@ -17,6 +17,8 @@ export type ReceiptPayload = {
   /** "sha256:<hex>" of the bytes forwarded each way; absent for a decision. */
   digests?: { request: string; response: string };
   settlement?: { status: string; tx_hash?: string };
+  /** A decision's approval (`apr_`), asked for or used; absent otherwise. */
+  approval_id?: string;
   signed_at: string;
 };
 
