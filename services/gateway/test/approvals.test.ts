@@ -227,6 +227,40 @@ describe("approvals: who may decide, and when", () => {
   });
 });
 
+describe("approvals expire", () => {
+  it("a pending approval past its 24 h reads expired, cannot be decided, and the call gets a new one", async () => {
+    const { call, approver, tenant } = await setup();
+    const id = (await call(transfer({ amount: 500 }))).json.approval_id as string;
+    const pending = await approver("GET", `/v1/approvals/${id}`);
+    const requested = Date.parse(pending.json.requested_at);
+    expect(Date.parse(pending.json.expires_at) - requested).toBe(24 * 3600 * 1000);
+    // A day passes (the store's clock cannot be moved: the row's expiry is).
+    await controlPlane.rt.store.query(
+      "update approvals set expires_at = now() - interval '1 second' where tenant_id = $1 and id = $2",
+      [tenant, id],
+    );
+    expect((await approver("GET", `/v1/approvals/${id}`)).json.status).toBe("expired");
+    expect((await approver("GET", "/v1/approvals?status=expired")).json.total).toBe(1);
+    expect((await approver("POST", `/v1/approvals/${id}/approve`)).status).toBe(409);
+    const again = await call(transfer({ amount: 500 }));
+    expect(again.status).toBe(403);
+    expect(again.json.approval_id).not.toBe(id);
+  });
+
+  it("an approval not used within GW_APPROVAL_TTL_SECONDS no longer lets the call pass", async () => {
+    const { call, approver, tenant } = await setup();
+    const id = (await call(transfer({ amount: 500 }))).json.approval_id as string;
+    const approved = await approver("POST", `/v1/approvals/${id}/approve`);
+    expect(Date.parse(approved.json.expires_at) - Date.parse(approved.json.decided_at)).toBe(900 * 1000);
+    await controlPlane.rt.store.query(
+      "update approvals set expires_at = now() - interval '1 second' where tenant_id = $1 and id = $2",
+      [tenant, id],
+    );
+    expect((await call(transfer({ amount: 500 }))).status).toBe(403);
+    expect((await approver("GET", `/v1/approvals/${id}`)).json.status).toBe("expired");
+  });
+});
+
 describe("approvals across proxy replicas", () => {
   it("concurrent retries after one approval: exactly one passes", async () => {
     const { call, approver } = await setup();
