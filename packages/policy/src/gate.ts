@@ -54,7 +54,7 @@ export function createPolicyGate(opts: {
   onDecision?: (id: string, input: PolicyInput, decision: Decision & { approvalId?: string }) => void;
 }): PolicyGate {
   const cache = createPolicyCache({
-    // Bounded: with the store down the caller gets 503 in time, not a hang (DESIGN.md §3).
+    // Bounded: with the store down the caller gets 503 in time, not a hang (docs/reliability.md).
     load: (tenantId) => withinDeadline(policyRepo.get(opts.db, tenantId)),
     ttlMs: opts.cacheMs,
     ...(opts.subscribe ? { subscribe: opts.subscribe } : {}),
