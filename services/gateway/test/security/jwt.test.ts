@@ -289,6 +289,8 @@ describe("tokens that must be refused (401, empty body)", () => {
       "/v1/capabilities",
       "/v1/policy",
       "/v1/policy/decisions",
+      "/v1/approvals",
+      "/v1/approvals/apr_01890000-0000-7000-8000-000000000000",
       "/v1/settlement/config",
       "/v1/analytics",
       "/v1/agent-events/summary?agent_id=agt_01890000-0000-7000-8000-000000000000",
