@@ -53,8 +53,6 @@ type CompiledRule = {
 export type CompiledPolicy = {
   readonly version: number;
   readonly rules: readonly CompiledRule[];
-  /** Whether any rule has a `when`: without one, a call builds no condition variables at all. */
-  readonly hasConditions: boolean;
   readonly onError: PolicyAction;
   /** The outcome when no rule matches. */
   readonly fallback: Match;
@@ -130,7 +128,6 @@ export function compilePolicy(doc: PolicyDocument, version: number): CompiledPol
   return Object.freeze({
     version,
     rules: Object.freeze(rules),
-    hasConditions: rules.some((r) => r.when !== null),
     onError: doc.on_error,
     fallback: Object.freeze({
       decision: Object.freeze({ action: doc.default, matchedRule: "", reason: "default" }),

@@ -131,7 +131,6 @@ describe("when: evaluated per call", () => {
       v.parse(PolicyDocument, { rules: [{ action: "warn", match: { tools: ["transfer"] } }] }),
       1,
     );
-    expect(p.hasConditions).toBe(false);
     expect(matchPolicy(p, call()).decision?.action).toBe("warn");
   });
 });
