@@ -57,20 +57,20 @@ export async function bindingOf(
 }
 
 /**
- * A call a `require_approval` rule holds: an approved approval of exactly this call is used (once,
- * race-free across replicas) and the call passes; otherwise the pending approval of this call,
- * created on the first attempt, is returned and the call is refused.
+ * A call a `require_approval` rule holds, once bound (`bindingOf`): an approved approval of exactly
+ * this call is used (once, race-free across replicas) and the call passes; otherwise the pending
+ * approval of this call, created on the first attempt, is returned and the call is refused.
  */
-export async function resolveApproval(
+export async function useOrRequestApproval(
   query: Query,
-  call: ApprovalCall,
-): Promise<{ used: true; id: string } | { used: false; id: string }> {
-  const { binding, arguments: shown } = await bindingOf(call);
-  const used = await approvalsRepo.use(query, call.tenantId, binding);
+  tenantId: string,
+  bound: { binding: ApprovalBinding; arguments: string | null },
+): Promise<{ used: boolean; id: string }> {
+  const used = await approvalsRepo.use(query, tenantId, bound.binding);
   if (used !== null) return { used: true, id: used };
-  const id = await approvalsRepo.request(query, call.tenantId, binding, {
+  const id = await approvalsRepo.request(query, tenantId, bound.binding, {
     id: newId("apr"),
-    arguments: shown,
+    arguments: bound.arguments,
     pendingSeconds: APPROVAL_PENDING_SECONDS,
   });
   return { used: false, id };

@@ -2,7 +2,7 @@ import { DomainError, withinDeadline } from "@gw/core";
 import { type Db, policyRepo, type Query } from "@gw/db";
 import { recordPolicyDecision } from "@gw/telemetry";
 import type { Dispatcher } from "undici";
-import { resolveApproval } from "./approvals.ts";
+import { bindingOf, useOrRequestApproval } from "./approvals.ts";
 import { createPolicyCache } from "./cache.ts";
 import type { Decision, PolicyInput } from "./compile.ts";
 import { createDecisionRecorder } from "./decisions.ts";
@@ -82,17 +82,17 @@ export function createPolicyGate(opts: {
     input: PolicyInput,
     call: { body: () => Promise<Uint8Array> } | undefined,
   ): Promise<Decision & { approvalId: string }> {
-    const r = await withinDeadline(
-      resolveApproval(opts.approvalsQuery, {
-        tenantId: input.tenantId,
-        agentId: input.agentId,
-        sub: input.principal.sub,
-        mcpMethod: input.mcpMethod,
-        mcpTool: input.mcpTool,
-        arguments: input.arguments,
-        body: call?.body ?? (() => Promise.resolve(new Uint8Array())),
-      }),
-    );
+    // The body (of a non-MCP call) is read at the caller's pace; only the store's part is bounded.
+    const bound = await bindingOf({
+      tenantId: input.tenantId,
+      agentId: input.agentId,
+      sub: input.principal.sub,
+      mcpMethod: input.mcpMethod,
+      mcpTool: input.mcpTool,
+      arguments: input.arguments,
+      body: call?.body ?? (() => Promise.resolve(new Uint8Array())),
+    });
+    const r = await withinDeadline(useOrRequestApproval(opts.approvalsQuery, input.tenantId, bound));
     return r.used
       ? { action: "allow", matchedRule: held.matchedRule, reason: `approved ${r.id}`, approvalId: r.id }
       : { action: "deny", matchedRule: held.matchedRule, reason: "approval required", approvalId: r.id };

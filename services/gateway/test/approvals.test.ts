@@ -1,3 +1,4 @@
+import { Readable } from "node:stream";
 import { createControlPlaneApp } from "@gw/control-plane";
 import { createProxyApp } from "@gw/proxy";
 import {
@@ -179,6 +180,32 @@ describe("require_approval on the proxy path", () => {
     await approver("POST", `/v1/approvals/${id}/approve`);
     expect((await call('{"a":2}')).status).toBe(403);
     expect((await call('{"a":1}')).status).toBe(200);
+  });
+
+  it("a non-MCP body that arrives slower than the store deadline is still bound (403 approval required, not 503)", async () => {
+    const { agentId, tenant } = await setup("http");
+    const bearer = await token(tenant, "alice");
+    async function* slowly() {
+      yield Buffer.from('{"a":');
+      // Longer than the store's read deadline (1.5 s) that bounds the approval's own statements.
+      await new Promise((r) => setTimeout(r, 2_000));
+      yield Buffer.from("1}");
+    }
+    const res = await request(`${proxyA.url}/v1/proxy/${agentId}/stream`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${bearer}`, "content-type": "application/json" },
+      body: Readable.from(slowly()),
+    });
+    expect(res.statusCode).toBe(403);
+    const held = (await res.body.json()) as { error: string; approval_id: string };
+    expect(held.error).toBe("approval required");
+    // The same bytes sent at once are the same call.
+    const again = await request(`${proxyA.url}/v1/proxy/${agentId}/stream`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${bearer}`, "content-type": "application/json" },
+      body: '{"a":1}',
+    });
+    expect(((await again.body.json()) as { approval_id: string }).approval_id).toBe(held.approval_id);
   });
 
   it("tools/call arguments that are not an object or too deep: the condition cannot be evaluated → on_error", async () => {
