@@ -4,7 +4,8 @@ import { connect } from "node:net";
 import { mintDevToken } from "@gw/auth";
 import { freePort, ROOT, spawnHelper, spawnService } from "./procs.ts";
 
-const SECRET = "bench-secret-that-is-at-least-32-characters-long";
+export const BENCH_JWT_SECRET = "bench-secret-that-is-at-least-32-characters-long";
+const SECRET = BENCH_JWT_SECRET;
 export const DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/test";
 export const DEFAULT_REDIS_URL = "redis://127.0.0.1:6379";
 

@@ -1,4 +1,4 @@
-// `pnpm bench [--quick] [--no-build] [--profile] [--json <file>] [--only stream,oauth,transact,transfer,sse]`: the split deployment against a
+// `pnpm bench [--quick] [--no-build] [--profile] [--json <file>] [--only stream,oauth,policy,transact,transfer,sse]`: the split deployment against a
 // direct upstream and a bare Node proxy, side by side in one run. See docs/performance.md.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
@@ -7,6 +7,7 @@ import { build, type Deployment, deploy, storesOrExplain } from "./deploy.ts";
 import { generatorName, type LoadResult, load } from "./load.ts";
 import { oauthCpu } from "./oauth.ts";
 import { type OpenLoopResult, openLoop } from "./open-loop.ts";
+import { evaluationMicros, POLICY_VARIANTS, type PolicyVariant, policyTenants } from "./policy.ts";
 import { cpuMsByRole, cpuMsOf, quiet, ROOT, stop, stopAll } from "./procs.ts";
 import type { Row } from "./report.ts";
 import { table, withRatios } from "./report.ts";
@@ -23,7 +24,7 @@ const P = quick
   ? { rounds: 1, seconds: 2, latSeconds: 1, bytes: 256 * 2 ** 20, sseEvents: 100, sseStreams: 4 }
   : { rounds: 3, seconds: 5, latSeconds: 3, bytes: 2 ** 30, sseEvents: 400, sseStreams: 4 };
 const onlyAt = argv.indexOf("--only");
-/** `--only stream,oauth,transact,transfer,sse`: run just those sections (for iterating on one figure). */
+/** `--only stream,oauth,policy,transact,transfer,sse`: run just those sections (for iterating on one figure). */
 const only = onlyAt >= 0 ? new Set((argv[onlyAt + 1] ?? "").split(",")) : null;
 const want = (section: string) => only === null || only.has(section);
 const CONCURRENCY = 64;
@@ -166,6 +167,74 @@ async function main(): Promise<number> {
         rounds: Math.max(2, P.rounds),
       }),
     );
+  }
+
+  // 1c. Policy on the streaming path: CPU per call without a document, with 20 match-only rules and
+  // with 20 CEL rules (all evaluated: none holds), one tenant each, rounds interleaved.
+  if (want("policy")) {
+    console.log("1c/4 policy: none, 20 rules, 20 CEL rules ...");
+    const tenants = await policyTenants(d, "/echo");
+    const policySpec = (v: PolicyVariant, seconds: number) => ({
+      url: `${d.proxy}/v1/proxy/${tenants[v].agentId}/stream`,
+      headers: { authorization: `Bearer ${tenants[v].token}`, "content-type": "application/json" },
+      body: SMALL_BODY,
+      connections: CONCURRENCY,
+      seconds,
+    });
+    for (const v of POLICY_VARIANTS) await load(policySpec(v, 1)); // warm-up: caches, JIT
+    const perCall: Record<PolicyVariant, number[]> = { none: [], rules: [], cel: [] };
+    const proxyPid = d.proxyProc.pid as number;
+    for (let r = 0; r < P.rounds * 2; r++) {
+      for (let i = 0; i < POLICY_VARIANTS.length; i++) {
+        const v = POLICY_VARIANTS[(i + r) % POLICY_VARIANTS.length] as PolicyVariant;
+        await quiet();
+        const before = cpuMsOf(proxyPid);
+        const res = await load(policySpec(v, P.seconds));
+        if (res.errors > 0 || res.requests === 0)
+          throw new Error(`policy ${v}: ${res.errors} failed requests`);
+        perCall[v].push(((cpuMsOf(proxyPid) - before) * 1000) / res.requests);
+      }
+    }
+    const none = median(perCall.none);
+    const rules = median(perCall.rules);
+    const cel = median(perCall.cel);
+    rows.push(
+      {
+        scenario: "stream policy",
+        metric: "proxy CPU per call, no policy",
+        unit: "µs",
+        direct: null,
+        bare: null,
+        gateway: none,
+      },
+      {
+        scenario: "stream policy",
+        metric: `proxy CPU per call, 20 match rules (+${(rules - none).toFixed(1)} µs)`,
+        unit: "µs",
+        direct: null,
+        bare: null,
+        gateway: rules,
+      },
+      {
+        scenario: "stream policy",
+        metric: `proxy CPU per call, 20 CEL rules (+${(cel - none).toFixed(1)} µs vs none, +${(cel - rules).toFixed(1)} vs match rules)`,
+        unit: "µs",
+        direct: null,
+        bare: null,
+        gateway: cel,
+        target: { text: "<= none + 15 µs", met: cel - none <= 15 },
+      },
+    );
+    const evaluation = evaluationMicros();
+    rows.push({
+      scenario: "stream policy",
+      metric: `evaluation per call in-process, 20 CEL rules (20 match rules: ${evaluation.rules.toFixed(2)} µs)`,
+      unit: "µs",
+      direct: null,
+      bare: null,
+      gateway: evaluation.cel,
+      target: { text: "<= 15 µs", met: evaluation.cel <= 15 },
+    });
   }
 
   // 2. Transactional: the 202 under load, then completed invocations end to end.

@@ -1,6 +1,12 @@
 import type { JWTPayload } from "jose";
 
-export type Principal = Readonly<{ tenantId: string; userId: string; scopes: readonly string[] }>;
+export type Principal = Readonly<{
+  tenantId: string;
+  userId: string;
+  scopes: readonly string[];
+  /** The token's verified claims, as policy conditions read them (`principal.claims`). */
+  claims: Readonly<Record<string, unknown>>;
+}>;
 
 /**
  * Tenant ids travel in headers (`X-Gateway-Tenant-ID`), Redis keys and SQL: one conservative
@@ -45,5 +51,5 @@ export function principalOf(
   let scopes: string[] = [];
   if (typeof payload.scope === "string") scopes = payload.scope.split(" ").filter(Boolean);
   else if (Array.isArray(payload.scp)) scopes = payload.scp.filter((s): s is string => typeof s === "string");
-  return Object.freeze({ tenantId: tenant, userId: sub, scopes: Object.freeze(scopes) });
+  return Object.freeze({ tenantId: tenant, userId: sub, scopes: Object.freeze(scopes), claims: payload });
 }

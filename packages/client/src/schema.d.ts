@@ -437,6 +437,83 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/approvals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Approvals of calls held by require_approval rules
+         * @description Newest first. Pending approvals expire after 24 h.
+         */
+        get: operations["listApprovals"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/approvals/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get an approval */
+        get: operations["getApproval"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/approvals/{id}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve a held call
+         * @description Needs scope approvals:decide. The same caller's identical call then passes its require_approval rule once within GW_APPROVAL_TTL_SECONDS.
+         */
+        post: operations["approveApproval"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/approvals/{id}/deny": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Deny a held call
+         * @description Needs scope approvals:decide. The held call stays refused.
+         */
+        post: operations["denyApproval"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/invocations/{id}/receipt": {
         parameters: {
             query?: never;
@@ -569,6 +646,7 @@ export interface components {
                 settlement: boolean;
                 policy: boolean;
                 receipts: boolean;
+                approvals: boolean;
             };
             verified_action_required: boolean;
             limits: {
@@ -954,6 +1032,24 @@ export interface components {
             receipt_artifact_id: string | null;
             /** Format: date-time */
             created_at: string;
+        };
+        Approval: {
+            id: string;
+            agent_id: string;
+            sub: string;
+            mcp_method: string | null;
+            mcp_tool: string | null;
+            arguments: unknown | null;
+            call_digest: string;
+            /** @enum {string} */
+            status: "pending" | "approved" | "denied" | "expired" | "used";
+            reason: string | null;
+            /** Format: date-time */
+            requested_at: string;
+            decided_at: string | null;
+            decided_by: string | null;
+            /** Format: date-time */
+            expires_at: string;
         };
         Receipt: {
             invocation_id: string;
@@ -1942,13 +2038,17 @@ export interface operations {
                     "application/json": components["schemas"]["X402Challenge"] | components["schemas"]["Error"];
                 };
             };
-            /** @description Denied by policy, or a verified-action MCP tools/call that is missing authorization, fails verification or does not match the verified action. */
+            /** @description Denied by policy, or a verified-action MCP tools/call that is missing authorization, fails verification or does not match the verified action; or held by a require_approval rule: {"error":"approval required","approval_id"}. */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": {
+                        /** @constant */
+                        error: "approval required";
+                        approval_id: string;
+                    } | components["schemas"]["Error"];
                 };
             };
             /** @description No agent with this id in the caller's tenant. */
@@ -2083,13 +2183,17 @@ export interface operations {
                     "application/json": components["schemas"]["X402Challenge"] | components["schemas"]["Error"];
                 };
             };
-            /** @description Denied by policy. */
+            /** @description Denied by policy; or held by a require_approval rule: {"error":"approval required","approval_id"}. */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": {
+                        /** @constant */
+                        error: "approval required";
+                        approval_id: string;
+                    } | components["schemas"]["Error"];
                 };
             };
             /** @description No agent with this id in the caller's tenant. */
@@ -2250,13 +2354,17 @@ export interface operations {
                     "application/json": components["schemas"]["X402Challenge"] | components["schemas"]["Error"];
                 };
             };
-            /** @description Denied by policy. */
+            /** @description Denied by policy; or held by a require_approval rule: {"error":"approval required","approval_id"}. */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": {
+                        /** @constant */
+                        error: "approval required";
+                        approval_id: string;
+                    } | components["schemas"]["Error"];
                 };
             };
             /** @description No agent with this id in the caller's tenant. */
@@ -2400,13 +2508,17 @@ export interface operations {
                     "application/json": components["schemas"]["X402Challenge"] | components["schemas"]["Error"];
                 };
             };
-            /** @description Denied by policy. */
+            /** @description Denied by policy; or held by a require_approval rule: {"error":"approval required","approval_id"}. */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": {
+                        /** @constant */
+                        error: "approval required";
+                        approval_id: string;
+                    } | components["schemas"]["Error"];
                 };
             };
             /** @description No agent with this id in the caller's tenant. */
@@ -2988,6 +3100,275 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description Unexpected server error; no body. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    listApprovals: {
+        parameters: {
+            query?: {
+                /** @description Page size, clamped to 1..100; default 20. */
+                limit?: number;
+                /** @description Matching items to skip; default 0. */
+                offset?: number;
+                /** @description Only approvals in this state. */
+                status?: "pending" | "approved" | "denied" | "expired" | "used";
+                /** @description Only this agent's approvals. */
+                agent_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of approvals. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Approval"][];
+                        limit: number;
+                        offset: number;
+                        total: number;
+                    };
+                };
+            };
+            /** @description Invalid status, limit or offset. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid bearer token, or absent tenant or user claims. No body. */
+            401: {
+                headers: {
+                    /** @description Bearer */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unexpected server error; no body. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    getApproval: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Approval id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The approval. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Approval"];
+                };
+            };
+            /** @description Missing or invalid bearer token, or absent tenant or user claims. No body. */
+            401: {
+                headers: {
+                    /** @description Bearer */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No approval with this id in the caller's tenant. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected server error; no body. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    approveApproval: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Approval id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    reason?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The decided approval. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Approval"];
+                };
+            };
+            /** @description Malformed body (the message names the field). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid bearer token, or absent tenant or user claims. No body. */
+            401: {
+                headers: {
+                    /** @description Bearer */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The token lacks scope approvals:decide. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No approval with this id in the caller's tenant. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The approval is not pending (already decided, used or expired). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected server error; no body. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    denyApproval: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Approval id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    reason?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The decided approval. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Approval"];
+                };
+            };
+            /** @description Malformed body (the message names the field). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid bearer token, or absent tenant or user claims. No body. */
+            401: {
+                headers: {
+                    /** @description Bearer */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The token lacks scope approvals:decide. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No approval with this id in the caller's tenant. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The approval is not pending (already decided, used or expired). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
             };
             /** @description Unexpected server error; no body. */
             500: {

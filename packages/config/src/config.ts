@@ -160,6 +160,8 @@ const EnvSchema = v.object({
   GW_RECEIPT_ACTOR: actorUri,
   /** How long a tenant's policy may be served from a process's cache (writes elsewhere: ≤ this). */
   GW_POLICY_CACHE_MS: int(1_000, 0, 60_000),
+  /** How long an approved call may be repeated to pass its require_approval rule once (docs/policy.md). */
+  GW_APPROVAL_TTL_SECONDS: int(900, 1, 604_800),
   GW_SETTLE_THEN_FORWARD: bool(true),
   /** Time-out of one facilitator `/settle` attempt; a time-out is final (docs/payments.md, Settle-then-forward). */
   GW_SETTLE_TIMEOUT_MS: int(15_000, 1, 600_000),

@@ -4,6 +4,7 @@ import { href, useRoute } from "./router.ts";
 import { ActivityScreen } from "./screens/activity.tsx";
 import { AgentsScreen } from "./screens/agents.tsx";
 import { AnalyticsScreen } from "./screens/analytics.tsx";
+import { ApprovalsScreen } from "./screens/approvals.tsx";
 import { CredentialsScreen } from "./screens/credentials.tsx";
 import { InvocationsScreen } from "./screens/invocations.tsx";
 import { OverviewScreen } from "./screens/overview.tsx";
@@ -20,6 +21,7 @@ const NAV: Array<[string, string]> = [
   ["/credentials", "Credentials"],
   ["/invocations", "Invocations"],
   ["/policy", "Policy"],
+  ["/approvals", "Approvals"],
   ["/settlement", "Settlement"],
   ["/analytics", "Analytics"],
   ["/activity", "Activity"],
@@ -121,6 +123,8 @@ function Screen({ section }: { section: string }) {
       return <InvocationsScreen />;
     case "/policy":
       return <PolicyScreen />;
+    case "/approvals":
+      return <ApprovalsScreen />;
     case "/settlement":
       return <SettlementScreen />;
     case "/analytics":

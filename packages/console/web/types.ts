@@ -27,6 +27,7 @@ export type PolicyBody = NonNullable<
   paths["/v1/policy"]["put"]["requestBody"]
 >["content"]["application/json"];
 export type PolicyDecision = Schema<"PolicyDecision">;
+export type Approval = Schema<"Approval">;
 export type SettlementConfig = Schema<"SettlementConfig">;
 export type PutSettlementConfigBody = Schema<"PutSettlementConfig">;
 export type AnalyticsRow = Schema<"Analytics">["data"][number];

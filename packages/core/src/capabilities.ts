@@ -16,6 +16,7 @@ export const CapabilitiesResource = v.object({
     settlement: v.boolean(),
     policy: v.boolean(),
     receipts: v.boolean(),
+    approvals: v.boolean(),
   }),
   verified_action_required: v.boolean(),
   limits: v.object({

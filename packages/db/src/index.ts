@@ -10,5 +10,6 @@ export { schema };
 
 import * as schema from "./schema/index.ts";
 
+export * from "./repos/approvals.ts";
 export * from "./repos/policies.ts";
 export * from "./repos/receipts.ts";

@@ -30,6 +30,11 @@ type McpRequestMessage = {
   name: string | null;
   id: JsonRpcId;
   isNotification: false;
+  /**
+   * `params.arguments` of a tools/call as parsed (any JSON value, undefined when absent), for
+   * policy conditions; never recorded.
+   */
+  arguments?: unknown;
 };
 
 const decoder = new TextDecoder("utf-8", { fatal: true });
@@ -88,6 +93,7 @@ function requestOf(msg: Record<string, unknown>): McpMessage {
     name: tool ?? routedName(method, params),
     id,
     isNotification: false,
+    arguments: tool !== null && isRecord(params) ? params.arguments : undefined,
   };
 }
 

@@ -50,6 +50,7 @@ describe("parseMcpRequest: accepted messages", () => {
       tool: "echo",
       name: "echo",
       id: 7,
+      arguments: { text: "hi" },
       isNotification: false,
     });
   });

@@ -144,5 +144,6 @@ function pathParamKey(path: string, name: string): string {
   if (path.startsWith("/v1/agents/")) return "agent";
   if (path.startsWith("/v1/credentials/")) return "credential";
   if (path.startsWith("/v1/invocations/")) return "invocation";
+  if (path.startsWith("/v1/approvals/")) return "approval";
   return name;
 }

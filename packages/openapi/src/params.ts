@@ -7,4 +7,5 @@ export const PATH_PARAMS: Record<string, { description: string; schema: v.Generi
   credential: { description: "Credential id.", schema: idSchema("cred") },
   invocation: { description: "Invocation id.", schema: idSchema("inv") },
   inv_id: { description: "Invocation id.", schema: idSchema("inv") },
+  approval: { description: "Approval id.", schema: idSchema("apr") },
 };

@@ -1,3 +1,5 @@
+import { type CompiledCondition, compileCondition } from "./cel/compile.ts";
+import { type CallVariables, callVariables } from "./cel/variables.ts";
 import { POLICY_LIMITS, type PolicyAction, type PolicyDocument, type PolicyRule } from "./schema.ts";
 
 /** What a call looks like to the policy: metadata only, never the body or the caller's token. */
@@ -10,6 +12,12 @@ export type PolicyInput = {
   model: string | null;
   /** Bytes of the request body; null when unknown (a streamed body without Content-Length). */
   bodySize: number | null;
+  /** What `when` conditions see of the call beyond the metadata (cel/variables.ts). */
+  principal: { sub: string; scopes: readonly string[]; claims: Readonly<Record<string, unknown>> };
+  agentName: string;
+  mode: "streaming" | "transactional";
+  /** `params.arguments` of a parsed tools/call; undefined for anything else. */
+  arguments: unknown;
 };
 
 /** One evaluated outcome. `matchedRule` is the 1-based rule position, "" for default/on_error. */
@@ -17,6 +25,11 @@ export type Decision = {
   readonly action: PolicyAction;
   readonly matchedRule: string;
   readonly reason: string;
+  /**
+   * Set on the outcome of a `require_approval` rule (action deny until an approval bound to the
+   * call is used: see approvals.ts).
+   */
+  readonly requiresApproval?: true;
 };
 
 export type ClassifierRef = { readonly url: string; readonly timeoutMs: number; readonly position: string };
@@ -28,6 +41,10 @@ type CompiledRule = {
   readonly methods: ReadonlySet<string> | null;
   readonly protocols: ReadonlySet<string> | null;
   readonly maxBody: number | null;
+  /** The rule's `when`, compiled once per policy version; null when it has none. */
+  readonly when: CompiledCondition | null;
+  /** The outcome when `when` cannot be evaluated: `on_error`, matched rule "", naming the rule. */
+  readonly whenError: Match | null;
   /** The rule's fixed outcome, built once: matching it allocates nothing. */
   readonly decision: Decision | null;
   readonly classifier: ClassifierRef | null;
@@ -46,7 +63,7 @@ export type Match = { readonly decision: Decision | null; readonly classifier: C
 
 const setOf = (xs: readonly string[] | undefined) => (xs ? new Set(xs) : null);
 
-function compileRule(rule: PolicyRule, index: number): CompiledRule {
+function compileRule(rule: PolicyRule, index: number, onError: PolicyAction): CompiledRule {
   const position = String(index + 1);
   const m = rule.match;
   let toolsExact: Set<string> | null = null;
@@ -66,9 +83,19 @@ function compileRule(rule: PolicyRule, index: number): CompiledRule {
     methods: setOf(m.methods),
     protocols: setOf(m.protocols),
     maxBody: m.max_body_bytes ?? null,
-    decision: rule.action
-      ? Object.freeze({ action: rule.action, matchedRule: position, reason: `rule ${position}` })
-      : null,
+    when: rule.when === undefined ? null : compileCondition(rule.when, `rules.${index}.when`),
+    whenError:
+      rule.when === undefined
+        ? null
+        : Object.freeze({
+            decision: Object.freeze({
+              action: onError,
+              matchedRule: "",
+              reason: `rule ${position}: condition could not be evaluated`,
+            }),
+            classifier: null,
+          }),
+    decision: decisionOf(rule, position),
     classifier: rule.classifier
       ? Object.freeze({
           url: rule.classifier.url,
@@ -79,11 +106,28 @@ function compileRule(rule: PolicyRule, index: number): CompiledRule {
   });
 }
 
-/** Turns a validated document into the structure evaluation walks; done once per version. */
+function decisionOf(rule: PolicyRule, position: string): Decision | null {
+  if (rule.action === undefined) return null;
+  if (rule.action === "require_approval") {
+    return Object.freeze({
+      action: "deny",
+      matchedRule: position,
+      reason: "approval required",
+      requiresApproval: true,
+    });
+  }
+  return Object.freeze({ action: rule.action, matchedRule: position, reason: `rule ${position}` });
+}
+
+/**
+ * Turns a validated document into the structure evaluation walks; done once per version. Throws
+ * `invalid` (400 naming `rules.N.when`) for a condition that does not compile: PUT runs it first.
+ */
 export function compilePolicy(doc: PolicyDocument, version: number): CompiledPolicy {
+  const rules = doc.rules.map((r, i) => compileRule(r, i, doc.on_error));
   return Object.freeze({
     version,
-    rules: Object.freeze(doc.rules.map(compileRule)),
+    rules: Object.freeze(rules),
     onError: doc.on_error,
     fallback: Object.freeze({
       decision: Object.freeze({ action: doc.default, matchedRule: "", reason: "default" }),
@@ -113,13 +157,23 @@ function holds(r: CompiledRule, input: PolicyInput): boolean {
 
 /**
  * First match wins. Returns the matched rule's fixed decision (a shared frozen object), the
- * classifier to ask, or the default. Synchronous and allocation-free.
+ * classifier to ask, or the default. Synchronous; allocation-free unless a rule has a `when`, whose
+ * variables are then built once for the call and shared by every condition. A condition that
+ * cannot be evaluated decides `on_error`.
  */
 export function matchPolicy(policy: CompiledPolicy, input: PolicyInput): Match {
   const rules = policy.rules;
+  let vars: CallVariables | null = null;
   for (let i = 0; i < rules.length; i++) {
     const r = rules[i] as CompiledRule;
-    if (holds(r, input)) return r;
+    if (!holds(r, input)) continue;
+    if (r.when === null) return r;
+    vars ??= callVariables(input);
+    try {
+      if (r.when.holds(vars.forCondition(r.when.readsArguments))) return r;
+    } catch {
+      return r.whenError as Match;
+    }
   }
   return policy.fallback;
 }

@@ -2,12 +2,17 @@ import { DomainError, withinDeadline } from "@gw/core";
 import { type Db, policyRepo, type Query } from "@gw/db";
 import { recordPolicyDecision } from "@gw/telemetry";
 import type { Dispatcher } from "undici";
+import { bindingOf, useOrRequestApproval } from "./approvals.ts";
 import { createPolicyCache } from "./cache.ts";
 import type { Decision, PolicyInput } from "./compile.ts";
 import { createDecisionRecorder } from "./decisions.ts";
 import { evaluatePolicy } from "./evaluate.ts";
 
-export type RecordedDecision = Decision & { readonly id: string };
+export type RecordedDecision = Decision & {
+  readonly id: string;
+  /** The approval a `require_approval` rule asked for (deny) or used (allow). */
+  readonly approvalId?: string;
+};
 
 export type PolicyGate = {
   /**
@@ -15,12 +20,21 @@ export type PolicyGate = {
    * policy document: nothing is evaluated or recorded then. Never throws for a deny: the caller
    * answers it (see `deniedByPolicy`).
    */
-  decide: (input: PolicyInput) => Promise<RecordedDecision | null>;
+  decide: (
+    input: PolicyInput,
+    call?: { body: () => Promise<Uint8Array> },
+  ) => Promise<RecordedDecision | null>;
   close: () => void;
 };
 
 /** The one answer to a denied call: 403, nothing created, nothing forwarded. */
 export const deniedByPolicy = () => new DomainError("forbidden", "denied by policy");
+
+/** A call held for a person's decision: 403 with the approval to decide (docs/policy.md "Approvals"). */
+export const approvalRequired = (approvalId: string) =>
+  new DomainError("forbidden", "approval required", {
+    body: { error: "approval required", approval_id: approvalId },
+  });
 
 /**
  * Step 6 of the pipeline as one object: the tenant's compiled policy from a short cache (policy
@@ -31,11 +45,13 @@ export function createPolicyGate(opts: {
   db: Db;
   /** The records pool: decisions are group-committed with the other hot-path records. */
   query: Query;
+  /** The main pool, for approvals (read and used in the call's own time). */
+  approvalsQuery: Query;
   dispatcher: Dispatcher;
   cacheMs: number;
   /** Hears policy writes (see createPolicyCache). */
   subscribe?: (invalidate: (tenantId: string) => void) => () => void;
-  onDecision?: (id: string, input: PolicyInput, decision: Decision) => void;
+  onDecision?: (id: string, input: PolicyInput, decision: Decision & { approvalId?: string }) => void;
 }): PolicyGate {
   const cache = createPolicyCache({
     // Bounded: with the store down the caller gets 503 in time, not a hang (docs/reliability.md).
@@ -45,10 +61,13 @@ export function createPolicyGate(opts: {
   });
   const recorder = createDecisionRecorder(opts.query);
   return {
-    decide: async (input) => {
+    decide: async (input, call) => {
       const policy = await cache.get(input.tenantId);
       if (!policy) return null;
-      const decision = await evaluatePolicy(policy, input, { dispatcher: opts.dispatcher });
+      let decision: Decision & { approvalId?: string } = await evaluatePolicy(policy, input, {
+        dispatcher: opts.dispatcher,
+      });
+      if (decision.requiresApproval) decision = await approve(decision, input, call);
       recordPolicyDecision({ action: decision.action });
       // Bounded like the load: a stalled store must not hold the caller (or its in-flight slot).
       const id = await withinDeadline(recorder.record(input, decision));
@@ -57,4 +76,26 @@ export function createPolicyGate(opts: {
     },
     close: cache.close,
   };
+
+  /** A `require_approval` rule decided: the call passes once on a used approval, else it waits. */
+  async function approve(
+    held: Decision,
+    input: PolicyInput,
+    call: { body: () => Promise<Uint8Array> } | undefined,
+  ): Promise<Decision & { approvalId: string }> {
+    // The body (of a non-MCP call) is read at the caller's pace; only the store's part is bounded.
+    const bound = await bindingOf({
+      tenantId: input.tenantId,
+      agentId: input.agentId,
+      sub: input.principal.sub,
+      mcpMethod: input.mcpMethod,
+      mcpTool: input.mcpTool,
+      arguments: input.arguments,
+      body: call?.body ?? (() => Promise.resolve(new Uint8Array())),
+    });
+    const r = await withinDeadline(useOrRequestApproval(opts.approvalsQuery, input.tenantId, bound));
+    return r.used
+      ? { action: "allow", matchedRule: held.matchedRule, reason: `approved ${r.id}`, approvalId: r.id }
+      : { action: "deny", matchedRule: held.matchedRule, reason: "approval required", approvalId: r.id };
+  }
 }

@@ -1,4 +1,7 @@
+export * from "./approvals.ts";
+export * from "./approvals-json.ts";
 export * from "./cache.ts";
+export { CEL_LIMITS } from "./cel/limits.ts";
 export * from "./classifier.ts";
 export * from "./compile.ts";
 export * from "./decisions.ts";

@@ -1,5 +1,6 @@
 import { type Db, type DecisionFilter, policyRepo } from "@gw/db";
 import { type SsrfPolicy, validateUpstreamUrl } from "@gw/upstream";
+import { compilePolicy } from "./compile.ts";
 import type { PolicyDocument } from "./schema.ts";
 
 export type PolicyCtx = {
@@ -34,6 +35,9 @@ export async function putPolicy({ ctx, input }: { ctx: PolicyCtx; input: PolicyD
         }
       : rule,
   );
+  // Conditions are compiled and type-checked now (400 naming `rules.N.when`), so that a stored
+  // document always compiles on the hot path.
+  compilePolicy(input, 0);
   return policyRepo.put(ctx.db, ctx.tenantId, { ...input, rules });
 }
 

@@ -11,6 +11,9 @@ export const POLICY_LIMITS = Object.freeze({
 
 export const ACTIONS = ["allow", "warn", "deny"] as const;
 const Action = v.picklist(ACTIONS, 'must be "allow", "warn" or "deny"');
+/** A rule may also hold the call for a person's decision (docs/policy.md "Approvals"). */
+export const RULE_ACTIONS = [...ACTIONS, "require_approval"] as const;
+const RuleAction = v.picklist(RULE_ACTIONS, 'must be "allow", "warn", "deny" or "require_approval"');
 
 /** valibot's object schemas accept arrays (they have no unknown keys): refuse them first. */
 const obj = <S extends v.GenericSchema>(schema: S) =>
@@ -75,9 +78,11 @@ export const Classifier = obj(
 export const Rule = v.pipe(
   obj(
     v.strictObject({
-      action: v.optional(Action),
+      action: v.optional(RuleAction),
       classifier: v.optional(Classifier),
       match: v.optional(MatchConditions, {}),
+      // A CEL expression; parsed, type-checked and bounded by compileCondition (cel/compile.ts).
+      when: v.optional(v.pipe(v.string("must be a string"), v.minLength(1, "must not be empty"))),
     }),
   ),
   v.check(

@@ -14,7 +14,7 @@ export const PolicyResource = v.object({
 });
 /** The answer of PUT /v1/policy. */
 export const PolicyWritten = v.object({ version: v.pipe(v.number(), v.integer()), updated_at: Time });
-/** A decision list item (docs/policy.md). */
+/** A decision list item (docs/policy.md "Decisions"). */
 export const PolicyDecisionResource = v.object({
   id: v.string(),
   agent_id: v.string(),
@@ -46,7 +46,7 @@ export function policyJson(row: PolicyRow | undefined): v.InferOutput<typeof Pol
   };
 }
 
-/** A decision list item (docs/policy.md). */
+/** A decision list item (docs/policy.md "Decisions"). */
 export function decisionJson(row: PolicyDecisionRow): v.InferOutput<typeof PolicyDecisionResource> {
   return {
     id: row.id,

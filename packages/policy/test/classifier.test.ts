@@ -60,6 +60,10 @@ const input: PolicyInput = {
   mcpTool: "delete_file",
   model: "gpt-x",
   bodySize: 42,
+  principal: { sub: "u", scopes: [], claims: {} },
+  agentName: "a",
+  mode: "streaming",
+  arguments: undefined,
 };
 
 async function decide(

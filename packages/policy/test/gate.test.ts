@@ -31,6 +31,10 @@ const input = (tenantId: string, mcpTool = "rm"): PolicyInput => ({
   mcpTool,
   model: null,
   bodySize: 10,
+  principal: { sub: "u", scopes: [], claims: {} },
+  agentName: "a",
+  mode: "streaming",
+  arguments: undefined,
 });
 const ssrf = { policy: ssrfPolicy([]), allowHttp: false };
 /** A write the way the control plane takes it: stored, then announced on the change bus. */
@@ -45,7 +49,13 @@ const subscribe = (invalidate: (tenantId: string) => void) =>
 
 describe("policy gate", () => {
   it("a tenant without a document: nothing evaluated, nothing recorded", async () => {
-    const gate = createPolicyGate({ db: store.db, query: store.query, dispatcher, cacheMs: 60_000 });
+    const gate = createPolicyGate({
+      db: store.db,
+      query: store.query,
+      approvalsQuery: store.query,
+      dispatcher,
+      cacheMs: 60_000,
+    });
     const t = newTenant();
     expect(await gate.decide(input(t))).toBeNull();
     expect((await policyRepo.listDecisions(store.db, t, { limit: 10, offset: 0 })).total).toBe(0);
@@ -57,6 +67,7 @@ describe("policy gate", () => {
     const gate = createPolicyGate({
       db: store.db,
       query: store.query,
+      approvalsQuery: store.query,
       dispatcher,
       cacheMs: 60_000,
       subscribe,
@@ -80,7 +91,13 @@ describe("policy gate", () => {
   });
 
   it("a write whose announcement was lost is seen once the cache entry expires", async () => {
-    const gate = createPolicyGate({ db: store.db, query: store.query, dispatcher, cacheMs: 50 });
+    const gate = createPolicyGate({
+      db: store.db,
+      query: store.query,
+      approvalsQuery: store.query,
+      dispatcher,
+      cacheMs: 50,
+    });
     const t = newTenant();
     await put(t, { default: "allow" });
     expect((await gate.decide(input(t)))?.action).toBe("allow");

@@ -17,6 +17,10 @@ const mcp = (tool: string | null, method = "tools/call", agentId = "agt_a"): Pol
   mcpTool: tool,
   model: null,
   bodySize: 100,
+  principal: { sub: "u", scopes: [], claims: {} },
+  agentName: "a",
+  mode: "streaming",
+  arguments: undefined,
 });
 const http = (bodySize: number | null = 100, agentId = "agt_a"): PolicyInput => ({
   tenantId: "t1",
@@ -26,6 +30,10 @@ const http = (bodySize: number | null = 100, agentId = "agt_a"): PolicyInput => 
   mcpTool: null,
   model: "m",
   bodySize,
+  principal: { sub: "u", scopes: [], claims: {} },
+  agentName: "a",
+  mode: "streaming",
+  arguments: undefined,
 });
 
 const compile = (doc: unknown) => compilePolicy(v.parse(PolicyDocument, doc), 1);

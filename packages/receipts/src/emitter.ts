@@ -28,7 +28,14 @@ export type InvocationTerminal = {
   settlement?: { status: string; tx_hash?: string | undefined } | undefined;
 };
 
-export type DecisionMade = { tenantId: string; decisionId: string; agentId: string; action: string };
+export type DecisionMade = {
+  tenantId: string;
+  decisionId: string;
+  agentId: string;
+  action: string;
+  /** The approval a `require_approval` rule asked for or used (docs/policy.md "Approvals"). */
+  approvalId?: string | undefined;
+};
 
 export type ReceiptEmitter = {
   /** The actor URI receipts are signed as (posture.receipt_actor). */
@@ -142,6 +149,7 @@ export function createReceiptEmitter(opts: EmitterOptions): ReceiptEmitter {
       status: string;
       digests?: ReceiptPayload["digests"] | undefined;
       settlement?: ReceiptPayload["settlement"] | undefined;
+      approval_id?: string | undefined;
     },
   ) =>
     submit(async () => {
@@ -158,6 +166,7 @@ export function createReceiptEmitter(opts: EmitterOptions): ReceiptEmitter {
         status: body.status,
         ...(body.digests ? { digests: body.digests } : {}),
         ...(body.settlement ? { settlement: body.settlement } : {}),
+        ...(body.approval_id ? { approval_id: body.approval_id } : {}),
         signed_at: signedAt.toISOString(),
       };
       const jws = await signReceipt(opts.key, payload);
@@ -198,6 +207,7 @@ export function createReceiptEmitter(opts: EmitterOptions): ReceiptEmitter {
           action: "gateway.policy_decision",
           agent_id: e.agentId,
           status: e.action,
+          approval_id: e.approvalId,
         });
       } catch (err) {
         failed("error", err);

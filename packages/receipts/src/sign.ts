@@ -17,6 +17,8 @@ export type ReceiptPayload = {
   /** "sha256:<hex>" of the bytes forwarded each way; absent for a decision. */
   digests?: { request: string; response: string };
   settlement?: { status: string; tx_hash?: string };
+  /** A decision's approval (`apr_`), asked for or used; absent otherwise. */
+  approval_id?: string;
   signed_at: string;
 };
 

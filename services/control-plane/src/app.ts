@@ -6,6 +6,7 @@ import { registerAgentEvents } from "./routes/agent-events/index.ts";
 import { registerAgents } from "./routes/agents/index.ts";
 import { registerAnalytics } from "./routes/analytics.ts";
 import { registerAnalyticsSummary } from "./routes/analytics-summary.ts";
+import { registerApprovals } from "./routes/approvals/index.ts";
 import { registerCapabilities, surfacesOf } from "./routes/capabilities.ts";
 import { registerConsole } from "./routes/console.ts";
 import { registerCredentials } from "./routes/credentials/index.ts";
@@ -49,6 +50,7 @@ export function createControlPlaneApp(deps: ControlPlaneDeps): Hono<AppEnv> {
   registerAgents(v1, deps);
   registerInvocations(v1, deps);
   registerPolicy(v1, deps);
+  registerApprovals(v1, deps);
   if (surfaces.agent_events) registerAgentEvents(v1, deps);
   if (surfaces.analytics) {
     registerAnalyticsSummary(v1, deps);

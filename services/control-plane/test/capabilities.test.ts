@@ -29,6 +29,7 @@ describe("GET /v1/capabilities", () => {
       expect(Object.keys(res.json.surfaces).sort()).toEqual([
         "agent_events",
         "analytics",
+        "approvals",
         "credentials",
         "invocations",
         "policy",

@@ -1,6 +1,6 @@
 import { newId } from "@gw/core";
 import { policyDecisions } from "@gw/db";
-import { createDecisionRecorder } from "@gw/policy";
+import { createDecisionRecorder, type PolicyInput } from "@gw/policy";
 import { client, newTenant, serveApp, type TestApp, token } from "@gw/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createControlPlaneApp } from "../src/app.ts";
@@ -215,7 +215,7 @@ describe("policy decisions list", () => {
   it("records decisions through the hot-path recorder (group commit) readable here", async () => {
     const t = newTenant();
     const recorder = createDecisionRecorder(app.rt.store.query);
-    const input = {
+    const input: PolicyInput = {
       tenantId: t,
       agentId: "agt_r",
       protocol: "http" as const,
@@ -223,6 +223,10 @@ describe("policy decisions list", () => {
       mcpTool: null,
       model: null,
       bodySize: 1,
+      principal: { sub: "u", scopes: [], claims: {} },
+      agentName: "a",
+      mode: "streaming",
+      arguments: undefined,
     };
     const made = await Promise.all(
       Array.from({ length: 30 }, (_, i) =>
@@ -252,6 +256,10 @@ describe("policy: tenant isolation and authentication", () => {
         mcpTool: null,
         model: null,
         bodySize: 0,
+        principal: { sub: "u", scopes: [], claims: {} },
+        agentName: "a",
+        mode: "streaming",
+        arguments: undefined,
       },
       { action: "deny", matchedRule: "1", reason: "rule 1" },
     );

@@ -227,6 +227,10 @@ describe("receipts: per decision", () => {
         mcpTool: "rm",
         model: null,
         bodySize: 3,
+        principal: { sub: "u", scopes: [], claims: {} },
+        agentName: "a",
+        mode: "streaming",
+        arguments: undefined,
       },
       { action: "deny", matchedRule: "1", reason: "rule 1" },
     );

@@ -414,6 +414,81 @@ describe.skipIf(skipReason !== undefined && !inCi)("operator console in Chromium
     await page.close();
   });
 
+  it("shows a refused when condition at the rule and character the API named", async () => {
+    const { page, errors } = await newPage();
+    await signIn(page);
+    await page.getByRole("link", { name: "Policy" }).click();
+    const editor = page.getByLabel("Policy JSON");
+    await expect.poll(() => editor.inputValue()).toContain("rules");
+    const bad = {
+      rules: [
+        { action: "allow", when: "true" },
+        { action: "deny", when: 'principal.sub == "a" &&' },
+      ],
+    };
+    const refused = await call("PUT", "/v1/policy", bad);
+    expect(refused.status).toBe(400);
+    await editor.fill(JSON.stringify(bad));
+    await page.getByRole("button", { name: "Save policy" }).click();
+    await expect.poll(() => page.locator("#policy-error").textContent()).toBe(refused.json.error);
+    const at = Number(/at character (\d+)$/.exec(refused.json.error)?.[1]);
+    const where = page.getByTestId("when-error");
+    await expect.poll(() => where.textContent()).toContain(`Rule 2, when, character ${at}`);
+    // The marked character is the one the API named (1-based), in the expression of that rule.
+    const marked = await where.locator("mark").textContent();
+    expect(marked).toBe(bad.rules[1]?.when.slice(at - 1, at) || " ");
+    await shot(page, "11-policy-when-error");
+    errors.length = 0; // the 400 was the point
+    await page.close();
+  });
+
+  it("lists a held call with its arguments and approves it with a reason; the call then passes once", async () => {
+    const approver = await caller(gw, ["approvals:decide"], call.tenant);
+    const agentId = (
+      await call("POST", "/v1/agents", {
+        name: "bank",
+        upstream_url: upstream.url,
+        protocol: "mcp",
+        mcp_transport: "streamable_http",
+      })
+    ).json.id as string;
+    await call("PUT", "/v1/policy", {
+      rules: [
+        { action: "require_approval", match: { agents: [agentId] }, when: "call.arguments.amount > 100" },
+      ],
+    });
+    const transfer = {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { name: "transfer", arguments: { amount: 250, to: "acme" } },
+    };
+    const held = await call("POST", `/v1/proxy/${agentId}/stream`, transfer);
+    expect(held.status).toBe(403);
+    const id = held.json.approval_id as string;
+
+    const { page, errors } = await newPage();
+    await signIn(page, approver);
+    await page.getByRole("link", { name: "Approvals" }).click();
+    const row = page.locator(`tr[data-approval="${id}"]`);
+    await expect.poll(() => row.textContent()).toContain('"amount": 250');
+    expect(await row.textContent()).toContain("transfer");
+    await shot(page, "12-approvals-pending");
+    await row.getByLabel("Reason").fill("checked with finance");
+    await row.getByRole("button", { name: "Approve" }).click();
+    await expect
+      .poll(async () => (await approver("GET", `/v1/approvals/${id}`)).json.status)
+      .toBe("approved");
+    expect((await approver("GET", `/v1/approvals/${id}`)).json.reason).toBe("checked with finance");
+    // Gone from the pending list once decided.
+    await expect.poll(() => row.count()).toBe(0);
+    expect((await call("POST", `/v1/proxy/${agentId}/stream`, transfer)).status).toBe(200);
+    expect((await call("POST", `/v1/proxy/${agentId}/stream`, transfer)).status).toBe(403);
+    await call("PUT", "/v1/policy", { rules: [] });
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
   it("draws the analytics charts from real calls", async (ctx) => {
     if (!(await surfaces()).analytics) {
       console.warn("chart step skipped: /v1/capabilities reports surfaces.analytics false on this build");

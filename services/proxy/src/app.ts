@@ -32,6 +32,7 @@ export function createProxyApp(rt: Runtime): ProxyApp {
     policy: createPolicyGate({
       db: rt.store.db,
       query: rt.store.recordsQuery,
+      approvalsQuery: rt.store.query,
       dispatcher: rt.dispatcher,
       cacheMs: rt.config.GW_POLICY_CACHE_MS,
       subscribe: (invalidate) =>
@@ -45,6 +46,7 @@ export function createProxyApp(rt: Runtime): ProxyApp {
           decisionId,
           agentId: input.agentId,
           action: decision.action,
+          approvalId: decision.approvalId,
         }),
     }),
     inflight: createTracker(),

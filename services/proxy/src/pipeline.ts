@@ -44,7 +44,7 @@ async function admit(x: ProxyExchange, deps: ProxyDeps, mode: Mode) {
     // Verification first: it turns an envelope into the inner call that step 5 then parses.
     call = await verifyAction(call, deps); // 5. verified-action mode: 400, 403, 409, 413
     call = parseMcp(call); // 5. the JSON-RPC message forwarded, MCP headers: 400
-    call = await evaluatePolicy(call, deps); // 6. policy: 403 on deny, decision recorded
+    call = await evaluatePolicy(call, deps, x.incoming); // 6. policy: 403 on deny, decision recorded
     call = await checkPayment(call, deps); // 7. x402: 402, 503
   }
   // An MCP GET (standalone SSE stream) or DELETE (session end) is forwarded after steps 1–3.

@@ -127,6 +127,38 @@ describe("policy on the proxy path", () => {
     expect(JSON.stringify(d)).not.toContain("secret body");
   });
 
+  it("require_approval: the held and the approved decisions' receipts carry the approval id", async () => {
+    const call = await caller(gw);
+    const approver = await caller(gw, ["approvals:decide"], call.tenant);
+    const u = await echo();
+    const agent = await createAgent(call, { upstream_url: u.url });
+    await call("PUT", "/v1/policy", { rules: [{ action: "require_approval", match: { agents: [agent] } }] });
+    const held = await stream(call, agent, "pay 5");
+    expect(held.statusCode).toBe(403);
+    const id = ((await held.body.json()) as { approval_id: string }).approval_id;
+    expect((await approver("POST", `/v1/approvals/${id}/approve`)).status).toBe(200);
+    const passed = await stream(call, agent, "pay 5");
+    expect(passed.statusCode).toBe(200);
+    await passed.body.text();
+    const receipted = await eventually(async () => {
+      const rows = (await decisions(call)).data as Array<{
+        action: string;
+        receipt_artifact_id: string | null;
+      }>;
+      return rows.length === 2 && rows.every((r) => r.receipt_artifact_id) ? rows : undefined;
+    });
+    const keys = createRemoteJWKSet(new URL(`${gw.url}/v1/receipts/jwks`));
+    for (const row of receipted) {
+      const [stored] = await gw.rt.store.query("select jws from receipts where tenant_id = $1 and id = $2", [
+        call.tenant,
+        row.receipt_artifact_id,
+      ]);
+      const { payload } = await compactVerify(String(stored?.jws), keys, { algorithms: ["EdDSA"] });
+      const body = JSON.parse(new TextDecoder().decode(payload));
+      expect(body).toMatchObject({ action: "gateway.policy_decision", status: row.action, approval_id: id });
+    }
+  });
+
   it("warn: the call proceeds with X-Gateway-Policy-Warning on the 202 and on the stream", async () => {
     const call = await caller(gw);
     const u = await echo();

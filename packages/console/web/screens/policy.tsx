@@ -45,6 +45,7 @@ function PolicyEditor() {
   const doc = useLoad(() => unwrap(api.GET("/v1/policy")), "policy");
   const [text, setText] = useState("");
   const [error, setError] = useState<string>();
+  const [where, setWhere] = useState<WhenError | null>(null);
   const [saved, setSaved] = useState<string>();
   const [confirmDelete, setConfirmDelete] = useState(false);
   useEffect(() => {
@@ -58,6 +59,7 @@ function PolicyEditor() {
       onSubmit={async (e) => {
         e.preventDefault();
         setSaved(undefined);
+        setWhere(null);
         let body: unknown;
         try {
           body = JSON.parse(text);
@@ -72,6 +74,7 @@ function PolicyEditor() {
           doc.reload();
         } catch (err) {
           setError(messageOf(err));
+          setWhere(whenErrorOf(messageOf(err), body));
         }
       }}
     >
@@ -86,7 +89,7 @@ function PolicyEditor() {
         Rules:{" "}
         <code>
           {
-            '{"action": "allow|warn|deny", "match": {"agents", "tools", "methods", "protocols", "max_body_bytes"}}'
+            '{"action": "allow|warn|deny|require_approval", "match": {"agents", "tools", "methods", "protocols", "max_body_bytes"}, "when": "<CEL>"}'
           }
         </code>
         {" or "}
@@ -108,6 +111,7 @@ function PolicyEditor() {
           {error}
         </p>
       ) : null}
+      {where ? <WhenLocation where={where} /> : null}
       {saved ? (
         <p class="ok" role="status">
           {saved}
@@ -149,6 +153,44 @@ function PolicyEditor() {
         ) : null}
       </div>
     </form>
+  );
+}
+
+/** A `when` the API refused: the rule (1-based, as decisions count them) and the character. */
+type WhenError = { rule: number; expr: string; at: number | null };
+
+/** `rules.N.when … at character C` (the API's message) located in the document that was sent. */
+function whenErrorOf(message: string, body: unknown): WhenError | null {
+  const m = /^rules\.(\d+)\.when\b.*?(?: at character (\d+))?$/.exec(message);
+  if (!m) return null;
+  const rules = (body as { rules?: unknown })?.rules;
+  const rule = Array.isArray(rules) ? (rules[Number(m[1])] as { when?: unknown } | undefined) : undefined;
+  if (typeof rule?.when !== "string") return null;
+  return { rule: Number(m[1]) + 1, expr: rule.when, at: m[2] ? Number(m[2]) - 1 : null };
+}
+
+/** The refused expression with the character the API named marked. */
+function WhenLocation({ where }: { where: WhenError }) {
+  const { expr, at } = where;
+  const i = at === null ? -1 : Math.min(at, expr.length);
+  return (
+    <div class="when-error" data-testid="when-error">
+      <p class="muted">
+        Rule {where.rule}, <code>when</code>
+        {i >= 0 ? `, character ${i + 1}` : ""}:
+      </p>
+      <pre class="code">
+        {i < 0 ? (
+          expr
+        ) : (
+          <>
+            {expr.slice(0, i)}
+            <mark>{expr.slice(i, i + 1) || " "}</mark>
+            {expr.slice(i + 1)}
+          </>
+        )}
+      </pre>
+    </div>
   );
 }
 

@@ -1,5 +1,6 @@
 export * from "./agent-events.ts";
 export * from "./agents.ts";
+export * from "./approvals.ts";
 export * from "./credentials.ts";
 export * from "./invocation-days.ts";
 export * from "./invocations.ts";

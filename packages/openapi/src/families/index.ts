@@ -3,6 +3,7 @@ import type { Route } from "../route.ts";
 import { agentEventsComponents, agentEventsRoutes } from "./agent-events.ts";
 import { agentsComponents, agentsRoutes } from "./agents.ts";
 import { analyticsComponents, analyticsRoutes } from "./analytics.ts";
+import { approvalsComponents, approvalsRoutes } from "./approvals.ts";
 import { credentialsComponents, credentialsRoutes } from "./credentials.ts";
 import { discoveryComponents, discoveryRoutes } from "./discovery.ts";
 import { identityComponents, identityRoutes } from "./identity.ts";
@@ -44,6 +45,7 @@ export const FAMILIES: Family[] = [
   },
   { name: "analytics", surface: "analytics", routes: analyticsRoutes, components: analyticsComponents },
   { name: "policy", routes: policyRoutes, components: policyComponents },
+  { name: "approvals", routes: approvalsRoutes, components: approvalsComponents },
   { name: "receipts", routes: receiptsRoutes, components: receiptsComponents },
   { name: "settlement", surface: "settlement", routes: settlementRoutes, components: settlementComponents },
   { name: "discovery", surface: "discovery", routes: discoveryRoutes, components: discoveryComponents },
@@ -63,6 +65,7 @@ export const COMPONENTS = {
   ...agentEventsComponents,
   ...analyticsComponents,
   ...policyComponents,
+  ...approvalsComponents,
   ...receiptsComponents,
   ...settlementComponents,
   ...discoveryComponents,

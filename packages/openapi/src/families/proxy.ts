@@ -59,6 +59,9 @@ const anyBody = {
   },
 };
 
+/** A call held by a require_approval rule: the approval to decide (docs/policy.md "Approvals"). */
+const ApprovalRequired = v.object({ error: v.literal("approval required"), approval_id: v.string() });
+
 /** Answers every proxy path shares before the call is admitted. */
 const admission = (transactional: boolean): Record<string, Response> => ({
   "400": error(
@@ -72,9 +75,10 @@ const admission = (transactional: boolean): Record<string, Response> => ({
       "PAYMENT-REQUIRED": { description: "x402 v2 challenge, base64 JSON.", schema: { type: "string" } },
     },
   },
-  "403": error(
-    `Denied by policy${transactional ? ", or a verified-action MCP tools/call that is missing authorization, fails verification or does not match the verified action" : ""}.`,
-  ),
+  "403": {
+    description: `Denied by policy${transactional ? ", or a verified-action MCP tools/call that is missing authorization, fails verification or does not match the verified action" : ""}; or held by a require_approval rule: {"error":"approval required","approval_id"}.`,
+    body: { json: v.union([ApprovalRequired, ErrorBody]) },
+  },
   "404": error("No agent with this id in the caller's tenant."),
   "405": {
     ...error("Method not allowed on this path."),

@@ -19,6 +19,7 @@ export function surfacesOf(deps: Pick<Runtime, "features">): Surfaces {
     settlement: true,
     policy: true,
     receipts: true,
+    approvals: true,
   };
 }
 

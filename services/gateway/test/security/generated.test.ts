@@ -19,10 +19,22 @@ let upUrl: string;
 let agentId: string;
 let mcpAgentId: string;
 let credId: string;
+let approvalId: string;
+
+const POLICY = {
+  default: "allow",
+  on_error: "warn",
+  rules: [
+    { action: "require_approval", match: { tools: ["approve_me"] } },
+    { action: "deny", when: 'has(call.arguments.path) && call.arguments.path.startsWith("/etc")' },
+    { action: "warn", when: "call.arguments.all(k, k.size() < 100) && principal.claims.size() > 0" },
+  ],
+};
 
 beforeAll(async () => {
   app = await startGateway();
-  call = await recordingCaller(app, seen);
+  // With approvals:decide, so that the approve route reads the generated bodies.
+  call = await recordingCaller(app, seen, { scopes: ["approvals:decide"] });
   const up = await pool.up((_req, res) =>
     res.writeHead(200, { "content-type": "application/json" }).end("{}"),
   );
@@ -38,6 +50,16 @@ beforeAll(async () => {
   credId = (
     await call("POST", "/v1/credentials", { name: "fuzz", kind: "bearer", secret: "sk-fuzz-secret-value" })
   ).json.id;
+  // The proxy bodies meet conditions that read the arguments, and a rule that holds calls for approval.
+  await call("PUT", "/v1/policy", POLICY);
+  const held = await call("POST", `/v1/proxy/${mcpAgentId}/stream`, {
+    jsonrpc: "2.0",
+    id: 1,
+    method: "tools/call",
+    params: { name: "approve_me", arguments: { n: 1 } },
+  });
+  approvalId = held.json.approval_id;
+  expect(approvalId).toMatch(/^apr_/);
 });
 afterAll(async () => {
   tally.print(
@@ -80,6 +102,11 @@ const nasty: fc.Arbitrary<unknown> = fc.oneof(
     "9".repeat(100),
     "__proto__",
     "constructor",
+    "call.arguments.a.all(x, call.arguments.b.exists(y, x == y))",
+    "has(call.arguments.x) && call.arguments.x > 1",
+    'principal.sub + "x"',
+    "1 +",
+    "require_approval",
   ),
   fc.constantFrom(0, -1, -0, 1e308, -1e308, 2 ** 53 + 1, 0.0001, Number.MAX_SAFE_INTEGER, true, false, null),
   fc.constant({
@@ -102,7 +129,10 @@ let n = 0;
  */
 function bodyOf(fields: string[], valid: () => Record<string, unknown>): fc.Arbitrary<unknown> {
   const mutated = fc
-    .tuple(fc.subarray(fields, { maxLength: 3 }), fc.array(nasty, { minLength: 3, maxLength: 3 }))
+    .tuple(
+      fc.subarray(fields, { maxLength: Math.min(3, fields.length) }),
+      fc.array(nasty, { minLength: 3, maxLength: 3 }),
+    )
     .map(([keys, values]) => {
       const body = valid();
       keys.forEach((k, i) => {
@@ -137,6 +167,8 @@ const AGENT_FIELDS = [
 ];
 const CREDENTIAL_FIELDS = ["name", "kind", "secret", "header_name", "allowed_hosts"];
 const MCP_FIELDS = ["jsonrpc", "id", "method", "params", "result", "error"];
+const POLICY_FIELDS = ["default", "on_error", "rules"];
+const APPROVAL_FIELDS = ["reason"];
 
 function check(route: string, res: Res) {
   tally.add(route, res.status >= 400);
@@ -155,6 +187,8 @@ const validMcp = () => ({
   params: { name: "echo", arguments: {} },
 });
 
+const validPolicy = () => ({ ...POLICY, rules: [...POLICY.rules] });
+
 const routes = (): Array<[string, string, string, string[], () => Record<string, unknown>]> => [
   ["POST /v1/agents", "POST", "/v1/agents", AGENT_FIELDS, validAgent],
   ["PATCH /v1/agents/{id}", "PATCH", `/v1/agents/${agentId}`, AGENT_FIELDS, validAgent],
@@ -162,6 +196,15 @@ const routes = (): Array<[string, string, string, string[], () => Record<string,
   ["PUT /v1/credentials/{id}", "PUT", `/v1/credentials/${credId}`, CREDENTIAL_FIELDS, validCredential],
   ["POST /v1/proxy/{mcp agent}", "POST", `/v1/proxy/${mcpAgentId}`, MCP_FIELDS, validMcp],
   ["POST /v1/proxy/{mcp agent}/stream", "POST", `/v1/proxy/${mcpAgentId}/stream`, MCP_FIELDS, validMcp],
+  // Last: a document that parses replaces the one the proxy routes above ran against.
+  ["PUT /v1/policy", "PUT", "/v1/policy", POLICY_FIELDS, validPolicy],
+  [
+    "POST /v1/approvals/{id}/approve",
+    "POST",
+    `/v1/approvals/${approvalId}/approve`,
+    APPROVAL_FIELDS,
+    () => ({}),
+  ],
 ];
 
 describe("generated bodies never give a 5xx", () => {

@@ -121,6 +121,8 @@ describe("tenant B with tenant A's ids", () => {
       `/v1/invocations?agent_id=${ids.agent}`,
       "/v1/policy/decisions",
       `/v1/policy/decisions?agent_id=${ids.agent}`,
+      "/v1/approvals",
+      `/v1/approvals?agent_id=${ids.agent}`,
       `/v1/analytics?agent_id=${ids.agent}`,
       "/v1/analytics",
     ]) {

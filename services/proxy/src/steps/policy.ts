@@ -1,4 +1,7 @@
-import { deniedByPolicy } from "@gw/policy";
+import type { IncomingMessage } from "node:http";
+import { LIMITS } from "@gw/core";
+import { readNodeBodyCapped } from "@gw/http";
+import { approvalRequired, deniedByPolicy } from "@gw/policy";
 import type { Call } from "../call.ts";
 import type { ProxyDeps } from "../deps.ts";
 
@@ -8,22 +11,44 @@ import type { ProxyDeps } from "../deps.ts";
  * forwarded; warn → the call proceeds with X-Gateway-Policy-Warning. No document → `call.policy`
  * stays null (not the same as allow).
  */
-export async function evaluatePolicy(call: Call, deps: ProxyDeps): Promise<Call> {
-  const decision = await deps.policy.decide({
-    tenantId: call.tenantId,
-    agentId: call.agent.id,
-    protocol: call.agent.protocol,
-    mcpMethod: call.mcp?.method ?? null,
-    mcpTool: call.mcp?.tool ?? null,
-    model: call.model,
-    bodySize: bodySizeOf(call),
-  });
+export async function evaluatePolicy(call: Call, deps: ProxyDeps, incoming: IncomingMessage): Promise<Call> {
+  const decision = await deps.policy.decide(
+    {
+      tenantId: call.tenantId,
+      agentId: call.agent.id,
+      protocol: call.agent.protocol,
+      mcpMethod: call.mcp?.method ?? null,
+      mcpTool: call.mcp?.tool ?? null,
+      model: call.model,
+      bodySize: bodySizeOf(call),
+      principal: { sub: call.principal.userId, scopes: call.principal.scopes, claims: call.principal.claims },
+      agentName: call.agent.name,
+      mode: call.mode,
+      arguments: call.mcp?.kind === "request" ? call.mcp.arguments : undefined,
+    },
+    { body: () => heldBody(call, incoming) },
+  );
   if (!decision) return call;
-  if (decision.action === "deny") throw deniedByPolicy();
+  if (decision.action === "deny") {
+    throw decision.approvalId !== undefined ? approvalRequired(decision.approvalId) : deniedByPolicy();
+  }
   call.policy = { action: decision.action, matchedRule: decision.matchedRule };
   // The reason is printable ASCII by construction (a classifier's is cleaned): a valid header value.
   if (decision.action === "warn") call.responseHeaders["x-gateway-policy-warning"] = decision.reason;
   return call;
+}
+
+/**
+ * The bytes to forward, for an approval bound to a non-MCP call's body: a streamed body is read
+ * (under the transactional cap: 413 beyond) and then forwarded as held, only when a
+ * require_approval rule decides the call.
+ */
+async function heldBody(call: Call, incoming: IncomingMessage): Promise<Uint8Array> {
+  if (call.forward === null) {
+    call.body = await readNodeBodyCapped(incoming, LIMITS.transactMaxBodyBytes);
+    call.forward = call.body;
+  }
+  return call.forward;
 }
 
 /** Bytes to forward: held, or declared by a streamed body; null when a stream declares nothing. */

@@ -1,0 +1,103 @@
+import { createHash } from "node:crypto";
+import { newId } from "@gw/core";
+import { type Approval, type ApprovalBinding, type ApprovalFilter, approvalsRepo, type Query } from "@gw/db";
+import { canonicalJson } from "@gw/verifier";
+
+/** Pending approvals expire after a day (docs/policy.md "Approvals"). */
+export const APPROVAL_PENDING_SECONDS = 86_400;
+/** The arguments shown to the approver; larger ones are bound by digest only (`arguments` null). */
+export const APPROVAL_ARGUMENTS_MAX_BYTES = 65_536;
+
+/** What binds an approval to a call, from the call as the gateway parsed it. */
+export type ApprovalCall = {
+  tenantId: string;
+  agentId: string;
+  sub: string;
+  /** The parsed MCP method and tool; null for a non-MCP call. */
+  mcpMethod: string | null;
+  mcpTool: string | null;
+  /** `params.arguments` of a tools/call (undefined when absent or not a tools/call). */
+  arguments: unknown;
+  /** The bytes forwarded: a non-MCP call is bound to them. */
+  body: () => Promise<Uint8Array>;
+};
+
+const sha256 = (data: string | Uint8Array) => `sha256:${createHash("sha256").update(data).digest("hex")}`;
+
+/**
+ * The binding: an MCP call by the digest of the RFC 8785 canonical JSON of its tools/call
+ * arguments (so key order and number spelling do not matter), anything else by the digest of its
+ * raw body. Arguments that cannot be canonicalised (too deep, not I-JSON) bind the raw body too.
+ */
+export async function bindingOf(
+  call: ApprovalCall,
+): Promise<{ binding: ApprovalBinding; arguments: string | null }> {
+  let digest: string | null = null;
+  let shown: string | null = null;
+  if (call.mcpMethod !== null) {
+    try {
+      const canonical = canonicalJson(call.arguments === undefined ? {} : call.arguments);
+      digest = sha256(canonical);
+      if (Buffer.byteLength(canonical) <= APPROVAL_ARGUMENTS_MAX_BYTES) shown = canonical;
+    } catch {
+      digest = null;
+    }
+  }
+  digest ??= sha256(await call.body());
+  return {
+    binding: {
+      agentId: call.agentId,
+      sub: call.sub,
+      mcpMethod: call.mcpMethod ?? "",
+      mcpTool: call.mcpTool ?? "",
+      callDigest: digest,
+    },
+    arguments: shown,
+  };
+}
+
+/**
+ * A call a `require_approval` rule holds, once bound (`bindingOf`): an approved approval of exactly
+ * this call is used (once, race-free across replicas) and the call passes; otherwise the pending
+ * approval of this call, created on the first attempt, is returned and the call is refused.
+ */
+export async function useOrRequestApproval(
+  query: Query,
+  tenantId: string,
+  bound: { binding: ApprovalBinding; arguments: string | null },
+): Promise<{ used: boolean; id: string }> {
+  const used = await approvalsRepo.use(query, tenantId, bound.binding);
+  if (used !== null) return { used: true, id: used };
+  const id = await approvalsRepo.request(query, tenantId, bound.binding, {
+    id: newId("apr"),
+    arguments: bound.arguments,
+    pendingSeconds: APPROVAL_PENDING_SECONDS,
+  });
+  return { used: false, id };
+}
+
+export type ApprovalsCtx = { query: Query; tenantId: string };
+
+export function listApprovals({ ctx, filter }: { ctx: ApprovalsCtx; filter: ApprovalFilter }) {
+  return approvalsRepo.list(ctx.query, ctx.tenantId, filter);
+}
+
+export function getApproval({ ctx, id }: { ctx: ApprovalsCtx; id: string }): Promise<Approval | undefined> {
+  return approvalsRepo.get(ctx.query, ctx.tenantId, id);
+}
+
+/**
+ * A person's decision. Undefined: no such approval in the tenant (404); null: not pending (409).
+ * An approval lets the same caller's identical call pass once within `usableSeconds`.
+ */
+export function decideApproval({
+  ctx,
+  id,
+  input,
+}: {
+  ctx: ApprovalsCtx;
+  id: string;
+  input: { status: "approved" | "denied"; reason: string | null; by: string; usableSeconds: number };
+}) {
+  return approvalsRepo.decide(ctx.query, ctx.tenantId, id, input);
+}

@@ -1,0 +1,72 @@
+import { invalid } from "@gw/core";
+import type { ASTNode } from "@marcbachmann/cel-js";
+import { calledFunctions, estimateCost } from "./cost.ts";
+import { type CelVariables, checkEnv, runEnv } from "./env.ts";
+import { CEL_LIMITS } from "./limits.ts";
+
+/** A compiled `when`: evaluation throws on any error (the caller turns it into `on_error`). */
+export type CompiledCondition = {
+  readonly holds: (vars: CelVariables) => boolean;
+  /** Whether the expression can read `call.arguments` (only then are they converted). */
+  readonly readsArguments: boolean;
+};
+
+/**
+ * Functions the policy does not offer. `matches` runs the host's backtracking regular expressions,
+ * whose time on a crafted pattern and input has no bound; startsWith, endsWith and contains cover
+ * the policy cases (docs/adr/0026-cel-library.md).
+ */
+const REFUSED = new Set(["matches"]);
+
+/**
+ * Parses, type-checks and bounds one `when` expression, once per policy version. Any problem →
+ * 400 naming `field` and, where the expression is at fault, the character position, in the
+ * project's own words (never the library's message or the expression's text).
+ */
+export function compileCondition(expr: string, field: string): CompiledCondition {
+  if (expr.length > CEL_LIMITS.maxExpressionLength) {
+    throw invalid(`${field} must be at most ${CEL_LIMITS.maxExpressionLength} characters`);
+  }
+  const checked = checkEnv.check(expr);
+  if (!checked.valid) throw invalid(`${field} ${describe(checked.error)}`);
+  if (checked.type !== "bool" && checked.type !== "dyn") {
+    throw invalid(`${field} must evaluate to a bool, not ${checked.type ?? "another type"}`);
+  }
+  const parsed = runEnv.parse(expr);
+  const ast = parsed.ast as ASTNode;
+  for (const name of calledFunctions(ast)) {
+    if (REFUSED.has(name))
+      throw invalid(`${field} must not call ${name}() (use startsWith, endsWith or contains)`);
+  }
+  if (estimateCost(ast) > CEL_LIMITS.maxCost) {
+    throw invalid(
+      `${field} may be too costly to evaluate (a comprehension over call data nested in another, or a very large expression)`,
+    );
+  }
+  return Object.freeze({
+    holds: (vars: CelVariables) => {
+      const r: unknown = parsed(vars);
+      if (typeof r !== "boolean") throw new Error("condition did not evaluate to a bool");
+      return r;
+    },
+    readsArguments: /\barguments\b/.test(expr),
+  });
+}
+
+type CelError = { name?: string; code?: string; summary?: string; range?: { start: number } };
+
+/** A parse or type error in the project's words, with where it is (1-based character). */
+function describe(error: unknown): string {
+  const e = (error ?? {}) as CelError;
+  const at = typeof e.range?.start === "number" ? ` at character ${e.range.start + 1}` : "";
+  const summary = e.summary ?? "";
+  if (e.name === "ParseError") {
+    if (e.code === "limit_exceeded") return `is too large or nested too deeply${at}`;
+    return `is not a valid CEL expression${at}`;
+  }
+  if (/^Unknown variable/i.test(summary)) return `uses an unknown variable${at}`;
+  if (/^No such key/i.test(summary)) return `uses an unknown field${at}`;
+  if (/^no (such|matching) overload/i.test(summary))
+    return `applies an operator or function to the wrong types${at}`;
+  return `does not type-check${at}`;
+}
