@@ -23,12 +23,13 @@ let a: Caller;
 let b: Caller;
 let routes: ApiRoute[];
 let upstreamHits = 0;
-const ids = { agt: "", cred: "", inv: "" };
+const ids = { agt: "", cred: "", inv: "", apr: "" };
 
 beforeAll(async () => {
   app = await startGateway();
   a = await recordingCaller(app, seen);
-  b = await recordingCaller(app, seen);
+  // b holds every scope a route may ask for: its refusals must come from tenancy alone.
+  b = await recordingCaller(app, seen, { scopes: ["invocations:read_body", "approvals:decide"] });
   const up = await pool.up((_req, res) => {
     upstreamHits++;
     res.writeHead(200, { "content-type": "application/json" }).end('{"ok":true}');
@@ -37,6 +38,11 @@ beforeAll(async () => {
   ids.agt = await createAgent(a, { upstream_url: `${up.url}/`, credential_ref: ids.cred });
   ids.inv = (await a("POST", `/v1/proxy/${ids.agt}`, { q: 1 })).json.invocation_id;
   await pollDone(a, ids.agt, ids.inv);
+  // An approval of tenant a: a call its policy holds for a person (never forwarded).
+  const held = await createAgent(a, { upstream_url: `${up.url}/` });
+  await a("PUT", "/v1/policy", { rules: [{ action: "require_approval", match: { agents: [held] } }] });
+  ids.apr = (await a("POST", `/v1/proxy/${held}/stream`, { q: 2 })).json.approval_id;
+  expect(ids.apr).toMatch(/^apr_/);
   routes = await openApiRoutes(app.url);
 });
 afterAll(async () => {
