@@ -190,6 +190,7 @@ describe.skipIf(skipReason !== undefined && !inCi)("operator console in Chromium
     // Before any call: zeros, and no failing agents, rather than an error or a blank.
     await signIn(page, op);
     await expect.poll(() => page.getByTestId("tile-calls").textContent()).toContain("0");
+    expect(await page.getByTestId("tile-approvals").textContent()).toContain("0");
     await expect
       .poll(() => page.locator("main").textContent())
       .toContain("No failed calls in the last hour.");
@@ -469,7 +470,11 @@ describe.skipIf(skipReason !== undefined && !inCi)("operator console in Chromium
 
     const { page, errors } = await newPage();
     await signIn(page, approver);
-    await page.getByRole("link", { name: "Approvals" }).click();
+    // The overview counts the calls waiting for a person, as the API does, and links to them.
+    const waiting = (await approver("GET", "/v1/approvals?status=pending")).json.total as number;
+    expect(waiting).toBeGreaterThan(0);
+    await expect.poll(() => page.getByTestId("tile-approvals").textContent()).toContain(String(waiting));
+    await page.getByRole("link", { name: "Approvals" }).first().click();
     const row = page.locator(`tr[data-approval="${id}"]`);
     await expect.poll(() => row.textContent()).toContain('"amount": 250');
     expect(await row.textContent()).toContain("transfer");

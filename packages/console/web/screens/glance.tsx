@@ -1,6 +1,5 @@
 // The overview's "last hour": what an operator opening the console wants first. Everything here
-// comes from the public API (analytics and the invocation list); pending approvals and drifted
-// tools join it once the API serves them, not before.
+// comes from the public API (analytics, the invocation list, the approvals waiting for a person).
 import { unwrap } from "../api.ts";
 import { href } from "../router.ts";
 import type { AnalyticsRow } from "../types.ts";
@@ -73,6 +72,15 @@ export function LastHour() {
         : Promise.resolve(null),
     "failures",
   );
+  const pending = useLoad(
+    () =>
+      caps.surfaces.approvals
+        ? unwrap(api.GET("/v1/approvals", { params: { query: { status: "pending", limit: 1 } } })).then(
+            (a) => a.total,
+          )
+        : Promise.resolve(null),
+    "pending-approvals",
+  );
   const name = (id: string) => names.data?.get(id) ?? id;
   const s = stats.data;
 
@@ -86,12 +94,13 @@ export function LastHour() {
           onClick={() => {
             stats.reload();
             failures.reload();
+            pending.reload();
           }}
         >
           Refresh
         </button>
       </div>
-      <ErrorBox message={stats.error ?? failures.error} />
+      <ErrorBox message={stats.error ?? failures.error ?? pending.error} />
       {s ? (
         <div class="tiles">
           <Tile testid="tile-calls" label="Calls" value={String(s.calls)} />
@@ -102,6 +111,16 @@ export function LastHour() {
             hint={`${s.failed} failed`}
           />
           <Tile testid="tile-p95" label="p95 latency" value={fmtMs(s.p95)} hint="all calls" />
+          {pending.data !== null && pending.data !== undefined ? (
+            <a class="tile-link" href={href("/approvals")}>
+              <Tile
+                testid="tile-approvals"
+                label="Pending approvals"
+                value={String(pending.data)}
+                hint="calls waiting for a person"
+              />
+            </a>
+          ) : null}
         </div>
       ) : null}
       {s === null && !stats.loading ? (
