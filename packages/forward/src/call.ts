@@ -4,6 +4,7 @@ import type { AdmittedPayment } from "@gw/payments";
 import type { Runtime } from "@gw/runtime";
 import type { Logger } from "@gw/telemetry";
 import type { Target } from "@gw/upstream";
+import type { AnswerHook } from "./hooks.ts";
 
 /**
  * An admitted call as step 9 sees it: the fields both modes have, whether the call came through
@@ -63,7 +64,10 @@ export type AnswerSink =
     }
   | { readonly kind: "collect"; readonly caller: { readonly log: Logger } };
 
-export type ForwardDeps = Pick<Runtime, "store" | "keyring" | "dispatcher" | "config" | "features">;
+export type ForwardDeps = Pick<Runtime, "store" | "keyring" | "dispatcher" | "config" | "features"> & {
+  /** The answer-side features (hooks.ts); none: every answer goes on as the upstream sent it. */
+  readonly answerHooks?: readonly AnswerHook[];
+};
 
 /**
  * The gateway's own headers on the caller's response, the one place both proxy modes take them

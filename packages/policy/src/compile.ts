@@ -10,6 +10,12 @@ export type PolicyInput = {
   model: string | null;
   /** Bytes of the request body; null when unknown (a streamed body without Content-Length). */
   bodySize: number | null;
+  /**
+   * The called tool's catalog status and digest (docs/tools.md), filled by the gate for a
+   * tools/call when the policy names `tool_status`; absent otherwise.
+   */
+  toolStatus?: string | null;
+  toolDigest?: string | null;
 };
 
 /** One evaluated outcome. `matchedRule` is the 1-based rule position, "" for default/on_error. */
@@ -21,13 +27,14 @@ export type Decision = {
 
 export type ClassifierRef = { readonly url: string; readonly timeoutMs: number; readonly position: string };
 
-type CompiledRule = {
+export type CompiledRule = {
   readonly agents: ReadonlySet<string> | null;
   readonly toolsExact: ReadonlySet<string> | null;
   readonly toolPrefixes: readonly string[] | null;
   readonly methods: ReadonlySet<string> | null;
   readonly protocols: ReadonlySet<string> | null;
   readonly maxBody: number | null;
+  readonly toolStatuses: ReadonlySet<string> | null;
   /** The rule's fixed outcome, built once: matching it allocates nothing. */
   readonly decision: Decision | null;
   readonly classifier: ClassifierRef | null;
@@ -39,6 +46,8 @@ export type CompiledPolicy = {
   readonly onError: PolicyAction;
   /** The outcome when no rule matches. */
   readonly fallback: Match;
+  /** Some rule names `tool_status`: a tools/call needs its tool's catalog status to be judged. */
+  readonly usesToolStatus: boolean;
 };
 
 /** The first matching rule's outcome: a fixed decision, or (exactly one of the two) a classifier to ask. */
@@ -66,6 +75,7 @@ function compileRule(rule: PolicyRule, index: number): CompiledRule {
     methods: setOf(m.methods),
     protocols: setOf(m.protocols),
     maxBody: m.max_body_bytes ?? null,
+    toolStatuses: setOf(m.tool_status),
     decision: rule.action
       ? Object.freeze({ action: rule.action, matchedRule: position, reason: `rule ${position}` })
       : null,
@@ -83,6 +93,7 @@ function compileRule(rule: PolicyRule, index: number): CompiledRule {
 export function compilePolicy(doc: PolicyDocument, version: number): CompiledPolicy {
   return Object.freeze({
     version,
+    usesToolStatus: doc.rules.some((r) => r.match.tool_status !== undefined),
     rules: Object.freeze(doc.rules.map(compileRule)),
     onError: doc.on_error,
     fallback: Object.freeze({
@@ -92,7 +103,7 @@ export function compilePolicy(doc: PolicyDocument, version: number): CompiledPol
   });
 }
 
-function toolHolds(r: CompiledRule, tool: string | null): boolean {
+export function toolHolds(r: CompiledRule, tool: string | null): boolean {
   if (tool === null) return false;
   if (r.toolsExact?.has(tool)) return true;
   const prefixes = r.toolPrefixes as readonly string[];
@@ -105,6 +116,9 @@ function holds(r: CompiledRule, input: PolicyInput): boolean {
   if (r.protocols !== null && !r.protocols.has(input.protocol)) return false;
   if (r.methods !== null && (input.mcpMethod === null || !r.methods.has(input.mcpMethod))) return false;
   if (r.toolsExact !== null && !toolHolds(r, input.mcpTool)) return false;
+  if (r.toolStatuses !== null && (input.toolStatus == null || !r.toolStatuses.has(input.toolStatus))) {
+    return false;
+  }
   // An unknown size (a streamed body) may be any size: the condition holds, so a size cap is
   // never bypassed by leaving Content-Length out.
   if (r.maxBody !== null && input.bodySize !== null && input.bodySize <= r.maxBody) return false;

@@ -5,6 +5,7 @@ import type { AgentRouteDeps } from "./ctx.ts";
 import { registerDeleteAgent } from "./delete.ts";
 import { registerGetAgent } from "./get.ts";
 import { registerListAgents } from "./list.ts";
+import { registerTools } from "./tools/index.ts";
 import { registerUpdateAgent } from "./update.ts";
 
 export function registerAgents(app: Hono<AppEnv>, deps: AgentRouteDeps) {
@@ -13,4 +14,5 @@ export function registerAgents(app: Hono<AppEnv>, deps: AgentRouteDeps) {
   registerGetAgent(app, deps);
   registerUpdateAgent(app, deps);
   registerDeleteAgent(app, deps);
+  registerTools(app, deps);
 }

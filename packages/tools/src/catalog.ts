@@ -1,0 +1,163 @@
+import type { Query } from "@gw/db";
+import { type Logger, recordToolDrift } from "@gw/telemetry";
+import type { ToolPage } from "./answer.ts";
+import { type ToolFacts, toolsRepo } from "./repo.ts";
+import { Walks } from "./walks.ts";
+
+/** A change announcement as the runtime's change bus carries it (kind "tools", id = agent). */
+type ToolsChange = { kind: string; tenantId: string; id?: string };
+
+export type CatalogDeps = {
+  query: Query;
+  logger: Logger;
+  /** Cached views live this long; a write on any replica invalidates them at once (below). */
+  cacheMs: number;
+  publish: (change: { kind: "tools"; tenantId: string; id: string }) => Promise<void>;
+  subscribe: (fn: (change: ToolsChange) => void) => () => void;
+};
+
+/** What a learning call names: the agent, and the cursor of the request the page answered. */
+export type PageRef = { tenantId: string; agentId: string; cursor: string | null };
+
+export type ToolCatalog = {
+  /**
+   * Learns a page off the critical path: queued and written in order, never awaited by a relayed
+   * answer. The promise resolves once it is written or its failure logged; it never rejects
+   * (refresh awaits it; shutdown drains).
+   */
+  learn: (ref: PageRef, page: ToolPage, opts?: { refresh?: boolean }) => Promise<void>;
+  /** The agent's tools (digest, pin, presence), cached; empty when none was ever seen. */
+  view: (tenantId: string, agentId: string) => Promise<ReadonlyMap<string, ToolFacts>>;
+  /** Tells every replica an agent's pins changed (the pin routes call it). */
+  changed: (tenantId: string, agentId: string) => Promise<void>;
+  /** Waits for queued learning (graceful shutdown). */
+  drain: () => Promise<void>;
+  close: () => void;
+};
+
+const MAX_QUEUED = 10_000;
+const MAX_VIEWS = 10_000;
+
+/**
+ * The tool catalog of one process: learning (a serial write queue, cheap when nothing changed:
+ * tools whose digest this process wrote within the resolution are not written again) and the
+ * cached per-agent views the policy and the list filter read. Pins and learned changes reach every
+ * replica through the change bus.
+ */
+export function createToolCatalog(deps: CatalogDeps): ToolCatalog {
+  const walks = new Walks();
+  const views = new Map<string, { expires: number; view: Promise<ReadonlyMap<string, ToolFacts>> }>();
+  /** What this process last wrote per agent: name → digest and when, to skip unchanged pages. */
+  const written = new Map<string, Map<string, { digest: string; at: number }>>();
+  let tail: Promise<void> = Promise.resolve();
+  let queued = 0;
+
+  const key = (tenantId: string, agentId: string) => `${tenantId}\n${agentId}`;
+  const invalidate = (tenantId: string, agentId: string) => {
+    views.delete(key(tenantId, agentId));
+    written.delete(key(tenantId, agentId));
+  };
+  const unsubscribe = deps.subscribe((change) => {
+    if (change.kind === "tools" && change.id) invalidate(change.tenantId, change.id);
+  });
+
+  const write = async (ref: PageRef, page: ToolPage, complete: Set<string> | null, refresh: boolean) => {
+    const k = key(ref.tenantId, ref.agentId);
+    const mine = written.get(k) ?? new Map<string, { digest: string; at: number }>();
+    const now = Date.now();
+    const fresh = page.tools.filter((t) => {
+      const w = mine.get(t.name);
+      return refresh || !w || w.digest !== t.digest || now - w.at > 60_000;
+    });
+    const rows = await toolsRepo.upsertPage(deps.query, ref.tenantId, ref.agentId, fresh);
+    let changed = rows.some((r) => r.oldDigest !== r.digest);
+    for (const t of fresh) mine.set(t.name, { digest: t.digest, at: now });
+    if (written.size >= MAX_VIEWS && !written.has(k)) written.clear();
+    written.set(k, mine);
+    if (complete) {
+      const moved = await toolsRepo.markComplete(
+        deps.query,
+        ref.tenantId,
+        ref.agentId,
+        [...complete],
+        refresh,
+      );
+      changed ||= moved > 0;
+    }
+    for (const r of rows) {
+      // The first time a drift is seen: the writer that changed the row away from its old digest.
+      if (
+        r.pinnedDigest !== null &&
+        r.oldDigest !== null &&
+        r.oldDigest !== r.digest &&
+        r.digest !== r.pinnedDigest
+      ) {
+        recordToolDrift({ tenantId: ref.tenantId });
+        deps.logger.warn(
+          { agent_id: ref.agentId, tool: r.name, pinned_digest: r.pinnedDigest, digest: r.digest },
+          "mcp tool definition drifted from its pin",
+        );
+      }
+    }
+    if (changed) await deps.publish({ kind: "tools", tenantId: ref.tenantId, id: ref.agentId });
+  };
+
+  return {
+    learn(ref, page, opts = {}) {
+      const complete = walks.step(
+        key(ref.tenantId, ref.agentId),
+        ref.cursor,
+        page.tools.map((t) => t.name),
+        page.nextCursor,
+      );
+      if (queued >= MAX_QUEUED) {
+        deps.logger.warn(
+          { agent_id: ref.agentId },
+          "tool catalog queue full: a tools/list page was not learned",
+        );
+        return Promise.resolve();
+      }
+      queued++;
+      const run = tail
+        .then(() => write(ref, page, complete, opts.refresh === true))
+        .catch((e: unknown) => {
+          deps.logger.warn(
+            { agent_id: ref.agentId, err: e instanceof Error ? e.name : "error" },
+            "could not learn a tools/list page",
+          );
+        })
+        .finally(() => {
+          queued--;
+        });
+      tail = run;
+      return run;
+    },
+    view(tenantId, agentId) {
+      const k = key(tenantId, agentId);
+      const hit = views.get(k);
+      if (hit && hit.expires > Date.now()) return hit.view;
+      const view = toolsRepo.facts(deps.query, tenantId, agentId);
+      if (views.size >= MAX_VIEWS) views.clear();
+      views.set(k, { expires: Date.now() + deps.cacheMs, view });
+      // A failed read is not cached: the next call tries again.
+      view.catch(() => {
+        if (views.get(k)?.view === view) views.delete(k);
+      });
+      return view;
+    },
+    async changed(tenantId, agentId) {
+      invalidate(tenantId, agentId);
+      await deps.publish({ kind: "tools", tenantId, id: agentId });
+    },
+    drain: async () => {
+      let seen: Promise<void> | undefined;
+      while (seen !== tail) {
+        seen = tail;
+        await tail;
+      }
+    },
+    close: () => {
+      unsubscribe();
+    },
+  };
+}
