@@ -6,3 +6,4 @@ export * from "./mcp-upstream.ts";
 export * from "./security.ts";
 export * from "./upstream.ts";
 export * from "./x402.ts";
+export * from "./mcp-tools-upstream.ts";
