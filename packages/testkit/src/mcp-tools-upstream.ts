@@ -3,7 +3,11 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import { CallToolRequestSchema, isInitializeRequest, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import {
+  CallToolRequestSchema,
+  isInitializeRequest,
+  ListToolsRequestSchema,
+} from "@modelcontextprotocol/sdk/types.js";
 
 /** A tool as an MCP server lists it. */
 export type ListedTool = {
@@ -20,7 +24,12 @@ export type ToolsUpstream = {
   /** JSON-RPC methods of the POSTs received, in order. */
   methods: string[];
   /** HTTP methods and session ids of every request, in order. */
-  requests: Array<{ httpMethod: string; rpcMethod: string | null; sessionId: string | null; authorization: string | null }>;
+  requests: Array<{
+    httpMethod: string;
+    rpcMethod: string | null;
+    sessionId: string | null;
+    authorization: string | null;
+  }>;
   close: () => Promise<void>;
 };
 
@@ -43,7 +52,10 @@ export async function startToolsUpstream(
   const pageSize = opts.pageSize ?? 1_000;
 
   const newServer = () => {
-    const server = new Server({ name: "gw-tools-upstream", version: "1.0.0" }, { capabilities: { tools: {} } });
+    const server = new Server(
+      { name: "gw-tools-upstream", version: "1.0.0" },
+      { capabilities: { tools: {} } },
+    );
     server.setRequestHandler(ListToolsRequestSchema, async (req) => {
       const start = req.params?.cursor ? Number(Buffer.from(req.params.cursor, "base64url").toString()) : 0;
       const page = state.tools.slice(start, start + pageSize);

@@ -1,5 +1,5 @@
+import { client, newTenant, type TestApp, token } from "@gw/testkit";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { type TestApp, newTenant, token, client } from "@gw/testkit";
 import { type Caller, caller, createAgent, startGateway } from "../helpers.ts";
 import { catalogWhen, closeAll, connect, mcpAgent, statuses, tool, toolsUpstream } from "./support.ts";
 
@@ -136,7 +136,6 @@ describe("pinning", () => {
     const unpinned = await call("DELETE", `/v1/agents/${agentId}/tools/pin`);
     expect(unpinned.json).toEqual({ unpinned: ["search"] });
     expect(statuses(await call("GET", `/v1/agents/${agentId}/tools`)).search).toBe("unpinned");
-    await call("DELETE", "/v1/policy");
   });
 
   it("refuses a pin of a tool never seen, naming its position, and pins nothing", async () => {

@@ -11,13 +11,19 @@ export function tool(name: string, description = `the ${name} tool`): ListedTool
   return { name, description, inputSchema: { type: "object", properties: { text: { type: "string" } } } };
 }
 
-export async function toolsUpstream(opts: Parameters<typeof startToolsUpstream>[0] = {}): Promise<ToolsUpstream> {
+export async function toolsUpstream(
+  opts: Parameters<typeof startToolsUpstream>[0] = {},
+): Promise<ToolsUpstream> {
   const u = await startToolsUpstream(opts);
   closers.push(u.close);
   return u;
 }
 
-export function mcpAgent(call: Caller, upstreamUrl: string, extra: Record<string, unknown> = {}): Promise<string> {
+export function mcpAgent(
+  call: Caller,
+  upstreamUrl: string,
+  extra: Record<string, unknown> = {},
+): Promise<string> {
   return createAgent(call, {
     upstream_url: upstreamUrl,
     protocol: "mcp",
@@ -38,11 +44,7 @@ export async function connect(gw: TestApp, call: Caller, agentId: string): Promi
 }
 
 /** Reads the agent's catalog until `ready` accepts it (learning is written after the answer). */
-export async function catalogWhen(
-  call: Caller,
-  agentId: string,
-  ready: (res: Res) => boolean,
-): Promise<Res> {
+export async function catalogWhen(call: Caller, agentId: string, ready: (res: Res) => boolean): Promise<Res> {
   const until = Date.now() + 15_000;
   for (;;) {
     const res = await call("GET", `/v1/agents/${agentId}/tools`);
@@ -53,5 +55,7 @@ export async function catalogWhen(
 }
 
 export function statuses(res: Res): Record<string, string> {
-  return Object.fromEntries((res.json.data as Array<{ name: string; status: string }>).map((t) => [t.name, t.status]));
+  return Object.fromEntries(
+    (res.json.data as Array<{ name: string; status: string }>).map((t) => [t.name, t.status]),
+  );
 }
