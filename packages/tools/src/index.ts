@@ -2,6 +2,7 @@ export * from "./answer.ts";
 export * from "./catalog.ts";
 export * from "./digest.ts";
 export * from "./hook.ts";
+export * from "./refresh.ts";
 export * from "./repo.ts";
 export * from "./serialize.ts";
 export * from "./status.ts";
