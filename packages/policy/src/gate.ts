@@ -49,7 +49,7 @@ export function createPolicyGate(opts: {
   ) => Promise<{ status: string; digest: string | null }>;
 }): PolicyGate {
   const cache = createPolicyCache({
-    // Bounded: with the store down the caller gets 503 in time, not a hang (DESIGN.md §3).
+    // Bounded: with the store down the caller gets 503 in time, not a hang (docs/reliability.md, Bounded waits).
     load: (tenantId) => withinDeadline(policyRepo.get(opts.db, tenantId)),
     ttlMs: opts.cacheMs,
     ...(opts.subscribe ? { subscribe: opts.subscribe } : {}),

@@ -92,7 +92,7 @@ export const Rule = v.pipe(
   ),
 );
 
-/** The tenant's policy document (DESIGN.md §3 "Policy"), as PUT and as stored. */
+/** The tenant's policy document (docs/policy.md, The document), as PUT and as stored. */
 export const PolicyDocument = obj(
   v.strictObject({
     default: v.optional(Action, "allow"),
