@@ -16,7 +16,7 @@ export type ApiOptions = {
   onUnauthorized?: () => void;
 };
 
-/** Messages for the statuses the API answers without a body (DESIGN.md §3: 401 and 500). */
+/** Messages for the statuses the API answers without a body (docs/api.md: 401 and 500). */
 function bodilessError(status: number): string {
   if (status === 401) return "The token was rejected (missing, invalid or expired). Sign in again.";
   if (status >= 500) return `The server failed to answer (HTTP ${status}).`;
