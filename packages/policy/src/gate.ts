@@ -60,7 +60,8 @@ export function createPolicyGate(opts: {
       const policy = await cache.get(input.tenantId);
       if (!policy) return null;
       if (policy.usesToolStatus && input.mcpTool !== null && opts.toolStatus) {
-        const tool = await withinDeadline(opts.toolStatus(input.tenantId, input.agentId, input.mcpTool));
+        // A cached view answers at once; the store read behind a miss carries its own deadline.
+        const tool = await opts.toolStatus(input.tenantId, input.agentId, input.mcpTool);
         input = { ...input, toolStatus: tool.status, toolDigest: tool.digest };
       }
       const decision = await evaluatePolicy(policy, input, { dispatcher: opts.dispatcher });

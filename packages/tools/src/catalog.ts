@@ -1,3 +1,4 @@
+import { withinDeadline } from "@gw/core";
 import type { Query } from "@gw/db";
 import { type Logger, recordToolDrift } from "@gw/telemetry";
 import type { ToolPage } from "./answer.ts";
@@ -136,7 +137,8 @@ export function createToolCatalog(deps: CatalogDeps): ToolCatalog {
       const k = key(tenantId, agentId);
       const hit = views.get(k);
       if (hit && hit.expires > Date.now()) return hit.view;
-      const view = toolsRepo.facts(deps.query, tenantId, agentId);
+      // Bounded: with the store down a tools/call under a tool_status rule gets 503 in time.
+      const view = withinDeadline(toolsRepo.facts(deps.query, tenantId, agentId));
       if (views.size >= MAX_VIEWS) views.clear();
       views.set(k, { expires: Date.now() + deps.cacheMs, view });
       // A failed read is not cached: the next call tries again.
