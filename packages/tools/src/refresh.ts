@@ -112,15 +112,11 @@ async function walk(
   let cursor: string | null = null;
   const seen = new Set<string>();
   for (let i = 1; i <= MAX_PAGES; i++) {
+    const params: Record<string, unknown> = cursor ? { cursor } : {};
+    // 2026-07-28: every request carries its own envelope in `_meta` (no initialize, no session).
+    if (stateless) params._meta = envelope(headers["mcp-protocol-version"] ?? STATELESS_REVISION);
     const extra: Record<string, string> = stateless ? { "mcp-method": "tools/list" } : {};
-    const res = await mcpPost(
-      c,
-      { id: i, method: "tools/list", ...(cursor ? { params: { cursor } } : {}) },
-      {
-        ...headers,
-        ...extra,
-      },
-    );
+    const res = await mcpPost(c, { id: i, method: "tools/list", params }, { ...headers, ...extra });
     const page = res.text === null ? null : toolPageOf(res.text);
     if (!page) throw new RefreshError("bad_answer");
     await catalog.learn({ tenantId, agentId, cursor }, page, { refresh: true });
@@ -131,6 +127,15 @@ async function walk(
     cursor = page.nextCursor;
   }
   return false;
+}
+
+/** The per-request envelope of a 2026-07-28 request: its revision and the client's capabilities. */
+function envelope(revision: string): Record<string, unknown> {
+  return {
+    "io.modelcontextprotocol/protocolVersion": revision,
+    "io.modelcontextprotocol/clientCapabilities": {},
+    "io.modelcontextprotocol/clientInfo": { name: "agent-gateway", version: "1" },
+  };
 }
 
 async function credentialOf(

@@ -1,5 +1,5 @@
 import type { ServerResponse } from "node:http";
-import { startUpstream, type TestApp, type Upstream } from "@gw/testkit";
+import { startModernUpstream, startUpstream, type TestApp, type Upstream } from "@gw/testkit";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type Caller, caller, pollDone, startGateway } from "../helpers.ts";
 import { catalogWhen, closeAll, closers, connect, mcpAgent, tool, toolsUpstream } from "./support.ts";
@@ -34,6 +34,24 @@ function json(res: ServerResponse, text: string | Buffer, type = "application/js
   res.writeHead(200, { "content-type": type, "mcp-session-id": "s-1" }).end(text);
 }
 
+const MODERN_HEADERS = {
+  "content-type": "application/json",
+  accept: "application/json, text/event-stream",
+  "mcp-protocol-version": "2026-07-28",
+  "mcp-method": "tools/list",
+};
+const MODERN_LIST = {
+  jsonrpc: "2.0",
+  id: 3,
+  method: "tools/list",
+  params: {
+    _meta: {
+      "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+      "io.modelcontextprotocol/clientCapabilities": {},
+    },
+  },
+};
+
 const stream = (agentId: string, body: unknown = LIST) =>
   call("POST", `/v1/proxy/${agentId}/stream`, body, { accept: "application/json, text/event-stream" });
 
@@ -59,6 +77,26 @@ describe("filtering", () => {
       // The catalog still learns the whole list.
       await catalogWhen(call, agentId, (r) => r.json.data?.length === 5);
     }
+  });
+
+  it("filters a 2026-07-28 server's (the official v2 SDK's) stateless answer and learns it", async () => {
+    const up = await startModernUpstream([tool("a"), tool("admin"), tool("b")]);
+    closers.push(up.close);
+    const agentId = await mcpAgent(call, up.url, { mcp_protocol_version: "2026-07-28" });
+    await call("PUT", "/v1/policy", { rules: [{ action: "deny", match: { tools: ["admin"] } }] });
+    const direct = await fetch(up.url, {
+      method: "POST",
+      headers: MODERN_HEADERS,
+      body: JSON.stringify(MODERN_LIST),
+    });
+    const unfiltered = (await direct.json()) as { result: Record<string, unknown> };
+    const res = await call("POST", `/v1/proxy/${agentId}/stream`, MODERN_LIST, MODERN_HEADERS);
+    expect(res.status).toBe(200);
+    const { tools, ...rest } = res.json.result;
+    expect(tools.map((t: { name: string }) => t.name)).toEqual(["a", "b"]);
+    const { tools: _all, ...unfilteredRest } = unfiltered.result;
+    expect(rest).toEqual(unfilteredRest);
+    await catalogWhen(call, agentId, (r) => r.json.data?.length === 3);
   });
 
   it("changes only the tools array: id, cursor, other fields and spacing stay byte for byte, with a correct length", async () => {

@@ -1,4 +1,4 @@
-import { startUpstream, type TestApp } from "@gw/testkit";
+import { startModernUpstream, startUpstream, type TestApp } from "@gw/testkit";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type Caller, caller, startGateway } from "../helpers.ts";
 import { closeAll, closers, mcpAgent, statuses, tool, toolsUpstream } from "./support.ts";
@@ -55,40 +55,24 @@ describe("refresh", () => {
     expect(statuses(again)).toEqual({ a: "drifted", b: "pinned", c: "removed" });
   });
 
-  it("asks a 2026-07-28 server statelessly: one request per page, no initialize, no session", async () => {
-    const seen: Array<Record<string, unknown>> = [];
-    const up = await startUpstream((req, res, body) => {
-      const msg = JSON.parse(body.toString());
-      seen.push({
-        method: msg.method,
-        version: req.headers["mcp-protocol-version"],
-        header: req.headers["mcp-method"],
-      });
-      if (msg.method !== "tools/list" || req.headers["mcp-protocol-version"] !== "2026-07-28") {
-        res.writeHead(404, { "content-type": "application/json" });
-        return res.end(
-          JSON.stringify({
-            jsonrpc: "2.0",
-            id: msg.id,
-            error: { code: -32601, message: "Method not found" },
-          }),
-        );
-      }
-      const page =
-        msg.params?.cursor === "p2" ? { tools: [tool("b")] } : { tools: [tool("a")], nextCursor: "p2" };
-      res.writeHead(200, { "content-type": "application/json" });
-      res.end(JSON.stringify({ jsonrpc: "2.0", id: msg.id, result: page }));
-    });
+  it("asks a 2026-07-28 server (the official v2 SDK) statelessly: one request, no initialize, no session", async () => {
+    const up = await startModernUpstream([tool("a"), tool("b", "the b tool")]);
     closers.push(up.close);
-    const agentId = await mcpAgent(call, `${up.url}/mcp`, { mcp_protocol_version: "2026-07-28" });
+    const agentId = await mcpAgent(call, up.url, { mcp_protocol_version: "2026-07-28" });
     const res = await call("POST", `/v1/agents/${agentId}/tools/refresh`);
     expect(res.status).toBe(200);
     expect(res.json).toMatchObject({ complete: true });
     expect(statuses(res)).toEqual({ a: "unpinned", b: "unpinned" });
-    expect(seen).toEqual([
-      { method: "tools/list", version: "2026-07-28", header: "tools/list" },
-      { method: "tools/list", version: "2026-07-28", header: "tools/list" },
-    ]);
+    expect(res.json.data[1].description).toBe("the b tool");
+    expect(up.requests).toEqual([{ method: "tools/list", version: "2026-07-28", session: null }]);
+
+    // The server drops a tool: the next stateless list is complete, and a pinned absentee is removed.
+    await call("POST", `/v1/agents/${agentId}/tools/pin`);
+    up.tools.pop();
+    expect(statuses(await call("POST", `/v1/agents/${agentId}/tools/refresh`))).toEqual({
+      a: "pinned",
+      b: "removed",
+    });
   });
 
   it("answers 502 with a plain error for a server that is not an MCP server, and 404/400 as the catalog does", async () => {
