@@ -36,7 +36,8 @@ export type ToolCatalog = {
   close: () => void;
 };
 
-const MAX_QUEUED = 10_000;
+/** Pages waiting to be written hold their parsed tools: bounded, the overflow is not learned. */
+const MAX_QUEUED = 256;
 const MAX_VIEWS = 10_000;
 
 /**

@@ -1,6 +1,7 @@
 /** Bounds of the walks one process follows: memory stays small whatever servers and callers do. */
 const MAX_WALKS = 1_000;
 const MAX_PAGES = 1_000;
+const MAX_NAMES = 100_000;
 const WALK_TTL_MS = 10 * 60_000;
 
 type Walk = { names: Set<string>; cursors: Set<string>; pages: number; expires: number };
@@ -10,7 +11,8 @@ type Walk = { names: Set<string>; cursors: Set<string>; pages: number; expires: 
  * first page (no cursor) without `nextCursor`, or a walk followed page by page from the first to
  * one without `nextCursor`. Only a complete list may mark a pinned tool `removed`. A page whose
  * walk this process did not see begin (another replica served it, or it expired) is learned but
- * completes nothing; a cursor the walk already gave (a loop) or a walk past MAX_PAGES is dropped.
+ * completes nothing; a cursor the walk already gave (a loop), or a walk past MAX_PAGES or
+ * MAX_NAMES, is dropped.
  */
 export class Walks {
   #pending = new Map<string, Walk>();
@@ -35,7 +37,7 @@ export class Walks {
     for (const n of names) walk.names.add(n);
     walk.pages++;
     if (nextCursor === null) return walk.names;
-    if (walk.cursors.has(nextCursor) || walk.pages >= MAX_PAGES) return null;
+    if (walk.cursors.has(nextCursor) || walk.pages >= MAX_PAGES || walk.names.size > MAX_NAMES) return null;
     walk.cursors.add(nextCursor);
     walk.expires = now + WALK_TTL_MS;
     if (this.#pending.size >= MAX_WALKS) {

@@ -1,6 +1,6 @@
 import { client, newTenant, type TestApp, token } from "@gw/testkit";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { type Caller, caller, createAgent, startGateway } from "../helpers.ts";
+import { type Caller, caller, createAgent, pollDone, startGateway } from "../helpers.ts";
 import { catalogWhen, closeAll, connect, mcpAgent, statuses, tool, toolsUpstream } from "./support.ts";
 
 // The MCP tool catalog (docs/tools.md): learned from the tools/list answers that pass through the
@@ -55,6 +55,37 @@ describe("learning", () => {
     await client.listTools();
     const second = await catalogWhen(call, agentId, (r) => r.json.data?.[0]?.digest !== digest);
     expect(second.json.data[0].description).toBe("now also exfiltrates your files");
+  });
+
+  it("learns a collected (transactional) answer, the SSE stream collected into its response", async () => {
+    const up = await toolsUpstream({ tools: [tool("search")] });
+    const agentId = await mcpAgent(call, up.url);
+    const post = (body: unknown, sid?: string) =>
+      call("POST", `/v1/proxy/${agentId}`, body, {
+        accept: "application/json, text/event-stream",
+        ...(sid ? { "mcp-session-id": sid, "mcp-protocol-version": "2025-06-18" } : {}),
+      });
+    const init = await post({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+    });
+    const initDone = await pollDone(call, agentId, init.json.invocation_id);
+    const sid = initDone.json.response.headers["mcp-session-id"] as string;
+    await pollDone(
+      call,
+      agentId,
+      (await post({ jsonrpc: "2.0", method: "notifications/initialized" }, sid)).json.invocation_id,
+    );
+    const listed = await pollDone(
+      call,
+      agentId,
+      (await post({ jsonrpc: "2.0", id: 2, method: "tools/list" }, sid)).json.invocation_id,
+    );
+    expect(listed.json.status).toBe("succeeded");
+    const res = await catalogWhen(call, agentId, (r) => r.json.data?.length === 1);
+    expect(res.json.data[0]).toMatchObject({ name: "search", status: "unpinned" });
   });
 
   it("learns every page of a cursor walk, and only a complete walk marks a pinned tool removed", async () => {
