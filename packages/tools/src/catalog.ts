@@ -1,8 +1,9 @@
+import { createHash } from "node:crypto";
 import { withinDeadline } from "@gw/core";
 import type { Query } from "@gw/db";
 import { type Logger, recordToolDrift } from "@gw/telemetry";
-import type { ToolPage } from "./answer.ts";
-import { type ToolFacts, toolsRepo } from "./repo.ts";
+import { type ToolPage, toolPageOf } from "./answer.ts";
+import { SEEN_RESOLUTION_SECONDS, type ToolFacts, toolsRepo } from "./repo.ts";
 import { Walks } from "./walks.ts";
 
 /** A change announcement as the runtime's change bus carries it (kind "tools", id = agent). */
@@ -27,6 +28,13 @@ export type ToolCatalog = {
    * (refresh awaits it; shutdown drains).
    */
   learn: (ref: PageRef, page: ToolPage, opts?: { refresh?: boolean }) => Promise<void>;
+  /**
+   * Learns the text of a JSON-RPC response to tools/list as it passed through the proxy. A page
+   * whose exact text this process learned within the last minute is not parsed, digested or
+   * written again (only its place in a cursor walk is noted): the usual answer, an unchanged list,
+   * costs one hash.
+   */
+  learnText: (ref: PageRef, json: string) => void;
   /** The agent's tools (digest, pin, presence), cached; empty when none was ever seen. */
   view: (tenantId: string, agentId: string) => Promise<ReadonlyMap<string, ToolFacts>>;
   /** Tells every replica an agent's pins changed (the pin routes call it). */
@@ -51,6 +59,11 @@ export function createToolCatalog(deps: CatalogDeps): ToolCatalog {
   const views = new Map<string, { expires: number; view: Promise<ReadonlyMap<string, ToolFacts>> }>();
   /** What this process last wrote per agent: name → digest and when, to skip unchanged pages. */
   const written = new Map<string, Map<string, { digest: string; at: number }>>();
+  /** The last text learned per agent and cursor, with what the walk needs of it. */
+  const lastPages = new Map<
+    string,
+    { hash: string; names: string[]; nextCursor: string | null; at: number }
+  >();
   let tail: Promise<void> = Promise.resolve();
   let queued = 0;
 
@@ -58,6 +71,8 @@ export function createToolCatalog(deps: CatalogDeps): ToolCatalog {
   const invalidate = (tenantId: string, agentId: string) => {
     views.delete(key(tenantId, agentId));
     written.delete(key(tenantId, agentId));
+    // A pin changed or another replica learned something: the next page is looked at again.
+    for (const k of lastPages.keys()) if (k.startsWith(`${key(tenantId, agentId)}\n`)) lastPages.delete(k);
   };
   const unsubscribe = deps.subscribe((change) => {
     if (change.kind === "tools" && change.id) invalidate(change.tenantId, change.id);
@@ -104,7 +119,23 @@ export function createToolCatalog(deps: CatalogDeps): ToolCatalog {
     if (changed) await deps.publish({ kind: "tools", tenantId: ref.tenantId, id: ref.agentId });
   };
 
-  return {
+  const catalog: ToolCatalog = {
+    learnText(ref, json) {
+      const scope = key(ref.tenantId, ref.agentId);
+      const k = `${scope}\n${ref.cursor ?? ""}`;
+      const hash = createHash("sha256").update(json).digest("base64");
+      const last = lastPages.get(k);
+      if (last && last.hash === hash && Date.now() - last.at < SEEN_RESOLUTION_SECONDS * 1000) {
+        walks.step(scope, ref.cursor, last.names, last.nextCursor);
+        return;
+      }
+      const page = toolPageOf(json);
+      if (!page) return;
+      if (lastPages.size >= MAX_VIEWS) lastPages.clear();
+      const names = page.tools.map((t) => t.name);
+      lastPages.set(k, { hash, names, nextCursor: page.nextCursor, at: Date.now() });
+      void catalog.learn(ref, page);
+    },
     learn(ref, page, opts = {}) {
       const complete = walks.step(
         key(ref.tenantId, ref.agentId),
@@ -163,4 +194,5 @@ export function createToolCatalog(deps: CatalogDeps): ToolCatalog {
       unsubscribe();
     },
   };
+  return catalog;
 }

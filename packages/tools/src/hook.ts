@@ -2,7 +2,7 @@ import type { IncomingHttpHeaders } from "node:http";
 import type { Answer, AnswerHook, BodyUse } from "@gw/forward";
 import { isEventStream } from "@gw/mcp";
 import { type CompiledPolicy, toolListed } from "@gw/policy";
-import { isRecord, TOOL_LIST_MAX_BYTES, toolPageOf } from "./answer.ts";
+import { isRecord, TOOL_LIST_MAX_BYTES } from "./answer.ts";
 import type { ToolCatalog } from "./catalog.ts";
 import { decodedText, responseText, single } from "./decode.ts";
 import { definitionOf, toolDigest } from "./digest.ts";
@@ -29,8 +29,7 @@ export function toolsAnswerHook(deps: {
     const id = call.mcpRequestId;
     if (id === null || head.status < 200 || head.status > 299) return null;
     const learn = (json: string | null) => {
-      const page = json === null ? null : toolPageOf(json);
-      if (page) void deps.catalog.learn({ ...scopeOf(call), cursor: cursorOf(request) }, page);
+      if (json !== null) deps.catalog.learnText({ ...scopeOf(call), cursor: cursorOf(request) }, json);
     };
     return deps.policyOf(call.tenantId).then(
       (policy): BodyUse =>

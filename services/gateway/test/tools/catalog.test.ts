@@ -88,6 +88,19 @@ describe("learning", () => {
     expect(res.json.data[0]).toMatchObject({ name: "search", status: "unpinned" });
   });
 
+  it("does not rewrite the catalog for an unchanged list (last_seen_at keeps its one-minute resolution)", async () => {
+    const up = await toolsUpstream({ tools: [tool("search")] });
+    const agentId = await mcpAgent(call, up.url);
+    const client = await connect(gw, call, agentId);
+    await client.listTools();
+    const first = await catalogWhen(call, agentId, (r) => r.json.data?.length === 1);
+    for (let i = 0; i < 3; i++) await client.listTools();
+    await new Promise((r) => setTimeout(r, 200));
+    const again = await call("GET", `/v1/agents/${agentId}/tools`);
+    expect(again.json.data[0].last_seen_at).toBe(first.json.data[0].last_seen_at);
+    expect(again.json.refreshed_at).toBe(first.json.refreshed_at);
+  });
+
   it("learns every page of a cursor walk, and only a complete walk marks a pinned tool removed", async () => {
     const up = await toolsUpstream({ tools: ["a", "b", "c", "d", "e"].map((n) => tool(n)), pageSize: 2 });
     const agentId = await mcpAgent(call, up.url);
