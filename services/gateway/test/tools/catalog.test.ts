@@ -93,7 +93,11 @@ describe("learning", () => {
     const agentId = await mcpAgent(call, up.url);
     const client = await connect(gw, call, agentId);
     await client.listTools();
-    const first = await catalogWhen(call, agentId, (r) => r.json.data?.length === 1);
+    const first = await catalogWhen(
+      call,
+      agentId,
+      (r) => r.json.data?.length === 1 && r.json.refreshed_at !== null,
+    );
     for (let i = 0; i < 3; i++) await client.listTools();
     await new Promise((r) => setTimeout(r, 200));
     const again = await call("GET", `/v1/agents/${agentId}/tools`);
