@@ -161,6 +161,87 @@ export interface paths {
         patch: operations["updateAgent"];
         trace?: never;
     };
+    "/v1/agents/{id}/tools": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An MCP agent's tool catalog
+         * @description Every tool the gateway learned from the tools/list answers it relayed or fetched, ordered by name, with its status against its pin: unpinned, pinned, drifted (the server lists another definition than the pinned one) or removed (pinned, absent from the last complete list). refreshed_at: when the last complete list was learned.
+         */
+        get: operations["listAgentTools"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/agents/{id}/tools/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One tool, with its current and pinned definitions */
+        get: operations["getAgentTool"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/agents/{id}/tools/pin": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pin tools to their current definitions
+         * @description Pins the last seen definition of the named tools, or of every catalogued tool when `tools` is absent (or the body is empty). Effective on the next call on every replica.
+         */
+        post: operations["pinAgentTools"];
+        /**
+         * Unpin tools
+         * @description Unpins the named tools, or every pinned tool when `tools` is absent.
+         */
+        delete: operations["unpinAgentTools"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/agents/{id}/tools/refresh": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * List the server's tools now
+         * @description The gateway calls the agent's MCP server itself, with the agent's credential and the dial-time SSRF guard: a 2026-07-28 server statelessly, an older one with initialize, the list pages, and the end of its session. Every page is learned; `complete` says the whole list was read.
+         */
+        post: operations["refreshAgentTools"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/credentials": {
         parameters: {
             query?: never;
@@ -743,6 +824,62 @@ export interface components {
         AgentRateLimit: {
             rps: number;
             burst: number;
+        };
+        Tool: {
+            name: string;
+            /** @enum {string} */
+            status: "unpinned" | "pinned" | "drifted" | "removed" | "unknown";
+            /** @description sha256:<hex> of the RFC 8785 canonical JSON of the tool, _meta removed */
+            digest: string;
+            pinned_digest: string | null;
+            title: string | null;
+            description: string | null;
+            input_schema: unknown | null;
+            output_schema: unknown | null;
+            annotations: unknown | null;
+            first_seen_at: string | null;
+            last_seen_at: string | null;
+            pinned_at: string | null;
+            changed_at: string | null;
+        };
+        ToolList: {
+            data: components["schemas"]["Tool"][];
+            refreshed_at: string | null;
+        };
+        ToolDetail: {
+            name: string;
+            /** @enum {string} */
+            status: "unpinned" | "pinned" | "drifted" | "removed" | "unknown";
+            /** @description sha256:<hex> of the RFC 8785 canonical JSON of the tool, _meta removed */
+            digest: string;
+            pinned_digest: string | null;
+            title: string | null;
+            description: string | null;
+            input_schema: unknown | null;
+            output_schema: unknown | null;
+            annotations: unknown | null;
+            first_seen_at: string | null;
+            last_seen_at: string | null;
+            pinned_at: string | null;
+            changed_at: string | null;
+            definition: {
+                [key: string]: unknown;
+            };
+            pinned: {
+                [key: string]: unknown;
+            } | null;
+        };
+        ToolPinResult: {
+            pinned: string[];
+        };
+        ToolUnpinResult: {
+            unpinned: string[];
+        };
+        ToolRefreshResult: {
+            data: components["schemas"]["Tool"][];
+            refreshed_at: string | null;
+            /** @description The server's whole list was read (every page) */
+            complete: boolean;
         };
         Credential: {
             id: string;
@@ -1559,6 +1696,332 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+        };
+    };
+    listAgentTools: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Agent id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The catalog. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ToolList"];
+                };
+            };
+            /** @description The agent is not an MCP agent: only MCP agents have a tool catalog. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid bearer token, or absent tenant or user claims. No body. */
+            401: {
+                headers: {
+                    /** @description Bearer */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No agent with this id in the caller's tenant. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected server error; no body. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    getAgentTool: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Agent id. */
+                id: string;
+                /** @description The tool's name as the MCP server lists it. */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The tool; `pinned` is null when it is not pinned. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ToolDetail"];
+                };
+            };
+            /** @description The agent is not an MCP agent: only MCP agents have a tool catalog. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid bearer token, or absent tenant or user claims. No body. */
+            401: {
+                headers: {
+                    /** @description Bearer */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No agent with this id in the caller's tenant, or no tool of this name. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected server error; no body. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    pinAgentTools: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Agent id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    tools?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description The names pinned. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ToolPinResult"];
+                };
+            };
+            /** @description Not an MCP agent, a malformed body, or a name never seen on this agent (tools.N names it). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid bearer token, or absent tenant or user claims. No body. */
+            401: {
+                headers: {
+                    /** @description Bearer */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No agent with this id in the caller's tenant. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected server error; no body. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    unpinAgentTools: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Agent id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    tools?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description The names unpinned. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ToolUnpinResult"];
+                };
+            };
+            /** @description Not an MCP agent, or a malformed body. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid bearer token, or absent tenant or user claims. No body. */
+            401: {
+                headers: {
+                    /** @description Bearer */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No agent with this id in the caller's tenant. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected server error; no body. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    refreshAgentTools: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Agent id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The catalog after the refresh. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ToolRefreshResult"];
+                };
+            };
+            /** @description The agent is not an MCP agent: only MCP agents have a tool catalog. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid bearer token, or absent tenant or user claims. No body. */
+            401: {
+                headers: {
+                    /** @description Bearer */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No agent with this id in the caller's tenant. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The agent has no upstream_url. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected server error; no body. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The server is unreachable, not allowed, or did not answer tools/list as an MCP server. */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server did not answer in time. */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
             };
         };
     };

@@ -1,3 +1,4 @@
+export * from "./canonical.ts";
 export * from "./capabilities.ts";
 export * from "./errors.ts";
 export * from "./ids.ts";

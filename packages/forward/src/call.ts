@@ -4,6 +4,7 @@ import type { AdmittedPayment } from "@gw/payments";
 import type { Runtime } from "@gw/runtime";
 import type { Logger } from "@gw/telemetry";
 import type { Target } from "@gw/upstream";
+import type { AnswerHook } from "./hooks.ts";
 
 /**
  * An admitted call as step 9 sees it: the fields both modes have, whether the call came through
@@ -32,6 +33,15 @@ export type ForwardCall = {
    * in the worker. The caller's token itself never goes upstream.
    */
   readonly subjectToken: () => string | undefined;
+  /**
+   * Who made the call, as policy conditions see a caller: known on the streaming path, where a
+   * filtered tool list can be judged for this caller; absent in the worker (docs/tools.md).
+   */
+  readonly caller?: {
+    readonly principal: { sub: string; scopes: readonly string[]; claims: Readonly<Record<string, unknown>> };
+    readonly agentName: string;
+    readonly mode: "streaming" | "transactional";
+  };
   /** The verified x402 payment, settled before the dial when its tenant has a facilitator. */
   readonly payment: AdmittedPayment | null | undefined;
   /** The caller's headers to forward (upstreamRequestHeaders filters them). */
@@ -69,7 +79,13 @@ export type AnswerSink =
     }
   | { readonly kind: "collect"; readonly caller: { readonly log: Logger } };
 
-export type ForwardDeps = Pick<Runtime, "store" | "keyring" | "dispatcher" | "config" | "features" | "oauth">;
+export type ForwardDeps = Pick<
+  Runtime,
+  "store" | "keyring" | "dispatcher" | "config" | "features" | "oauth"
+> & {
+  /** The answer-side features (hooks.ts); none: every answer goes on as the upstream sent it. */
+  readonly answerHooks?: readonly AnswerHook[];
+};
 
 /**
  * The gateway's own headers on the caller's response, the one place both proxy modes take them

@@ -14,7 +14,8 @@ import {
 import { answerReader, keptHeaders } from "./collect.ts";
 import { openCallCredential } from "./credential.ts";
 import { dialCollect, dialStream } from "./dial.ts";
-import { onAnswer } from "./hooks.ts";
+import { holdBody } from "./hold.ts";
+import { type Answer, AnswerPlan, onAnswer } from "./hooks.ts";
 import { type Relayed, relay } from "./relay.ts";
 import { Tap } from "./tap.ts";
 import { chooseTarget } from "./target.ts";
@@ -113,7 +114,19 @@ async function relayCall(
     throw upstreamError(failure, gatewayHeaders(call));
   }
   const { res } = opened;
-  const head = onAnswer(call, { status: res.statusCode, headers: res.headers, body: null });
+  let head: Answer = { status: res.statusCode, headers: res.headers, body: null };
+  // The answer hooks (hooks.ts): null for every answer no feature asked for.
+  const opening = AnswerPlan.open(deps.answerHooks, call, head, tap.held);
+  const plan = opening instanceof Promise ? await opening : opening;
+  if (plan?.hold) {
+    const held = await holdBody(res.body, plan.maxBytes);
+    if (held.kind === "failure") {
+      const failure = cancel.aborted ? "cancelled" : held.failure;
+      relayFailed(call, tap, sink, failure, undefined, settled);
+      throw upstreamError(failure, gatewayHeaders(call));
+    }
+    head = await plan.reshape({ ...head, body: held.body }, held.whole);
+  }
   const own = gatewayHeaders(call);
   own["x-request-id"] = sink.caller.requestId;
   const relayed = await relay(res, head, outgoing, own, {
@@ -121,7 +134,9 @@ async function relayCall(
     capture: tap.respCapture,
     secret: tap.secret,
     digest: tap.respDigest,
+    tee: plan?.hold ? null : plan,
   });
+  plan?.finish(relayed.ended === "end");
   // A standalone GET stream is ended by the client: that is its normal end, not a cancellation.
   const closedNormally = relayed.ended === "client_closed" && call.method === "GET";
   if (relayed.ended !== "end" && !closedNormally) {
@@ -174,7 +189,17 @@ async function collectCall(
     const facts = tap.collectedFacts({ attempts, upstreamStatus: status }, settled.facts(false));
     return call.record.fail(result.body.failure, facts);
   }
-  const answer = onAnswer(call, { status, headers: result.headers, body: result.body.body });
+  const answer = await onAnswer(
+    deps.answerHooks,
+    call,
+    // A collected event stream was turned into its JSON-RPC response: the hooks read it as that.
+    {
+      status,
+      headers: { ...result.headers, "content-type": result.body.contentType ?? undefined },
+      body: result.body.body,
+    },
+    tap.held,
+  );
   // An upstream that reflects the injected secret must not get it stored (docs/credentials.md).
   const body = Buffer.from(redactSecret(answer.body ?? EMPTY, tap.secret));
   const facts = tap.collectedFacts(

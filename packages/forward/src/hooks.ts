@@ -1,29 +1,124 @@
 import type { IncomingHttpHeaders } from "node:http";
 import type { ForwardCall } from "./call.ts";
 
-/**
- * An upstream answer as the answer-side features see it: its status and headers, and its body
- * when it was collected (a relayed body streams past and is not held).
- */
-export type Answer = {
+/** An upstream answer's head, as every answer-side feature first sees it. */
+export type AnswerHead = {
   readonly status: number;
   readonly headers: IncomingHttpHeaders;
-  readonly body: Buffer | null;
 };
 
-/** A feature that learns from or reshapes answers; it returns the answer to go on with. */
-export type AnswerHook = (call: ForwardCall, answer: Answer) => Answer;
+/**
+ * An upstream answer as a feature reshapes it: its head, and its body when it was held or
+ * collected (null: the body streams past as the upstream sends it).
+ */
+export type Answer = AnswerHead & { readonly body: Buffer | null };
 
 /**
- * The answer-side features, in order: the one place step 9 lets a feature see every answer before
- * it is relayed or stored (a tool catalog learning from `tools/list` answers, and filtering them,
- * goes here). None is registered today: every answer goes on as the upstream sent it.
+ * What one feature wants of one answer's body, decided from the call and the head alone (so an
+ * answer nobody wants costs nothing more than the question).
+ *
+ * - `hold: false`: the body is teed as it passes to the caller, bounded at `maxBytes`, and `seen`
+ *   gets it once it was delivered (null when it was larger or did not arrive whole). The caller's
+ *   answer is neither delayed nor altered.
+ * - `hold: true`: the answer is read first (bounded at `maxBytes`) and the caller receives what
+ *   `reshape` returns; `whole` is false when the body passed `maxBytes` (then `body` holds none of
+ *   it and the upstream was abandoned). A relayed held answer gets its own Content-Length.
  */
-export const answerHooks: AnswerHook[] = [];
+export type BodyUse = {
+  readonly hold: boolean;
+  readonly maxBytes: number;
+  readonly seen?: (body: Buffer | null) => void;
+  readonly reshape?: (answer: Answer, whole: boolean) => Answer | Promise<Answer>;
+};
 
-/** Runs the answer through `answerHooks`. */
-export function onAnswer(call: ForwardCall, answer: Answer): Answer {
-  let out = answer;
-  for (const hook of answerHooks) out = hook(call, out);
-  return out;
+/**
+ * An answer-side feature (the tool catalog learning from and filtering `tools/list` answers).
+ * `request` is the request body when it was held (MCP POSTs on both paths), else null. A hook
+ * answers synchronously for the answers it does not want; it may wait (a cached read) for those
+ * it does.
+ */
+export type AnswerHook = (
+  call: ForwardCall,
+  head: AnswerHead,
+  request: Buffer | null,
+) => BodyUse | null | Promise<BodyUse | null>;
+
+/**
+ * The answer-side features of one answer: the one place step 9 lets features see the answers
+ * they asked for before they are relayed or stored. Null when no hook wants this answer, which is
+ * every answer but the few a hook names (the relay then runs exactly as without hooks).
+ */
+export class AnswerPlan {
+  readonly hold: boolean;
+  readonly maxBytes: number;
+  #chunks: Buffer[] = [];
+  #size = 0;
+  #over = false;
+
+  private constructor(private readonly uses: readonly BodyUse[]) {
+    this.hold = uses.some((u) => u.hold);
+    this.maxBytes = Math.max(...uses.map((u) => u.maxBytes));
+  }
+
+  static open(
+    hooks: readonly AnswerHook[] | undefined,
+    call: ForwardCall,
+    head: AnswerHead,
+    request: Buffer | null,
+  ): AnswerPlan | null | Promise<AnswerPlan | null> {
+    if (!hooks || hooks.length === 0) return null;
+    const uses: Array<BodyUse | Promise<BodyUse | null>> = [];
+    let waits = false;
+    for (const hook of hooks) {
+      const use = hook(call, head, request);
+      if (use instanceof Promise) waits = true;
+      if (use) uses.push(use);
+    }
+    if (uses.length === 0) return null;
+    if (!waits) return new AnswerPlan(uses as BodyUse[]);
+    return Promise.all(uses).then((all) => {
+      const wanted = all.filter((u): u is BodyUse => u !== null);
+      return wanted.length > 0 ? new AnswerPlan(wanted) : null;
+    });
+  }
+
+  /** A teed chunk of a relayed body (kept while the total stays within `maxBytes`). */
+  add(chunk: Buffer): void {
+    if (this.#over) return;
+    this.#size += chunk.length;
+    if (this.#size > this.maxBytes) {
+      this.#over = true;
+      this.#chunks = [];
+      return;
+    }
+    this.#chunks.push(chunk);
+  }
+
+  /** The teed body was relayed (`delivered`: whole): observers get it. */
+  finish(delivered: boolean): void {
+    const body = delivered && !this.#over ? Buffer.concat(this.#chunks) : null;
+    this.#chunks = [];
+    for (const u of this.uses) u.seen?.(body);
+  }
+
+  /** A held or collected answer: observers see it, holders reshape it, in order. */
+  async reshape(answer: Answer, whole: boolean): Promise<Answer> {
+    let out = answer;
+    for (const u of this.uses) {
+      if (!u.hold) u.seen?.(whole ? answer.body : null);
+      else if (u.reshape) out = await u.reshape(out, whole);
+    }
+    return out;
+  }
+}
+
+/** A collected (transactional) answer through the hooks: read whole already, reshaped if asked. */
+export async function onAnswer(
+  hooks: readonly AnswerHook[] | undefined,
+  call: ForwardCall,
+  answer: Answer,
+  request: Buffer | null,
+): Promise<Answer> {
+  const plan = await AnswerPlan.open(hooks, call, answer, request);
+  return plan ? plan.reshape(answer, true) : answer;
 }

@@ -5,7 +5,7 @@ import { classifyFailure, downstreamResponseHeaders } from "@gw/upstream";
 import { redactHeaders } from "@gw/vault";
 import type { Dispatcher } from "undici";
 import type { Capture } from "./capture.ts";
-import type { Answer } from "./hooks.ts";
+import type { Answer, AnswerPlan } from "./hooks.ts";
 
 /** How a relayed answer ended, with what was delivered. */
 export type Relayed = {
@@ -30,11 +30,20 @@ export function relay(
   head: Answer,
   outgoing: ServerResponse,
   own: Record<string, string>,
-  opts: { t0: number; capture: Capture | null; secret: string; digest?: Digest | null },
+  opts: {
+    t0: number;
+    capture: Capture | null;
+    secret: string;
+    digest?: Digest | null;
+    /** An answer hook's tee (a `tools/list` answer the catalog learns from). */
+    tee?: AnswerPlan | null;
+  },
 ): Promise<Relayed> {
   const upstreamStatus = head.status;
   // Response headers that reflect the injected credential carry [REDACTED] instead.
   const headers = redactHeaders(downstreamResponseHeaders(head.headers), opts.secret);
+  // A held answer (read and reshaped by an answer hook) is delivered whole, with its own length.
+  if (head.body !== null) return deliverHeld(head.body, upstreamStatus, headers, outgoing, own, opts);
   outgoing.writeHead(upstreamStatus, { ...headers, ...own });
   // A body of known length follows at once: its headers leave with its first bytes, in one write.
   // A stream (SSE, chunked) may wait long for its first event: its headers go now.
@@ -54,6 +63,7 @@ export function relay(
       respSize += chunk.length;
       opts.capture?.add(chunk);
       opts.digest?.update(chunk);
+      opts.tee?.add(chunk);
       if (!outgoing.write(chunk)) up.pause();
     });
     outgoing.on("drain", () => up.resume());
@@ -69,5 +79,32 @@ export function relay(
       up.destroy();
       done("client_closed", "cancelled");
     });
+  });
+}
+
+function deliverHeld(
+  body: Buffer,
+  upstreamStatus: number,
+  headers: Record<string, string | string[]>,
+  outgoing: ServerResponse,
+  own: Record<string, string>,
+  opts: { t0: number; capture: Capture | null; digest?: Digest | null },
+): Promise<Relayed> {
+  const { "transfer-encoding": _, ...rest } = headers;
+  outgoing.writeHead(upstreamStatus, { ...rest, "content-length": String(body.length), ...own });
+  const ttftMs = Math.round(performance.now() - opts.t0);
+  opts.capture?.add(body);
+  opts.digest?.update(body);
+  return new Promise((resolve) => {
+    let settled = false;
+    const done = (ended: Relayed["ended"], failure: Failure | null) => {
+      if (settled) return;
+      settled = true;
+      resolve({ upstreamStatus, ttftMs, respSize: body.length, ended, failure });
+    };
+    outgoing.once("close", () => {
+      if (!outgoing.writableFinished) done("client_closed", "cancelled");
+    });
+    outgoing.end(body, () => done("end", null));
   });
 }

@@ -65,12 +65,15 @@ export async function readJson<const S extends v.GenericSchema>(
   c: Context<any>,
   schema: S,
   maxBytes: number = LIMITS.jsonBodyMaxBytes,
+  /** A body whose fields are all optional may be left out: an empty body reads as `{}`. */
+  opts: { optional?: boolean } = {},
 ): Promise<v.InferOutput<S>> {
   const type = c.req.header("content-type") ?? "";
   if (type && !/^application\/(.+\+)?json\b/i.test(type)) {
     throw new DomainError("invalid", "content-type must be application/json");
   }
   const bytes = await readBodyCapped(c.req.raw, maxBytes);
+  if (opts.optional && bytes.byteLength === 0) return validate(schema, {});
   let parsed: unknown;
   try {
     parsed = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8"));

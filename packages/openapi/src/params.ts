@@ -1,4 +1,4 @@
-import type * as v from "valibot";
+import * as v from "valibot";
 import { idSchema } from "./common.ts";
 
 /** Path parameters and the id pattern each accepts (docs/interface.md, Conventions: prefix + UUIDv7). */
@@ -8,4 +8,5 @@ export const PATH_PARAMS: Record<string, { description: string; schema: v.Generi
   invocation: { description: "Invocation id.", schema: idSchema("inv") },
   inv_id: { description: "Invocation id.", schema: idSchema("inv") },
   approval: { description: "Approval id.", schema: idSchema("apr") },
+  name: { description: "The tool's name as the MCP server lists it.", schema: v.string() },
 };

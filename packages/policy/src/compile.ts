@@ -18,6 +18,12 @@ export type PolicyInput = {
   mode: "streaming" | "transactional";
   /** `params.arguments` of a parsed tools/call; undefined for anything else. */
   arguments: unknown;
+  /**
+   * The called tool's catalog status and digest (docs/tools.md), filled by the gate for a
+   * tools/call when the policy names `tool_status` or a `when` reads `tool.`; absent otherwise.
+   */
+  toolStatus?: string | null;
+  toolDigest?: string | null;
 };
 
 /** One evaluated outcome. `matchedRule` is the 1-based rule position, "" for default/on_error. */
@@ -34,7 +40,7 @@ export type Decision = {
 
 export type ClassifierRef = { readonly url: string; readonly timeoutMs: number; readonly position: string };
 
-type CompiledRule = {
+export type CompiledRule = {
   readonly agents: ReadonlySet<string> | null;
   readonly toolsExact: ReadonlySet<string> | null;
   readonly toolPrefixes: readonly string[] | null;
@@ -45,6 +51,7 @@ type CompiledRule = {
   readonly when: CompiledCondition | null;
   /** The outcome when `when` cannot be evaluated: `on_error`, matched rule "", naming the rule. */
   readonly whenError: Match | null;
+  readonly toolStatuses: ReadonlySet<string> | null;
   /** The rule's fixed outcome, built once: matching it allocates nothing. */
   readonly decision: Decision | null;
   readonly classifier: ClassifierRef | null;
@@ -56,6 +63,8 @@ export type CompiledPolicy = {
   readonly onError: PolicyAction;
   /** The outcome when no rule matches. */
   readonly fallback: Match;
+  /** Some rule names `tool_status`: a tools/call needs its tool's catalog status to be judged. */
+  readonly usesToolStatus: boolean;
 };
 
 /** The first matching rule's outcome: a fixed decision, or (exactly one of the two) a classifier to ask. */
@@ -95,6 +104,7 @@ function compileRule(rule: PolicyRule, index: number, onError: PolicyAction): Co
             }),
             classifier: null,
           }),
+    toolStatuses: setOf(m.tool_status),
     decision: decisionOf(rule, position),
     classifier: rule.classifier
       ? Object.freeze({
@@ -127,6 +137,10 @@ export function compilePolicy(doc: PolicyDocument, version: number): CompiledPol
   const rules = doc.rules.map((r, i) => compileRule(r, i, doc.on_error));
   return Object.freeze({
     version,
+    // A tools/call needs its tool's catalog status when a rule names tool_status or reads `tool.`
+    usesToolStatus: doc.rules.some(
+      (r) => r.match.tool_status !== undefined || (r.when !== undefined && /\btool\s*\./.test(r.when)),
+    ),
     rules: Object.freeze(rules),
     onError: doc.on_error,
     fallback: Object.freeze({
@@ -136,7 +150,7 @@ export function compilePolicy(doc: PolicyDocument, version: number): CompiledPol
   });
 }
 
-function toolHolds(r: CompiledRule, tool: string | null): boolean {
+export function toolHolds(r: CompiledRule, tool: string | null): boolean {
   if (tool === null) return false;
   if (r.toolsExact?.has(tool)) return true;
   const prefixes = r.toolPrefixes as readonly string[];
@@ -149,6 +163,9 @@ function holds(r: CompiledRule, input: PolicyInput): boolean {
   if (r.protocols !== null && !r.protocols.has(input.protocol)) return false;
   if (r.methods !== null && (input.mcpMethod === null || !r.methods.has(input.mcpMethod))) return false;
   if (r.toolsExact !== null && !toolHolds(r, input.mcpTool)) return false;
+  if (r.toolStatuses !== null && (input.toolStatus == null || !r.toolStatuses.has(input.toolStatus))) {
+    return false;
+  }
   // An unknown size (a streamed body) may be any size: the condition holds, so a size cap is
   // never bypassed by leaving Content-Length out.
   if (r.maxBody !== null && input.bodySize !== null && input.bodySize <= r.maxBody) return false;

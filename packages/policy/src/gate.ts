@@ -3,8 +3,8 @@ import { type Db, policyRepo, type Query } from "@gw/db";
 import { recordPolicyDecision } from "@gw/telemetry";
 import type { Dispatcher } from "undici";
 import { bindingOf, useOrRequestApproval } from "./approvals.ts";
-import { createPolicyCache } from "./cache.ts";
-import type { Decision, PolicyInput } from "./compile.ts";
+import { createPolicyCache, type PolicyCache } from "./cache.ts";
+import type { CompiledPolicy, Decision, PolicyInput } from "./compile.ts";
 import { createDecisionRecorder } from "./decisions.ts";
 import { evaluatePolicy } from "./evaluate.ts";
 
@@ -24,6 +24,8 @@ export type PolicyGate = {
     input: PolicyInput,
     call?: { body: () => Promise<Uint8Array> },
   ) => Promise<RecordedDecision | null>;
+  /** The tenant's compiled policy (cached), or null when it has none. */
+  policyOf: (tenantId: string) => Promise<CompiledPolicy | null>;
   close: () => void;
 };
 
@@ -52,6 +54,15 @@ export function createPolicyGate(opts: {
   /** Hears policy writes (see createPolicyCache). */
   subscribe?: (invalidate: (tenantId: string) => void) => () => void;
   onDecision?: (id: string, input: PolicyInput, decision: Decision & { approvalId?: string }) => void;
+  /**
+   * The catalog status and digest of a called tool (docs/tools.md), asked only for a tools/call
+   * when the tenant's policy names `tool_status` or a condition reads `tool.`.
+   */
+  toolStatus?: (
+    tenantId: string,
+    agentId: string,
+    tool: string,
+  ) => Promise<{ status: string; digest: string | null }>;
 }): PolicyGate {
   const cache = createPolicyCache({
     // Bounded: with the store down the caller gets 503 in time, not a hang (docs/reliability.md).
@@ -64,6 +75,11 @@ export function createPolicyGate(opts: {
     decide: async (input, call) => {
       const policy = await cache.get(input.tenantId);
       if (!policy) return null;
+      if (policy.usesToolStatus && input.mcpTool !== null && opts.toolStatus) {
+        // A cached view answers at once; the store read behind a miss carries its own deadline.
+        const tool = await opts.toolStatus(input.tenantId, input.agentId, input.mcpTool);
+        input = { ...input, toolStatus: tool.status, toolDigest: tool.digest };
+      }
       let decision: Decision & { approvalId?: string } = await evaluatePolicy(policy, input, {
         dispatcher: opts.dispatcher,
       });
@@ -74,6 +90,7 @@ export function createPolicyGate(opts: {
       opts.onDecision?.(id, input, decision);
       return { ...decision, id };
     },
+    policyOf: cache.get,
     close: cache.close,
   };
 
@@ -98,4 +115,20 @@ export function createPolicyGate(opts: {
       ? { action: "allow", matchedRule: held.matchedRule, reason: `approved ${r.id}`, approvalId: r.id }
       : { action: "deny", matchedRule: held.matchedRule, reason: "approval required", approvalId: r.id };
   }
+}
+
+/**
+ * The tenants' compiled policies read from the store, cached like the gate's (the worker reads
+ * them to filter tool lists it collects; docs/tools.md).
+ */
+export function storedPolicies(opts: {
+  db: Db;
+  cacheMs: number;
+  subscribe?: (invalidate: (tenantId: string) => void) => () => void;
+}): PolicyCache {
+  return createPolicyCache({
+    load: (tenantId) => withinDeadline(policyRepo.get(opts.db, tenantId)),
+    ttlMs: opts.cacheMs,
+    ...(opts.subscribe ? { subscribe: opts.subscribe } : {}),
+  });
 }

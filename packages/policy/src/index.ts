@@ -10,3 +10,4 @@ export * from "./gate.ts";
 export * from "./policy.ts";
 export * from "./schema.ts";
 export * from "./serialize.ts";
+export * from "./visible.ts";

@@ -39,6 +39,9 @@ const ToolPattern = v.pipe(
   v.check((s) => !s.slice(0, -1).includes("*"), "only a trailing * is allowed in a tool pattern"),
 );
 
+/** The MCP tool catalog's statuses a rule can match (docs/tools.md). */
+export const TOOL_STATUSES = ["unpinned", "pinned", "drifted", "removed", "unknown"] as const;
+
 /** Conditions of a rule; every condition named must hold, a list holds when any value matches. */
 export const MatchConditions = obj(
   v.strictObject({
@@ -46,6 +49,9 @@ export const MatchConditions = obj(
     tools: v.optional(list(ToolPattern)),
     methods: v.optional(list(Name)),
     protocols: v.optional(list(v.picklist(["http", "mcp"], 'must be "http" or "mcp"'))),
+    tool_status: v.optional(
+      list(v.picklist(TOOL_STATUSES, `must be one of ${TOOL_STATUSES.map((s) => `"${s}"`).join(", ")}`)),
+    ),
     max_body_bytes: v.optional(
       v.pipe(
         v.number("must be a number"),

@@ -3,7 +3,8 @@ import type { Logger } from "@gw/telemetry";
 
 /** A write to something the data plane caches. `id` narrows it (an agent); absent = the tenant's. */
 export type Change = {
-  kind: "agent" | "credential" | "policy" | "settlement";
+  /** `tools`: an MCP agent's tool catalog (pins, learned changes); `id` is the agent. */
+  kind: "agent" | "credential" | "policy" | "settlement" | "tools";
   tenantId: string;
   id?: string;
 };
@@ -17,7 +18,7 @@ export type ChangeBus = {
 };
 
 const CHANNEL = "gw_changes";
-const KINDS: ReadonlySet<string> = new Set(["agent", "credential", "policy", "settlement"]);
+const KINDS: ReadonlySet<string> = new Set(["agent", "credential", "policy", "settlement", "tools"]);
 
 /**
  * docs/architecture.md, Writes take effect on the next call: a write is effective on the next call of the process that took it, and on

@@ -72,6 +72,11 @@ const instruments = {
     "{payment}",
   ),
   paymentSettlements: counter("gw.payment.settlements", "x402 payment settlements by outcome", "{payment}"),
+  toolDrift: counter(
+    "gw.mcp.tool_drift",
+    "MCP tool definitions seen drifting from their pinned definition (once per change)",
+    "{tool}",
+  ),
   policyDecisions: counter("gw.policy.decisions", "Policy decisions by action", "{decision}"),
   receiptFailures: counter("gw.receipts.failures", "Receipts that could not be emitted", "{receipt}"),
   credentialDecryptFailures: counter(
@@ -158,6 +163,11 @@ export function recordPaymentSettlement(a: { outcome: SettlementOutcome; tenantI
 /** `action`: what the policy decided (`allow`, `deny`, `require_approval`, ... or `error`). */
 export function recordPolicyDecision(a: { action: string; tenantId?: string }): void {
   instruments.policyDecisions.get().add(1, withTenant({ action: a.action }, a.tenantId));
+}
+
+/** A pinned MCP tool was seen with another definition, counted once per change (docs/tools.md). */
+export function recordToolDrift(a: { tenantId?: string } = {}): void {
+  instruments.toolDrift.get().add(1, withTenant({}, a.tenantId));
 }
 
 export function recordReceiptFailure(a: { tenantId?: string } = {}): void {

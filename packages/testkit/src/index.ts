@@ -3,6 +3,8 @@ export * from "./client.ts";
 export * from "./deploy.ts";
 export * from "./env.ts";
 export * from "./facilitator.ts";
+export * from "./mcp-modern-upstream.ts";
+export * from "./mcp-tools-upstream.ts";
 export * from "./mcp-upstream.ts";
 export * from "./security.ts";
 export * from "./upstream.ts";

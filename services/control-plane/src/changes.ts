@@ -5,6 +5,7 @@ import type { MiddlewareHandler } from "hono";
 /** Write routes whose success changes what the data plane caches, by path. */
 const WATCHED: ReadonlyArray<[RegExp, Change["kind"]]> = [
   [/^\/v1\/agents\/([^/]+)$/, "agent"],
+  [/^\/v1\/agents\/([^/]+)\/tools\/(?:pin|refresh)$/, "tools"],
   [/^\/v1\/credentials\/([^/]+)$/, "credential"],
   [/^\/v1\/policy$/, "policy"],
   [/^\/v1\/settlement\/config$/, "settlement"],

@@ -2,6 +2,7 @@ import { type AppEnv, createBaseApp, type DirectListener, registerHealth, requir
 import { createPolicyGate } from "@gw/policy";
 import { createInFlight } from "@gw/ratelimit";
 import { healthOf, type Runtime } from "@gw/runtime";
+import { answerHooksOf, toolCatalogOf, toolStatusOf } from "@gw/tools";
 import type { Hono } from "hono";
 import { createAgentCache } from "./agent-cache.ts";
 import { proxyChallenge } from "./challenge.ts";
@@ -25,31 +26,43 @@ export type ProxyApp = {
 
 /** The data plane: the two proxy modes and the poll, stateless but for short caches. */
 export function createProxyApp(rt: Runtime): ProxyApp {
+  const tools = toolCatalogOf(rt);
+  const policy = createPolicyGate({
+    db: rt.store.db,
+    query: rt.store.recordsQuery,
+    approvalsQuery: rt.store.query,
+    dispatcher: rt.dispatcher,
+    cacheMs: rt.config.GW_POLICY_CACHE_MS,
+    subscribe: (invalidate) =>
+      rt.changes.subscribe((change) => {
+        if (change.kind === "policy") invalidate(change.tenantId);
+      }),
+    // Read at call time: the emitter is the runtime's (fail-open, never waits).
+    onDecision: (decisionId, input, decision) =>
+      rt.receipts?.decision({
+        tenantId: input.tenantId,
+        decisionId,
+        agentId: input.agentId,
+        action: decision.action,
+        approvalId: decision.approvalId,
+      }),
+    toolStatus: toolStatusOf(tools),
+  });
+  const tracker = createTracker();
   const deps: ProxyDeps = {
     ...rt,
     agents: createAgentCache(rt, rt.config.GW_AGENT_CACHE_MS),
     defaultRateLimit: { rps: rt.config.GW_RATE_LIMIT_RPS, burst: rt.config.GW_RATE_LIMIT_BURST },
-    policy: createPolicyGate({
-      db: rt.store.db,
-      query: rt.store.recordsQuery,
-      approvalsQuery: rt.store.query,
-      dispatcher: rt.dispatcher,
-      cacheMs: rt.config.GW_POLICY_CACHE_MS,
-      subscribe: (invalidate) =>
-        rt.changes.subscribe((change) => {
-          if (change.kind === "policy") invalidate(change.tenantId);
-        }),
-      // Read at call time: the emitter is the runtime's (fail-open, never waits).
-      onDecision: (decisionId, input, decision) =>
-        rt.receipts?.decision({
-          tenantId: input.tenantId,
-          decisionId,
-          agentId: input.agentId,
-          action: decision.action,
-          approvalId: decision.approvalId,
-        }),
-    }),
-    inflight: createTracker(),
+    policy,
+    answerHooks: answerHooksOf(tools, policy.policyOf),
+    // Graceful shutdown waits for stream records and for tool lists still being learned.
+    inflight: {
+      ...tracker,
+      drain: async () => {
+        await tracker.drain();
+        await tools.drain();
+      },
+    },
     inFlight: createInFlight(),
     storeHealth: createStoreHealth(),
   };

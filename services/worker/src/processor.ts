@@ -1,4 +1,4 @@
-import { type ForwardCall, forward, isRetrySafe } from "@gw/forward";
+import { type AnswerHook, type ForwardCall, forward, isRetrySafe } from "@gw/forward";
 import { type InvocationRef, jobOf, storedRequest, type TransactJob } from "@gw/invocations";
 import type { CallRef, Delivery, ProcessCall } from "@gw/queue";
 import type { Runtime } from "@gw/runtime";
@@ -9,7 +9,7 @@ import { subjectTokenOf } from "@gw/vault";
 export type WorkerDeps = Pick<
   Runtime,
   "store" | "logger" | "config" | "dispatcher" | "keyring" | "invocations" | "features" | "oauth"
->;
+> & { answerHooks?: readonly AnswerHook[] };
 
 /**
  * Whether a call whose worker died mid-call may be made again. Unlike a transient failure, the

@@ -4,6 +4,7 @@ import { href, navigate, useRoute } from "../router.ts";
 import type { Agent, CreateAgentBody, PatchAgentBody } from "../types.ts";
 import { ErrorBox, Fields, fmtTime, messageOf, Page, Pager, Status, useLoad, useSession } from "../ui.tsx";
 import { AgentForm } from "./agent-form.tsx";
+import { AgentTools } from "./agent-tools.tsx";
 
 export function AgentsScreen() {
   const route = useRoute();
@@ -244,6 +245,7 @@ function AgentDetail({ id }: { id: string }) {
                 ["Updated", fmtTime(a.updated_at)],
               ]}
             />
+            {a.protocol === "mcp" ? <AgentTools agentId={a.id} /> : null}
           </>
         )
       ) : null}

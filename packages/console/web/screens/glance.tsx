@@ -1,9 +1,11 @@
 // The overview's "last hour": what an operator opening the console wants first. Everything here
-// comes from the public API (analytics, the invocation list, the approvals waiting for a person).
+// comes from the public API (analytics, the invocation list, the approvals waiting for a person, the
+// MCP agents' tool catalogs).
 import { unwrap } from "../api.ts";
 import { href } from "../router.ts";
 import type { AnalyticsRow } from "../types.ts";
 import { ErrorBox, fmtMs, fmtTime, Status, useLoad, useSession } from "../ui.tsx";
+import { DriftedTools } from "./drifted.tsx";
 import { useAgentNames } from "./invocations.tsx";
 
 const HOUR_MS = 3600_000;
@@ -171,6 +173,7 @@ export function LastHour() {
           )}
         </>
       ) : null}
+      <DriftedTools />
       {failures.data && failures.data.data.length > 0 ? (
         <>
           <h3>Latest failures</h3>

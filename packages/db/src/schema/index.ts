@@ -4,6 +4,7 @@ export * from "./approvals.ts";
 export * from "./credentials.ts";
 export * from "./invocation-days.ts";
 export * from "./invocations.ts";
+export * from "./mcp-tools.ts";
 export * from "./policies.ts";
 export * from "./receipts.ts";
 export * from "./reliability.ts";

@@ -13,6 +13,7 @@ import { policyComponents, policyRoutes } from "./policy.ts";
 import { proxyComponents, proxyRoutes } from "./proxy.ts";
 import { receiptsComponents, receiptsRoutes } from "./receipts.ts";
 import { settlementComponents, settlementRoutes } from "./settlement.ts";
+import { toolsComponents, toolsRoutes } from "./tools.ts";
 
 /**
  * One entry per route family. `surface` names the /v1/capabilities flag (or deployment switch)
@@ -29,6 +30,7 @@ export const FAMILIES: Family[] = [
   { name: "operations", routes: operationsRoutes, components: operationsComponents },
   { name: "identity", routes: identityRoutes, components: identityComponents },
   { name: "agents", routes: agentsRoutes, components: agentsComponents },
+  { name: "tools", routes: toolsRoutes, components: toolsComponents },
   {
     name: "credentials",
     surface: "credentials",
@@ -59,6 +61,7 @@ export const COMPONENTS = {
   ...operationsComponents,
   ...identityComponents,
   ...agentsComponents,
+  ...toolsComponents,
   ...credentialsComponents,
   ...invocationsComponents,
   ...proxyComponents,

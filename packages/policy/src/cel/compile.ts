@@ -9,6 +9,8 @@ export type CompiledCondition = {
   readonly holds: (vars: CelVariables) => boolean;
   /** Whether the expression can read `call.arguments` (only then are they converted). */
   readonly readsArguments: boolean;
+  /** Whether it can read `now` (its outcome then changes with time: never memoised). */
+  readonly readsClock: boolean;
 };
 
 /**
@@ -50,6 +52,7 @@ export function compileCondition(expr: string, field: string): CompiledCondition
       return r;
     },
     readsArguments: /\barguments\b/.test(expr),
+    readsClock: /\bnow\b/.test(expr),
   });
 }
 

@@ -37,8 +37,11 @@ export function callVariables(input: PolicyInput): CallVariables {
       model: input.model ?? "",
       body_bytes: input.bodySize === null ? -1n : BigInt(input.bodySize),
     },
-    // The tool catalog does not exist yet: every tools/call's tool is "unknown" until it does.
-    tool: { status: isToolCall ? "unknown" : "", digest: "" },
+    // The tool catalog's view of the called tool (docs/tools.md); "unknown" when never seen.
+    tool: {
+      status: isToolCall ? (input.toolStatus ?? "unknown") : "",
+      digest: isToolCall ? (input.toolDigest ?? "") : "",
+    },
     now: new Date(),
   } satisfies CelVariables;
   let withArguments: CelVariables | Error | null = null;

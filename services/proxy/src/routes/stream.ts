@@ -40,6 +40,11 @@ function forwardCallOf(call: Admitted): ForwardCall {
     emitReceipts: agent.emitReceipts,
     credentialRef: agent.credentialRef,
     subjectToken: () => bearerOf(call.headers.authorization),
+    caller: {
+      principal: { sub: call.principal.userId, scopes: call.principal.scopes, claims: call.principal.claims },
+      agentName: agent.name,
+      mode: "streaming",
+    },
     payment: call.payment,
     headers: call.rawHeaders,
     clientAddress: call.clientAddress,

@@ -1,0 +1,173 @@
+// An MCP agent's tool catalog (docs/tools.md): what the server lists, each tool's status against
+// the definition an operator pinned, the diff of a drifted tool, pin, unpin and refresh.
+import { useState } from "preact/hooks";
+import { unwrap } from "../api.ts";
+import type { ToolDetail } from "../types.ts";
+import { ErrorBox, fmtTime, messageOf, Status, useLoad, useSession } from "../ui.tsx";
+
+export function AgentTools({ agentId }: { agentId: string }) {
+  const { api } = useSession();
+  const path = { params: { path: { id: agentId } } };
+  const tools = useLoad(() => unwrap(api.GET("/v1/agents/{id}/tools", path)), agentId);
+  const [shown, setShown] = useState<string>();
+  const [error, setError] = useState<string>();
+  const [busy, setBusy] = useState(false);
+
+  const act = async (fn: () => Promise<unknown>) => {
+    setBusy(true);
+    setError(undefined);
+    try {
+      await fn();
+      tools.reload();
+    } catch (e) {
+      setError(messageOf(e));
+    } finally {
+      setBusy(false);
+    }
+  };
+  const pin = (names?: string[]) =>
+    act(() =>
+      unwrap(api.POST("/v1/agents/{id}/tools/pin", { ...path, body: names ? { tools: names } : {} })),
+    );
+  const unpin = (names: string[]) =>
+    act(() => unwrap(api.DELETE("/v1/agents/{id}/tools/pin", { ...path, body: { tools: names } })));
+
+  const list = tools.data?.data ?? [];
+  return (
+    <section aria-labelledby="tools" data-testid="agent-tools">
+      <div class="section-head">
+        <h2 id="tools">Tools</h2>
+        <div class="actions">
+          <button
+            type="button"
+            class="secondary"
+            disabled={busy}
+            onClick={() => act(() => unwrap(api.POST("/v1/agents/{id}/tools/refresh", path)))}
+          >
+            Refresh from server
+          </button>
+          <button type="button" disabled={busy || list.length === 0} onClick={() => pin()}>
+            Pin all
+          </button>
+        </div>
+      </div>
+      <ErrorBox message={tools.error ?? error} />
+      {tools.data ? (
+        <p class="muted">
+          Last complete list: {tools.data.refreshed_at ? fmtTime(tools.data.refreshed_at) : "never"}.
+        </p>
+      ) : null}
+      {tools.data && list.length === 0 ? (
+        <p class="empty">No tools seen yet: list them through the gateway, or refresh from the server.</p>
+      ) : null}
+      {list.length > 0 ? (
+        <div class="table-wrap">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Tool</th>
+                <th scope="col">Status</th>
+                <th scope="col" class="wide">
+                  Description
+                </th>
+                <th scope="col">Changed</th>
+                <th scope="col">Actions</th>
+              </tr>
+            </thead>
+            <tbody>
+              {list.map((t) => (
+                <tr key={t.name} data-tool={t.name}>
+                  <td class="mono">{t.name}</td>
+                  <td>
+                    <Status value={t.status} />
+                  </td>
+                  <td class="wide">{t.description ?? "—"}</td>
+                  <td>{fmtTime(t.changed_at)}</td>
+                  <td>
+                    <div class="actions">
+                      {t.status === "drifted" ? (
+                        <button
+                          type="button"
+                          class="secondary"
+                          onClick={() => setShown(shown === t.name ? undefined : t.name)}
+                        >
+                          {shown === t.name ? "Hide diff" : "Diff"}
+                        </button>
+                      ) : null}
+                      {t.status !== "pinned" ? (
+                        <button type="button" disabled={busy} onClick={() => pin([t.name])}>
+                          {t.status === "drifted" ? "Approve and pin" : "Pin"}
+                        </button>
+                      ) : null}
+                      {t.pinned_digest ? (
+                        <button
+                          type="button"
+                          class="secondary"
+                          disabled={busy}
+                          onClick={() => unpin([t.name])}
+                        >
+                          Unpin
+                        </button>
+                      ) : null}
+                    </div>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      ) : null}
+      {shown ? <ToolDiff agentId={agentId} name={shown} /> : null}
+    </section>
+  );
+}
+
+/** The pinned definition beside the current one; lines only one side has are marked. */
+function ToolDiff({ agentId, name }: { agentId: string; name: string }) {
+  const { api } = useSession();
+  const detail = useLoad(
+    () => unwrap(api.GET("/v1/agents/{id}/tools/{name}", { params: { path: { id: agentId, name } } })),
+    `${agentId}|${name}`,
+  );
+  const d = detail.data;
+  return (
+    <div data-testid="tool-diff">
+      <h3>
+        Changes to <code>{name}</code> since it was pinned
+      </h3>
+      <ErrorBox message={detail.error} />
+      {d ? <Diff before={d.pinned} after={d.definition} /> : null}
+    </div>
+  );
+}
+
+function Diff({ before, after }: { before: ToolDetail["pinned"]; after: ToolDetail["definition"] }) {
+  const left = JSON.stringify(before, null, 2).split("\n");
+  const right = JSON.stringify(after, null, 2).split("\n");
+  const inRight = new Set(right);
+  const inLeft = new Set(left);
+  return (
+    <div class="diff">
+      <div>
+        <h4>Pinned</h4>
+        <pre data-testid="diff-pinned">
+          {left.map((l, i) => (
+            <span key={i} class={inRight.has(l) ? "" : "removed"}>
+              {`${l}\n`}
+            </span>
+          ))}
+        </pre>
+      </div>
+      <div>
+        <h4>Listed now</h4>
+        <pre data-testid="diff-current">
+          {right.map((l, i) => (
+            <span key={i} class={inLeft.has(l) ? "" : "added"}>
+              {`${l}\n`}
+            </span>
+          ))}
+        </pre>
+      </div>
+    </div>
+  );
+}

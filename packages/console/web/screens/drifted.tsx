@@ -1,0 +1,66 @@
+// Drifted tools at a glance (docs/tools.md): every MCP agent's tools whose server now lists
+// another definition than the pinned one, or dropped a pinned one. Read from the public API: the
+// MCP agents (one page of 100), then each one's catalog.
+import { unwrap } from "../api.ts";
+import { href } from "../router.ts";
+import { ErrorBox, Status, useLoad, useSession } from "../ui.tsx";
+
+type Flagged = { agentId: string; agent: string; tool: string; status: string };
+
+export function DriftedTools() {
+  const { api } = useSession();
+  const flagged = useLoad(async (): Promise<Flagged[]> => {
+    const agents = await unwrap(
+      api.GET("/v1/agents", { params: { query: { protocol: "mcp", limit: 100 } } }),
+    );
+    const lists = await Promise.all(
+      agents.data.map(async (a) => {
+        const tools = await unwrap(api.GET("/v1/agents/{id}/tools", { params: { path: { id: a.id } } }));
+        return tools.data
+          .filter((t) => t.status === "drifted" || t.status === "removed")
+          .map((t) => ({ agentId: a.id, agent: a.name, tool: t.name, status: t.status }));
+      }),
+    );
+    return lists.flat();
+  }, "drifted");
+  const list = flagged.data;
+  return (
+    <>
+      <h3>Drifted tools</h3>
+      <ErrorBox message={flagged.error} />
+      {list ? (
+        <p data-testid="drifted-count">
+          {list.length === 0
+            ? "No pinned tool has drifted or gone."
+            : `${list.length} pinned ${list.length === 1 ? "tool differs" : "tools differ"} from what the server lists now.`}
+        </p>
+      ) : null}
+      {list && list.length > 0 ? (
+        <div class="table-wrap">
+          <table data-testid="drifted-tools">
+            <thead>
+              <tr>
+                <th scope="col">Agent</th>
+                <th scope="col">Tool</th>
+                <th scope="col">Status</th>
+              </tr>
+            </thead>
+            <tbody>
+              {list.map((f) => (
+                <tr key={`${f.agentId}/${f.tool}`}>
+                  <td>
+                    <a href={href(`/agents/${f.agentId}`)}>{f.agent}</a>
+                  </td>
+                  <td class="mono">{f.tool}</td>
+                  <td>
+                    <Status value={f.status} />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      ) : null}
+    </>
+  );
+}

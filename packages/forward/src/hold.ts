@@ -1,0 +1,41 @@
+import type { Readable } from "node:stream";
+import type { Failure } from "@gw/invocations";
+import { classifyFailure } from "@gw/upstream";
+
+/** A held answer body: whole within the bound, or abandoned past it. */
+export type Held = { kind: "held"; body: Buffer; whole: true } | { kind: "held"; body: null; whole: false };
+
+/**
+ * Reads an answer body that a feature holds before the caller sees it (a `tools/list` answer to
+ * filter), up to `maxBytes`: past it the upstream is abandoned and nothing is kept. The stream's
+ * idle time-out still applies; an upstream that breaks off is a failure like a broken relay.
+ */
+export function holdBody(
+  body: Readable,
+  maxBytes: number,
+): Promise<Held | { kind: "failure"; failure: Failure }> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let done = false;
+    const finish = (v: Held | { kind: "failure"; failure: Failure }) => {
+      if (done) return;
+      done = true;
+      resolve(v);
+    };
+    body.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > maxBytes) {
+        chunks.length = 0;
+        finish({ kind: "held", body: null, whole: false });
+        body.destroy();
+        return;
+      }
+      chunks.push(chunk);
+    });
+    body.once("end", () => finish({ kind: "held", body: Buffer.concat(chunks), whole: true }));
+    body.once("error", (e) =>
+      finish({ kind: "failure", failure: classifyFailure(e) === "timeout" ? "timeout" : "unreachable" }),
+    );
+  });
+}

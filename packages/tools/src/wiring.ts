@@ -1,0 +1,45 @@
+import type { Query } from "@gw/db";
+import type { AnswerHook } from "@gw/forward";
+import type { CompiledPolicy } from "@gw/policy";
+import type { Logger } from "@gw/telemetry";
+import { type CatalogDeps, createToolCatalog, type ToolCatalog } from "./catalog.ts";
+import { toolsAnswerHook } from "./hook.ts";
+import { statusOf } from "./status.ts";
+
+/** What a service builds the catalog from (a Runtime has all of it). */
+export type CatalogRuntime = {
+  store: { query: Query };
+  logger: Logger;
+  config: { GW_POLICY_CACHE_MS: number };
+  changes: {
+    publish: CatalogDeps["publish"];
+    subscribe: CatalogDeps["subscribe"];
+  };
+};
+
+/** The process's tool catalog, its views cached like policies and invalidated on the change bus. */
+export function toolCatalogOf(rt: CatalogRuntime): ToolCatalog {
+  return createToolCatalog({
+    query: rt.store.query,
+    logger: rt.logger,
+    cacheMs: rt.config.GW_POLICY_CACHE_MS,
+    publish: (change) => rt.changes.publish(change),
+    subscribe: (fn) => rt.changes.subscribe(fn),
+  });
+}
+
+/** The policy gate's question for `tool_status`: the called tool's status and digest. */
+export function toolStatusOf(catalog: ToolCatalog) {
+  return async (tenantId: string, agentId: string, tool: string) => {
+    const facts = (await catalog.view(tenantId, agentId)).get(tool);
+    return { status: statusOf(facts), digest: facts?.digest ?? null };
+  };
+}
+
+/** The answer hooks step 9 runs (packages/forward): today the catalog's. */
+export function answerHooksOf(
+  catalog: ToolCatalog,
+  policyOf: (tenantId: string) => Promise<CompiledPolicy | null>,
+): AnswerHook[] {
+  return [toolsAnswerHook({ catalog, policyOf })];
+}
