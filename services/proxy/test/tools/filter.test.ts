@@ -56,6 +56,25 @@ const stream = (agentId: string, body: unknown = LIST) =>
   call("POST", `/v1/proxy/${agentId}/stream`, body, { accept: "application/json, text/event-stream" });
 
 describe("filtering", () => {
+  it("judges a condition on the caller for the caller who lists: an admin sees the admin tools, another caller does not", async () => {
+    const up = await toolsUpstream({ tools: ["search", "admin_drop", "transfer"].map((n) => tool(n)) });
+    const agentId = await mcpAgent(call, up.url);
+    await call("PUT", "/v1/policy", {
+      rules: [
+        { action: "deny", match: { tools: ["admin_*"] }, when: '!("admin" in principal.scopes)' },
+        // Needs the arguments: listed for everyone, judged on each call.
+        { action: "deny", match: { tools: ["transfer"] }, when: "call.arguments.amount > 100.0" },
+      ],
+    });
+    const admin = await caller(gw, ["admin"], call.tenant);
+    const names = async (who: Caller) =>
+      (await (await connect(gw, who, agentId)).listTools()).tools.map((t) => t.name);
+    expect(await names(call)).toEqual(["search", "transfer"]);
+    expect(await names(admin)).toEqual(["search", "admin_drop", "transfer"]);
+    // The same caller again, after the admin: no memo of another caller leaks into its list.
+    expect(await names(call)).toEqual(["search", "transfer"]);
+  });
+
   it("omits denied tools from the official client's list, keeping order (SSE and JSON answers)", async () => {
     for (const jsonResponse of [false, true]) {
       const up = await toolsUpstream({
