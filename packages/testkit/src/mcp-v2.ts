@@ -1,7 +1,9 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import {
+  acceptedContent,
   createMcpHandler,
+  inputRequired,
   type McpHttpHandler,
   McpServer,
   ResourceTemplate,
@@ -24,6 +26,8 @@ export type McpV2Options = {
   tools?: string[];
   /** Prompt names; each answers one user message naming the server. Default: greet. */
   prompts?: string[];
+  /** Also register `confirm`, a multi-round-trip tool (input_required, then its answer). */
+  confirm?: boolean;
   /** A static resource `<name>://readme` and a template `<name>://items/{id}` (default true). */
   resources?: boolean;
 };
@@ -53,6 +57,7 @@ export async function startMcpV2Server(opts: McpV2Options): Promise<McpV2Server>
         async ({ text }) => ({ content: [{ type: "text", text: `${opts.name}:${tool}:${text ?? ""}` }] }),
       );
     }
+    if (opts.confirm) registerConfirm(server, opts.name);
     for (const prompt of opts.prompts ?? ["greet"]) {
       server.registerPrompt(
         prompt,
@@ -97,6 +102,23 @@ export async function startMcpV2Server(opts: McpV2Options): Promise<McpV2Server>
       await new Promise<void>((r) => http.close(() => r()));
     },
   };
+}
+
+/** Multi-round-trip: asks the client to confirm (input_required with requestState), then answers. */
+function registerConfirm(server: McpServer, name: string): void {
+  const confirmation = z.object({ confirm: z.boolean() });
+  server.registerTool("confirm", { description: `confirm of ${name}` }, async (ctx) => {
+    const answer = acceptedContent(ctx.mcpReq.inputResponses, "confirm", confirmation);
+    if (answer?.confirm !== true) {
+      return inputRequired({
+        inputRequests: {
+          confirm: inputRequired.elicit({ message: "Confirm?", requestedSchema: confirmation }),
+        },
+        requestState: `${name}-state`,
+      });
+    }
+    return { content: [{ type: "text", text: `${name}:confirmed` }] };
+  });
 }
 
 async function serve(

@@ -52,7 +52,12 @@ export async function connectV2(gw: TestApp, call: Caller, agentId: string): Pro
 }
 
 /** One JSON-RPC request of the revision, with its envelope and headers, as raw HTTP. */
-export function rpc(method: string, params: Record<string, unknown> = {}, id: number | string = 1) {
+export function rpc(
+  method: string,
+  params: Record<string, unknown> = {},
+  id: number | string = 1,
+  capabilities: Record<string, unknown> = {},
+) {
   const headers: Record<string, string> = {
     "content-type": "application/json",
     accept: "application/json, text/event-stream",
@@ -62,7 +67,8 @@ export function rpc(method: string, params: Record<string, unknown> = {}, id: nu
   const name =
     typeof params.name === "string" ? params.name : typeof params.uri === "string" ? params.uri : null;
   if (name !== null && method !== "completion/complete") headers["mcp-name"] = name;
-  return { body: { jsonrpc: "2.0", id, method, params: { ...params, _meta: META } }, headers };
+  const meta = { ...META, "io.modelcontextprotocol/clientCapabilities": capabilities };
+  return { body: { jsonrpc: "2.0", id, method, params: { ...params, _meta: meta } }, headers };
 }
 
 /** The same request through the transactional path: 202, then the stored answer from the poll. */
