@@ -3,6 +3,7 @@ import { recordVirtualMemberFailure } from "@gw/telemetry";
 import { Cancel, readCapped } from "@gw/upstream";
 import { redactSecret } from "@gw/vault";
 import {
+  firstLine,
   isRecord,
   type Json,
   type Member,
@@ -83,14 +84,9 @@ export async function openListens(
       const cancel = new Cancel();
       const res = await dialStream(mcall, member.target, credential, body, cancel, deps);
       if (res.kind === "failure") return port.failed(member, "subscriptions/listen", res.failure);
-      const type = String(res.res.headers["content-type"] ?? "");
-      if (res.res.statusCode < 300 && type.includes("text/event-stream")) {
-        return { body: res.res.body as AsyncIterable<Buffer>, close: () => cancel.abort() } as MemberStream;
-      }
-      const whole = await readCapped(res.res.body, MEMBER_ANSWER_MAX_BYTES).catch(() => null);
-      const message = whole ? jsonRpc(whole) : null;
-      if (!message) return port.failed(member, "subscriptions/listen", "invalid_answer");
-      return { status: res.res.statusCode, message } as OwnAnswer;
+      const opened = await listenOf(res.res, () => cancel.abort());
+      if (opened === null) return port.failed(member, "subscriptions/listen", "invalid_answer");
+      return opened;
     }),
   );
   const out: Opened = { streams: [], answers: [] };
@@ -100,4 +96,29 @@ export async function openListens(
     else out.answers.push(o);
   }
   return out;
+}
+
+/**
+ * A member's answer to `subscriptions/listen`: its stream (server-sent events, or a streamed JSON
+ * body whose first line is a notification, the acknowledgement), else its one JSON-RPC answer
+ * (a refusal), else null.
+ */
+async function listenOf(
+  res: { statusCode: number; headers: Record<string, unknown>; body: AsyncIterable<Buffer> },
+  close: () => void,
+): Promise<MemberStream | OwnAnswer | null> {
+  const type = String(res.headers["content-type"] ?? "");
+  const ok = res.statusCode < 300;
+  if (ok && type.includes("text/event-stream")) return { body: res.body, format: "sse", close };
+  if (ok) {
+    const { first, rest } = await firstLine(res.body).catch(() => ({ first: "", rest: res.body }));
+    const head = jsonRpc(Buffer.from(first));
+    if (head && typeof head.method === "string") return { body: rest, format: "lines", close };
+    close();
+    return head ? { status: res.statusCode, message: head } : null;
+  }
+  const whole = await readCapped(res.body, MEMBER_ANSWER_MAX_BYTES).catch(() => null);
+  close();
+  const message = whole ? jsonRpc(whole) : null;
+  return message ? { status: res.statusCode, message } : null;
 }

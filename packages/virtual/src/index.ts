@@ -1,5 +1,6 @@
 export * from "./cursor.ts";
 export * from "./fanout.ts";
+export * from "./lines.ts";
 export * from "./listen.ts";
 export * from "./members.ts";
 export * from "./merge.ts";

@@ -1,12 +1,20 @@
 import { SseParser } from "@gw/mcp";
+import { LineParser } from "./lines.ts";
 import { isRecord, type Json, SUBSCRIPTION_ID_KEY } from "./protocol.ts";
 
 const ACK = "notifications/subscriptions/acknowledged";
 /** How often the merged stream says it is alive when no member spoke (as the SDK's servers do). */
 const KEEPALIVE_MS = 15_000;
 
-/** A member's open `subscriptions/listen` stream. */
-export type MemberStream = { readonly body: AsyncIterable<Buffer>; readonly close: () => void };
+/**
+ * A member's open `subscriptions/listen` stream: server-sent events, or JSON-RPC messages one per
+ * line (a streamed `application/json` body, as some servers send it).
+ */
+export type MemberStream = {
+  readonly body: AsyncIterable<Buffer>;
+  readonly format: "sse" | "lines";
+  readonly close: () => void;
+};
 
 /**
  * The members' `subscriptions/listen` streams merged into one SSE stream (docs/mcp.md): one
@@ -25,6 +33,9 @@ export function mergeListen(
   let closed = false;
   const acked = new Set<number>();
   const agreed: Json = {};
+  // The members name the subscription by the request id; the first acknowledgement's spelling is kept.
+  let subscriptionId: unknown = request.id;
+  let named = false;
   const held: string[] = [];
   const push = (s: string) => {
     queue.push(s);
@@ -33,12 +44,12 @@ export function mergeListen(
   const ackIfReady = () => {
     if (acked.size < streams.length) return;
     acked.add(-1);
-    const params: Json = { notifications: agreed, _meta: { [SUBSCRIPTION_ID_KEY]: request.id } };
+    const params: Json = { notifications: agreed, _meta: { [SUBSCRIPTION_ID_KEY]: subscriptionId } };
     push(frame({ jsonrpc: "2.0", method: ACK, params }));
     for (const e of held.splice(0)) push(e);
   };
   const read = async (i: number, stream: MemberStream) => {
-    const parser = new SseParser();
+    const parser = stream.format === "sse" ? new SseParser() : new LineParser();
     const handle = (data: string) => {
       let msg: unknown;
       try {
@@ -50,6 +61,11 @@ export function mergeListen(
       if (msg.method === ACK && !acked.has(i)) {
         const params = isRecord(msg.params) ? msg.params : {};
         if (isRecord(params.notifications)) Object.assign(agreed, union(agreed, params.notifications));
+        const meta = isRecord(params._meta) ? params._meta : {};
+        if (!named && meta[SUBSCRIPTION_ID_KEY] !== undefined) {
+          subscriptionId = meta[SUBSCRIPTION_ID_KEY];
+          named = true;
+        }
         acked.add(i);
         return ackIfReady();
       }

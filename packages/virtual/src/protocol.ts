@@ -84,7 +84,6 @@ export function versionRefusal(msg: Json, header: string | null): OwnAnswer | nu
         : header;
     return unsupported(id, requested ?? undefined);
   }
-  if (claimed !== REVISION) return unsupported(id, claimed);
   if (header !== null && header !== claimed) {
     return rpcError(
       400,
@@ -94,6 +93,7 @@ export function versionRefusal(msg: Json, header: string | null): OwnAnswer | nu
       { mismatch: { header } },
     );
   }
+  if (claimed !== REVISION) return unsupported(id, claimed);
   return null;
 }
 
