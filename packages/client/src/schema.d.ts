@@ -252,7 +252,7 @@ export interface paths {
         put?: never;
         /**
          * Call an agent (transactional)
-         * @description The body is forwarded verbatim (an MCP agent takes one JSON-RPC 2.0 request). The invocation is durable before the 202; poll /v1/proxy/{id}/invocations/{inv_id} for the result.
+         * @description The body is forwarded verbatim (an MCP agent takes one JSON-RPC 2.0 request; a virtual MCP server routes it to a member or answers from its members). The invocation is durable before the 202; poll /v1/proxy/{id}/invocations/{inv_id} for the result.
          */
         post: operations["callAgent"];
         delete?: never;
@@ -276,7 +276,7 @@ export interface paths {
         put?: never;
         /**
          * Call an agent (streaming)
-         * @description Both bodies are streamed verbatim without buffering or size cap; SSE passes through.
+         * @description Both bodies are streamed verbatim without buffering or size cap; SSE passes through. A virtual MCP server (an agent with members) answers as an MCP server of revision 2026-07-28: routed calls stream the member's answer, merged answers are JSON, protocol refusals are JSON-RPC errors with the revision's statuses (404 -32601, 400 -32022).
          */
         post: operations["streamAgent"];
         /**
@@ -581,6 +581,7 @@ export interface components {
             max_concurrency: number | null;
             capture_bodies: boolean;
             emit_receipts: boolean;
+            members: components["schemas"]["AgentMember"][] | null;
             created_by: string;
             /** Format: date-time */
             created_at: string;
@@ -604,6 +605,7 @@ export interface components {
             max_concurrency?: number | null;
             capture_bodies?: boolean;
             emit_receipts?: boolean | null;
+            members?: components["schemas"]["AgentMember"][] | null;
         };
         PatchAgent: {
             name?: string;
@@ -622,6 +624,7 @@ export interface components {
             max_concurrency?: number | null;
             capture_bodies?: boolean;
             emit_receipts?: boolean | null;
+            members?: components["schemas"]["AgentMember"][] | null;
         };
         AgentPrice: {
             /** @description Checked by the server ("must fit in 256 bits"). */
@@ -638,6 +641,12 @@ export interface components {
         AgentRateLimit: {
             rps: number;
             burst: number;
+        };
+        AgentMember: {
+            agent_id: string;
+            prefix: string;
+            include?: string[];
+            exclude?: string[];
         };
         Credential: {
             id: string;
@@ -699,6 +708,7 @@ export interface components {
             /** Format: date-time */
             created_at: string;
             completed_at: string | null;
+            routed_agent_id: string | null;
         };
         InvocationDetail: {
             id: string;
@@ -728,6 +738,7 @@ export interface components {
             /** Format: date-time */
             created_at: string;
             completed_at: string | null;
+            routed_agent_id: string | null;
             body_captured: boolean;
             req_body?: string;
             resp_body?: string;
@@ -775,6 +786,7 @@ export interface components {
             /** Format: date-time */
             created_at: string;
             completed_at: string | null;
+            routed_agent_id: string | null;
             response?: {
                 status: number;
                 headers: {
@@ -1212,7 +1224,7 @@ export interface operations {
                     "application/json": components["schemas"]["Agent"];
                 };
             };
-            /** @description Invalid body: a malformed or unknown field, an upstream_url failing SSRF validation or not https, a credential_ref that does not exist in the tenant, a malformed price, or mcp_transport other than streamable_http for an MCP agent. */
+            /** @description Invalid body: a malformed or unknown field, an upstream_url failing SSRF validation or not https, a credential_ref that does not exist in the tenant, a malformed price, mcp_transport other than streamable_http for an MCP agent, or invalid members of a virtual MCP server (1 to 16 MCP agents of the tenant that are not virtual themselves, each once, under unique prefixes matching ^[a-z0-9][a-z0-9-]{0,31}$ or ""; upstream_url and credential_ref null); the message names the field and the rule. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1367,7 +1379,7 @@ export interface operations {
                     "application/json": components["schemas"]["Agent"];
                 };
             };
-            /** @description Invalid body: a malformed or unknown field, an upstream_url failing SSRF validation or not https, a credential_ref that does not exist in the tenant, a malformed price, or mcp_transport other than streamable_http for an MCP agent. */
+            /** @description Invalid body: a malformed or unknown field, an upstream_url failing SSRF validation or not https, a credential_ref that does not exist in the tenant, a malformed price, mcp_transport other than streamable_http for an MCP agent, or invalid members of a virtual MCP server (1 to 16 MCP agents of the tenant that are not virtual themselves, each once, under unique prefixes matching ^[a-z0-9][a-z0-9-]{0,31}$ or ""; upstream_url and credential_ref null); the message names the field and the rule. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1906,7 +1918,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Method not allowed on this path. */
+            /** @description Method not allowed on this path. A virtual MCP server answers GET and DELETE on the streaming path with a JSON-RPC error (-32000) instead, as its protocol revision does. */
             405: {
                 headers: {
                     /** @description The methods this path takes. */
@@ -1935,7 +1947,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The agent is inactive, suspended or has no upstream_url. */
+            /** @description The agent is inactive, suspended or has no upstream_url (and is not a virtual MCP server). */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2047,7 +2059,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Method not allowed on this path. */
+            /** @description Method not allowed on this path. A virtual MCP server answers GET and DELETE on the streaming path with a JSON-RPC error (-32000) instead, as its protocol revision does. */
             405: {
                 headers: {
                     /** @description The methods this path takes. */
@@ -2067,7 +2079,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The agent is inactive, suspended or has no upstream_url. */
+            /** @description The agent is inactive, suspended or has no upstream_url (and is not a virtual MCP server). */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2214,7 +2226,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Method not allowed on this path. */
+            /** @description Method not allowed on this path. A virtual MCP server answers GET and DELETE on the streaming path with a JSON-RPC error (-32000) instead, as its protocol revision does. */
             405: {
                 headers: {
                     /** @description The methods this path takes. */
@@ -2234,7 +2246,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The agent is inactive, suspended or has no upstream_url. */
+            /** @description The agent is inactive, suspended or has no upstream_url (and is not a virtual MCP server). */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2364,7 +2376,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Method not allowed on this path. */
+            /** @description Method not allowed on this path. A virtual MCP server answers GET and DELETE on the streaming path with a JSON-RPC error (-32000) instead, as its protocol revision does. */
             405: {
                 headers: {
                     /** @description The methods this path takes. */
@@ -2384,7 +2396,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The agent is inactive, suspended or has no upstream_url. */
+            /** @description The agent is inactive, suspended or has no upstream_url (and is not a virtual MCP server). */
             422: {
                 headers: {
                     [name: string]: unknown;

@@ -33,11 +33,11 @@ export function chooseTarget(call: ForwardCall, source: BodySource): Route {
   const server = call.virtual;
   if (!server)
     return { kind: "upstream", call, target: call.target as Target, body: null, routedAgentId: null };
-  const plan = planRequest(
-    server,
-    Buffer.isBuffer(source) ? source : EMPTY,
-    header(call.headers, "mcp-protocol-version"),
-  );
+  const plan = planRequest(server, Buffer.isBuffer(source) ? source : EMPTY, {
+    protocolVersion: header(call.headers, "mcp-protocol-version"),
+    origin: header(call.headers, "origin"),
+    host: header(call.headers, "host"),
+  });
   if (plan.kind !== "routed") return { kind: "virtual", server, plan };
   return {
     kind: "upstream",

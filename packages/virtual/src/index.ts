@@ -5,5 +5,6 @@ export * from "./listen.ts";
 export * from "./members.ts";
 export * from "./merge.ts";
 export * from "./names.ts";
+export * from "./origin.ts";
 export * from "./plan.ts";
 export * from "./protocol.ts";

@@ -22,6 +22,8 @@ export type Member = {
 export type VirtualServer = {
   readonly name: string;
   readonly version: string;
+  /** The host of the gateway's public URL: a browser Origin naming it is allowed (origin.ts). */
+  readonly publicHost: string | null;
   readonly members: readonly Member[];
 };
 

@@ -1,5 +1,6 @@
 import type { Member, VirtualServer } from "./members.ts";
 import { routeName } from "./names.ts";
+import { originRefusal } from "./origin.ts";
 import {
   ERRORS,
   isRecord,
@@ -28,12 +29,22 @@ export type Plan =
   | { kind: "notify"; body: Buffer }
   | { kind: "listen"; message: Json };
 
+/** The caller's headers a virtual server reads (null when absent). */
+export type RequestHeaders = {
+  readonly protocolVersion: string | null;
+  readonly origin: string | null;
+  readonly host: string | null;
+};
+
 /**
  * Plans a request. `body` is the JSON-RPC message step 5 already parsed as one message;
- * `protocolVersion` the caller's `MCP-Protocol-Version` header. Cheap and calls nothing: the
+ * `headers` the caller's that the revision looks at. Cheap and calls nothing: the
  * forward step settles a priced call before any member is dialled.
  */
-export function planRequest(server: VirtualServer, body: Buffer, protocolVersion: string | null): Plan {
+export function planRequest(server: VirtualServer, body: Buffer, headers: RequestHeaders): Plan {
+  const badOrigin = originRefusal(headers.origin, headers.host, server.publicHost);
+  if (badOrigin) return { kind: "own", answer: badOrigin };
+  const { protocolVersion } = headers;
   const msg = JSON.parse(body.toString("utf8")) as unknown;
   if (!isRecord(msg) || typeof msg.method !== "string") {
     return {

@@ -13,5 +13,10 @@ export async function virtualServerOf(agent: AgentRow, deps: ProxyDeps): Promise
     const cached = await deps.agents(agent.tenantId, id);
     return cached ? { ...cached.row, target: cached.target } : undefined;
   });
-  return { name: agent.name, version: deps.config.GW_VERSION, members };
+  return {
+    name: agent.name,
+    version: deps.config.GW_VERSION,
+    publicHost: new URL(deps.config.publicUrl).hostname,
+    members,
+  };
 }

@@ -59,7 +59,12 @@ async function virtualServerOf(
     const row = await findAgent(deps.store.db, job.tenantId, id);
     return row ? { ...row, target: row.upstreamUrl ? targetOf(row.upstreamUrl) : null } : undefined;
   });
-  return { name: stored.name, version: deps.config.GW_VERSION, members };
+  return {
+    name: stored.name,
+    version: deps.config.GW_VERSION,
+    publicHost: new URL(deps.config.publicUrl).hostname,
+    members,
+  };
 }
 
 /** The claimed job as step 9 reads it, ending its invocation through the lifecycle. */

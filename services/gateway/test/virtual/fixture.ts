@@ -71,8 +71,11 @@ export function rpc(
   return { body: { jsonrpc: "2.0", id, method, params: { ...params, _meta: meta } }, headers };
 }
 
+/** A raw request: a JSON-RPC body and its headers. */
+export type RawRequest = { body: unknown; headers: Record<string, string> };
+
 /** The same request through the transactional path: 202, then the stored answer from the poll. */
-export async function transact(call: Caller, agentId: string, req: ReturnType<typeof rpc>) {
+export async function transact(call: Caller, agentId: string, req: RawRequest) {
   const accepted = await call("POST", `/v1/proxy/${agentId}`, req.body, req.headers);
   if (accepted.status !== 202) return { accepted, polled: undefined, body: undefined };
   const polled = await pollDone(call, agentId, accepted.json.invocation_id);
@@ -82,6 +85,6 @@ export async function transact(call: Caller, agentId: string, req: ReturnType<ty
 }
 
 /** The same request on the streaming path, raw. */
-export function stream(call: Caller, agentId: string, req: ReturnType<typeof rpc>): Promise<Res> {
+export function stream(call: Caller, agentId: string, req: RawRequest): Promise<Res> {
   return call("POST", `/v1/proxy/${agentId}/stream`, req.body, req.headers);
 }

@@ -82,6 +82,23 @@ describe("virtual MCP server: the revision's answers", () => {
     expect(t.body).toMatchObject({ id: 7, error: { code: -32022, data: { supported: [REVISION] } } });
   });
 
+  it("refuses a browser Origin naming another host (DNS rebinding), 403 with a JSON-RPC error", async () => {
+    const { v, alpha } = await twoMembers();
+    const req = rpc("server/discover");
+    const evil = await stream(call, v, {
+      ...req,
+      headers: { ...req.headers, origin: "http://evil.example.com" },
+    });
+    expect(evil.status).toBe(403);
+    expect(evil.json).toMatchObject({
+      jsonrpc: "2.0",
+      error: { code: -32000, message: "Invalid Origin header" },
+    });
+    const own = await stream(call, v, { ...req, headers: { ...req.headers, origin: gw.url } });
+    expect(own.status).toBe(200);
+    expect(alpha.requests.filter((r) => r.rpcMethod === "server/discover")).toHaveLength(1);
+  });
+
   it("answers GET and DELETE 405 without an invocation", async () => {
     const { v } = await twoMembers();
     for (const method of ["GET", "DELETE"]) {
