@@ -8,7 +8,7 @@ type Body = Record<string, unknown>;
 
 /**
  * The agent write body from the form. On create, empty fields are left out; on edit they are sent
- * as null, which clears them (PATCH semantics, DESIGN.md §3). Validation is the server's: a
+ * as null, which clears them (PATCH semantics, docs/interface.md). Validation is the server's: a
  * number that does not parse goes out as null and comes back as the API's own error message.
  */
 function bodyOf(
