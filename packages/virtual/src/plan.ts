@@ -45,7 +45,13 @@ export function planRequest(server: VirtualServer, body: Buffer, headers: Reques
   const badOrigin = originRefusal(headers.origin, headers.host, server.publicHost);
   if (badOrigin) return { kind: "own", answer: badOrigin };
   const { protocolVersion } = headers;
-  const msg = JSON.parse(body.toString("utf8")) as unknown;
+  let msg: unknown;
+  try {
+    msg = JSON.parse(body.toString("utf8"));
+  } catch {
+    // Step 5 parsed it already; a body that is not JSON here is still answered, never thrown.
+    return { kind: "own", answer: rpcError(400, null, ERRORS.parse, "Parse error") };
+  }
   if (!isRecord(msg) || typeof msg.method !== "string") {
     return {
       kind: "own",

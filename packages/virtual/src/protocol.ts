@@ -22,6 +22,7 @@ export const METHODS = new Set([
 ]);
 
 export const ERRORS = {
+  parse: -32700,
   invalidRequest: -32600,
   methodNotFound: -32601,
   invalidParams: -32602,
