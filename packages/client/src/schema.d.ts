@@ -1918,7 +1918,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Method not allowed on this path. A virtual MCP server answers GET and DELETE on the streaming path with a JSON-RPC error (-32000) instead, as its protocol revision does. */
+            /** @description Method not allowed on this path. */
             405: {
                 headers: {
                     /** @description The methods this path takes. */
@@ -2059,7 +2059,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Method not allowed on this path. A virtual MCP server answers GET and DELETE on the streaming path with a JSON-RPC error (-32000) instead, as its protocol revision does. */
+            /** @description Method not allowed on this path. A virtual MCP server answers GET and DELETE with a JSON-RPC error (-32000) instead, as its protocol revision does. */
             405: {
                 headers: {
                     /** @description The methods this path takes. */
@@ -2067,7 +2067,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] | {
+                        /** @constant */
+                        jsonrpc: "2.0";
+                        id: (string | number) | null;
+                        error: {
+                            code: number;
+                            message: string;
+                            data?: unknown;
+                        };
+                    };
                 };
             };
             /** @description MCP agent on the streaming endpoint while the verifier is configured. */
@@ -2226,7 +2235,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Method not allowed on this path. A virtual MCP server answers GET and DELETE on the streaming path with a JSON-RPC error (-32000) instead, as its protocol revision does. */
+            /** @description Method not allowed on this path. A virtual MCP server answers GET and DELETE with a JSON-RPC error (-32000) instead, as its protocol revision does. */
             405: {
                 headers: {
                     /** @description The methods this path takes. */
@@ -2234,7 +2243,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] | {
+                        /** @constant */
+                        jsonrpc: "2.0";
+                        id: (string | number) | null;
+                        error: {
+                            code: number;
+                            message: string;
+                            data?: unknown;
+                        };
+                    };
                 };
             };
             /** @description MCP agent on the streaming endpoint while the verifier is configured. */
@@ -2376,7 +2394,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Method not allowed on this path. A virtual MCP server answers GET and DELETE on the streaming path with a JSON-RPC error (-32000) instead, as its protocol revision does. */
+            /** @description Method not allowed on this path. A virtual MCP server answers GET and DELETE with a JSON-RPC error (-32000) instead, as its protocol revision does. */
             405: {
                 headers: {
                     /** @description The methods this path takes. */
@@ -2384,7 +2402,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] | {
+                        /** @constant */
+                        jsonrpc: "2.0";
+                        id: (string | number) | null;
+                        error: {
+                            code: number;
+                            message: string;
+                            data?: unknown;
+                        };
+                    };
                 };
             };
             /** @description MCP agent on the streaming endpoint while the verifier is configured. */

@@ -8,6 +8,13 @@ import type { Param, Response, Route } from "../route.ts";
 
 const tags = ["Proxy"];
 
+/** A JSON-RPC error as a virtual MCP server answers it (docs/mcp.md, Virtual MCP servers). */
+const JsonRpcErrorBody = v.object({
+  jsonrpc: v.literal("2.0"),
+  id: v.nullable(v.union([v.string(), v.number()])),
+  error: v.object({ code: v.number(), message: v.string(), data: v.optional(v.unknown()) }),
+});
+
 const callHeaders: Param[] = [
   {
     name: "X-Gateway-Model",
@@ -77,9 +84,13 @@ const admission = (transactional: boolean): Record<string, Response> => ({
   ),
   "404": error("No agent with this id in the caller's tenant."),
   "405": {
-    ...error(
-      "Method not allowed on this path. A virtual MCP server answers GET and DELETE on the streaming path with a JSON-RPC error (-32000) instead, as its protocol revision does.",
-    ),
+    ...(transactional
+      ? error("Method not allowed on this path.")
+      : {
+          description:
+            "Method not allowed on this path. A virtual MCP server answers GET and DELETE with a JSON-RPC error (-32000) instead, as its protocol revision does.",
+          body: { json: v.union([ErrorBody, JsonRpcErrorBody]) },
+        }),
     headers: { Allow: { description: "The methods this path takes.", schema: { type: "string" } } },
   },
   "409": error(
