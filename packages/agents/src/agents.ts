@@ -1,6 +1,7 @@
 import { invalid, isId, newId, notFound } from "@gw/core";
-import { type AgentPatch, type AgentRow, agentRepo, credentialRepo, type Db } from "@gw/db";
+import { type AgentMember, type AgentPatch, type AgentRow, agentRepo, credentialRepo, type Db } from "@gw/db";
 import { hostMatches, hostOf, type SsrfPolicy, validateUpstreamUrl } from "@gw/upstream";
+import { checkMembers } from "./members.ts";
 import type { CreateAgentInput, PatchAgentInput } from "./schema.ts";
 
 export type AgentsCtx = {
@@ -16,10 +17,12 @@ type WireState = {
   mcp_protocol_version: string | null;
   upstream_url: string | null;
   credential_ref: string | null;
+  members: AgentMember[] | null;
 };
 
 /** Cross-field rules on the agent as it will be stored. Returns the normalized columns. */
-async function checkState(ctx: AgentsCtx, s: WireState, changed: Set<string>) {
+async function checkState(ctx: AgentsCtx, s: WireState, changed: Set<string>, selfId: string | null) {
+  if (s.members !== null) await checkVirtual(ctx, s, changed, selfId);
   let transport = s.mcp_transport;
   if (s.protocol === "mcp") {
     // Only one transport exists; an MCP agent that names none gets it.
@@ -48,6 +51,22 @@ async function checkState(ctx: AgentsCtx, s: WireState, changed: Set<string>) {
   return { mcpTransport: transport, upstreamUrl: upstream };
 }
 
+/**
+ * A virtual MCP server (members set): an MCP agent with no upstream_url and no credential of its
+ * own (each member call uses the member's), whose members are checked when they change.
+ */
+async function checkVirtual(ctx: AgentsCtx, s: WireState, changed: Set<string>, selfId: string | null) {
+  const members = s.members ?? [];
+  if (s.protocol !== "mcp") throw invalid("members is only valid for protocol mcp");
+  if (s.upstream_url !== null) {
+    throw invalid("upstream_url must be null for a virtual server (members): each member has its own");
+  }
+  if (s.credential_ref !== null) {
+    throw invalid("credential_ref must be null for a virtual server (members): each member uses its own");
+  }
+  if (changed.has("members")) await checkMembers(ctx.db, ctx.tenantId, selfId, members);
+}
+
 export async function createAgent({
   ctx,
   input,
@@ -62,11 +81,13 @@ export async function createAgent({
     mcp_protocol_version: input.mcp_protocol_version ?? null,
     upstream_url: input.upstream_url ?? null,
     credential_ref: input.credential_ref ?? null,
+    members: input.members ?? null,
   };
   const { mcpTransport, upstreamUrl } = await checkState(
     ctx,
     state,
-    new Set(["upstream_url", "credential_ref"]),
+    new Set(["upstream_url", "credential_ref", "members"]),
+    null,
   );
   return agentRepo.insert(ctx.db, ctx.tenantId, {
     id: newId("agt"),
@@ -84,6 +105,7 @@ export async function createAgent({
     maxConcurrency: input.max_concurrency ?? null,
     captureBodies: input.capture_bodies ?? false,
     emitReceipts: input.emit_receipts ?? null,
+    members: state.members,
     createdBy: ctx.userId,
   });
 }
@@ -115,14 +137,16 @@ export async function updateAgent({
     mcp_protocol_version: pick("mcp_protocol_version", leavingMcp ? null : current.mcpProtocolVersion),
     upstream_url: pick("upstream_url", current.upstreamUrl),
     credential_ref: pick("credential_ref", current.credentialRef),
+    members: pick("members", current.members),
   };
-  const { mcpTransport, upstreamUrl } = await checkState(ctx, state, new Set(Object.keys(input)));
+  const { mcpTransport, upstreamUrl } = await checkState(ctx, state, new Set(Object.keys(input)), id);
   const patch: AgentPatch = {
     protocol,
     mcpTransport,
     mcpProtocolVersion: state.mcp_protocol_version,
     upstreamUrl,
     credentialRef: state.credential_ref,
+    members: state.members,
   };
   if (input.name !== undefined) patch.name = input.name;
   if ("description" in input) patch.description = input.description ?? null;

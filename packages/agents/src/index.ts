@@ -1,3 +1,4 @@
 export * from "./agents.ts";
+export * from "./members.ts";
 export * from "./schema.ts";
 export * from "./serialize.ts";

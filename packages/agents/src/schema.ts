@@ -60,6 +60,37 @@ const ProtocolVersion = v.pipe(
 );
 const Ref = v.pipe(v.string("must be a string"), v.minLength(1), v.maxLength(64));
 
+/** A tool-name pattern: an exact name, or a prefix followed by one trailing `*`. */
+const ToolPattern = v.pipe(
+  v.string("must be a string"),
+  v.minLength(1, "must not be empty"),
+  v.maxLength(256, "must be at most 256 characters"),
+  v.regex(/^[^*]*\*?$/, "must be a tool name, optionally ending in one trailing *"),
+);
+const Patterns = v.pipe(v.array(ToolPattern, "must be a list of tool-name patterns"), v.maxLength(64));
+
+/** One member of a virtual MCP server (docs/mcp.md, Virtual MCP servers). */
+export const Member = v.strictObject(
+  {
+    agent_id: v.pipe(v.string("must be a string"), v.minLength(1), v.maxLength(64)),
+    prefix: v.pipe(
+      v.string("must be a string"),
+      v.regex(/^(?:[a-z0-9][a-z0-9-]{0,31})?$/, 'must match ^[a-z0-9][a-z0-9-]{0,31}$ or be ""'),
+    ),
+    include: v.optional(Patterns),
+    exclude: v.optional(Patterns),
+  },
+  "unknown field in member",
+);
+
+/** A virtual MCP server's members, in order: 1 to MAX_MEMBERS. */
+export const MAX_MEMBERS = 16;
+const Members = v.pipe(
+  v.array(Member, "must be a list of members"),
+  v.minLength(1, "must name at least one member"),
+  v.maxLength(MAX_MEMBERS, `must name at most ${MAX_MEMBERS} members`),
+);
+
 /** Every writable field. Create: name required. Patch: everything optional, null clears. */
 const fields = {
   description: v.nullish(Description),
@@ -75,6 +106,7 @@ const fields = {
   max_concurrency: v.nullish(MaxConcurrency),
   capture_bodies: v.optional(v.boolean("must be a boolean")),
   emit_receipts: v.nullish(v.boolean("must be a boolean")),
+  members: v.nullish(Members),
 };
 
 export const CreateAgent = v.strictObject({ name: Name, ...fields });

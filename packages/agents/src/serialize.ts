@@ -1,6 +1,6 @@
 import type { AgentRow } from "@gw/db";
 import * as v from "valibot";
-import { Price, RateLimit } from "./schema.ts";
+import { Member, Price, RateLimit } from "./schema.ts";
 
 const Time = v.pipe(v.string(), v.isoTimestamp());
 
@@ -25,6 +25,8 @@ export const AgentResource = v.object({
   max_concurrency: v.nullable(v.number()),
   capture_bodies: v.boolean(),
   emit_receipts: v.boolean(),
+  /** A virtual MCP server's members in order (docs/mcp.md); null for every other agent. */
+  members: v.nullable(v.array(Member)),
   created_by: v.string(),
   created_at: Time,
   updated_at: Time,
@@ -49,6 +51,7 @@ export function agentJson(row: AgentRow, opts: { receiptsEnabled: boolean }): Ag
     max_concurrency: row.maxConcurrency,
     capture_bodies: row.captureBodies,
     emit_receipts: row.emitReceipts ?? opts.receiptsEnabled,
+    members: row.members,
     created_by: row.createdBy,
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),

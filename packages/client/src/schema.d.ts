@@ -336,7 +336,7 @@ export interface paths {
         put?: never;
         /**
          * Call an agent (transactional)
-         * @description The body is forwarded verbatim (an MCP agent takes one JSON-RPC 2.0 request). The invocation is durable before the 202; poll /v1/proxy/{id}/invocations/{inv_id} for the result.
+         * @description The body is forwarded verbatim (an MCP agent takes one JSON-RPC 2.0 request; a virtual MCP server routes it to a member or answers from its members). The invocation is durable before the 202; poll /v1/proxy/{id}/invocations/{inv_id} for the result.
          */
         post: operations["callAgent"];
         delete?: never;
@@ -360,7 +360,7 @@ export interface paths {
         put?: never;
         /**
          * Call an agent (streaming)
-         * @description Both bodies are streamed verbatim without buffering or size cap; SSE passes through.
+         * @description Both bodies are streamed verbatim without buffering or size cap; SSE passes through. A virtual MCP server (an agent with members) answers as an MCP server of revision 2026-07-28: routed calls stream the member's answer, merged answers are JSON, protocol refusals are JSON-RPC errors with the revision's statuses (404 -32601, 400 -32022).
          */
         post: operations["streamAgent"];
         /**
@@ -767,6 +767,7 @@ export interface components {
             max_concurrency: number | null;
             capture_bodies: boolean;
             emit_receipts: boolean;
+            members: components["schemas"]["AgentMember"][] | null;
             created_by: string;
             /** Format: date-time */
             created_at: string;
@@ -790,6 +791,7 @@ export interface components {
             max_concurrency?: number | null;
             capture_bodies?: boolean;
             emit_receipts?: boolean | null;
+            members?: components["schemas"]["AgentMember"][] | null;
         };
         PatchAgent: {
             name?: string;
@@ -808,6 +810,7 @@ export interface components {
             max_concurrency?: number | null;
             capture_bodies?: boolean;
             emit_receipts?: boolean | null;
+            members?: components["schemas"]["AgentMember"][] | null;
         };
         AgentPrice: {
             /** @description Checked by the server ("must fit in 256 bits"). */
@@ -824,6 +827,12 @@ export interface components {
         AgentRateLimit: {
             rps: number;
             burst: number;
+        };
+        AgentMember: {
+            agent_id: string;
+            prefix: string;
+            include?: string[];
+            exclude?: string[];
         };
         Tool: {
             name: string;
@@ -956,6 +965,7 @@ export interface components {
             /** Format: date-time */
             created_at: string;
             completed_at: string | null;
+            routed_agent_id: string | null;
         };
         InvocationDetail: {
             id: string;
@@ -985,6 +995,7 @@ export interface components {
             /** Format: date-time */
             created_at: string;
             completed_at: string | null;
+            routed_agent_id: string | null;
             body_captured: boolean;
             req_body?: string;
             resp_body?: string;
@@ -1032,6 +1043,7 @@ export interface components {
             /** Format: date-time */
             created_at: string;
             completed_at: string | null;
+            routed_agent_id: string | null;
             response?: {
                 status: number;
                 headers: {
@@ -1499,7 +1511,7 @@ export interface operations {
                     "application/json": components["schemas"]["Agent"];
                 };
             };
-            /** @description Invalid body: a malformed or unknown field, an upstream_url failing SSRF validation or not https, a credential_ref that does not exist in the tenant, a malformed price, or mcp_transport other than streamable_http for an MCP agent. */
+            /** @description Invalid body: a malformed or unknown field, an upstream_url failing SSRF validation or not https, a credential_ref that does not exist in the tenant, a malformed price, mcp_transport other than streamable_http for an MCP agent, or invalid members of a virtual MCP server (1 to 16 MCP agents of the tenant that are not virtual themselves, each once, under unique prefixes matching ^[a-z0-9][a-z0-9-]{0,31}$ or ""; upstream_url and credential_ref null); the message names the field and the rule. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1654,7 +1666,7 @@ export interface operations {
                     "application/json": components["schemas"]["Agent"];
                 };
             };
-            /** @description Invalid body: a malformed or unknown field, an upstream_url failing SSRF validation or not https, a credential_ref that does not exist in the tenant, a malformed price, or mcp_transport other than streamable_http for an MCP agent. */
+            /** @description Invalid body: a malformed or unknown field, an upstream_url failing SSRF validation or not https, a credential_ref that does not exist in the tenant, a malformed price, mcp_transport other than streamable_http for an MCP agent, or invalid members of a virtual MCP server (1 to 16 MCP agents of the tenant that are not virtual themselves, each once, under unique prefixes matching ^[a-z0-9][a-z0-9-]{0,31}$ or ""; upstream_url and credential_ref null); the message names the field and the rule. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2552,7 +2564,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The agent is inactive, suspended or has no upstream_url. */
+            /** @description The agent is inactive, suspended or has no upstream_url (and is not a virtual MCP server). */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2668,7 +2680,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Method not allowed on this path. */
+            /** @description Method not allowed on this path. A virtual MCP server answers GET and DELETE with a JSON-RPC error (-32000) instead, as its protocol revision does. */
             405: {
                 headers: {
                     /** @description The methods this path takes. */
@@ -2676,7 +2688,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] | {
+                        /** @constant */
+                        jsonrpc: "2.0";
+                        id: (string | number) | null;
+                        error: {
+                            code: number;
+                            message: string;
+                            data?: unknown;
+                        };
+                    };
                 };
             };
             /** @description MCP agent on the streaming endpoint while the verifier is configured. */
@@ -2688,7 +2709,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The agent is inactive, suspended or has no upstream_url. */
+            /** @description The agent is inactive, suspended or has no upstream_url (and is not a virtual MCP server). */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2839,7 +2860,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Method not allowed on this path. */
+            /** @description Method not allowed on this path. A virtual MCP server answers GET and DELETE with a JSON-RPC error (-32000) instead, as its protocol revision does. */
             405: {
                 headers: {
                     /** @description The methods this path takes. */
@@ -2847,7 +2868,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] | {
+                        /** @constant */
+                        jsonrpc: "2.0";
+                        id: (string | number) | null;
+                        error: {
+                            code: number;
+                            message: string;
+                            data?: unknown;
+                        };
+                    };
                 };
             };
             /** @description MCP agent on the streaming endpoint while the verifier is configured. */
@@ -2859,7 +2889,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The agent is inactive, suspended or has no upstream_url. */
+            /** @description The agent is inactive, suspended or has no upstream_url (and is not a virtual MCP server). */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2993,7 +3023,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Method not allowed on this path. */
+            /** @description Method not allowed on this path. A virtual MCP server answers GET and DELETE with a JSON-RPC error (-32000) instead, as its protocol revision does. */
             405: {
                 headers: {
                     /** @description The methods this path takes. */
@@ -3001,7 +3031,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] | {
+                        /** @constant */
+                        jsonrpc: "2.0";
+                        id: (string | number) | null;
+                        error: {
+                            code: number;
+                            message: string;
+                            data?: unknown;
+                        };
+                    };
                 };
             };
             /** @description MCP agent on the streaming endpoint while the verifier is configured. */
@@ -3013,7 +3052,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The agent is inactive, suspended or has no upstream_url. */
+            /** @description The agent is inactive, suspended or has no upstream_url (and is not a virtual MCP server). */
             422: {
                 headers: {
                     [name: string]: unknown;

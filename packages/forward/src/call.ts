@@ -4,6 +4,7 @@ import type { AdmittedPayment } from "@gw/payments";
 import type { Runtime } from "@gw/runtime";
 import type { Logger } from "@gw/telemetry";
 import type { Target } from "@gw/upstream";
+import type { VirtualServer } from "@gw/virtual";
 import type { AnswerHook } from "./hooks.ts";
 
 /**
@@ -16,8 +17,13 @@ export type ForwardCall = {
   readonly invocationId: string;
   /** POST on both modes; GET (standalone SSE stream) and DELETE (session end) for MCP streaming. */
   readonly method: "POST" | "GET" | "DELETE";
-  /** The agent's own upstream; `chooseTarget` decides where the call goes. */
-  readonly target: Target;
+  /** The agent's own upstream (null for a virtual MCP server); `chooseTarget` decides where the call goes. */
+  readonly target: Target | null;
+  /**
+   * A virtual MCP server's name and callable members (docs/mcp.md, Virtual MCP servers); null for
+   * every other agent. Its requests are routed to one member or answered from several.
+   */
+  readonly virtual: VirtualServer | null;
   readonly protocol: "http" | "mcp";
   /** JSON-RPC method of an MCP call: it decides whether a retry is allowed. */
   readonly mcpMethod: string | null;

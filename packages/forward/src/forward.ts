@@ -1,4 +1,4 @@
-import { ERROR_CLASS, type Facts, type Failure, outcomeOfStatus } from "@gw/invocations";
+import { ERROR_CLASS, type Failure, outcomeOfStatus } from "@gw/invocations";
 import { notForwarded, type Settled, settleForForward, settlementFailed } from "@gw/payments";
 import { recordAddedDuration, recordProxyCall, recordUpstreamDuration } from "@gw/telemetry";
 import { Cancel, type Target } from "@gw/upstream";
@@ -17,15 +17,15 @@ import { dialCollect, dialStream } from "./dial.ts";
 import { holdBody } from "./hold.ts";
 import { type Answer, AnswerPlan, onAnswer } from "./hooks.ts";
 import { type Relayed, relay } from "./relay.ts";
+import { drain, keep, type Relay, relayedFacts } from "./sink.ts";
 import { Tap } from "./tap.ts";
 import { chooseTarget } from "./target.ts";
-
-type Relay = Extract<AnswerSink, { kind: "relay" }>;
+import { serveVirtual } from "./virtual.ts";
 
 /**
  * Step 9 of the proxy pipeline, the one definition both modes run: the streaming route hands it
  * a call it just admitted, the worker a call it just claimed. It chooses the target, opens the
- * agent's credential, settles when the call is priced (a call whose settlement failed is never
+ * agent's credential (a routed call of a virtual MCP server: its member's), settles when the call is priced (a call whose settlement failed is never
  * forwarded), dials with the retry rules, runs the answer through the answer hooks and the tap,
  * and ends the invocation through the call's record port. `sink` decides what happens to the
  * answer: relayed to the caller as it arrives, or collected for the poll.
@@ -40,16 +40,24 @@ export async function forward(
   deps: ForwardDeps,
 ): Promise<void> {
   const tap = new Tap(call, source, sink.kind === "relay", deps.features.receipts, performance.now());
-  const target = chooseTarget(call);
-  const credential = await openCallCredential(call, target.host, deps, sink.caller);
-  if (credential === "refused") return refuse(call, tap, sink, "credential", notForwarded(call.payment));
-  tap.secret = credential?.secret ?? "";
+  const route = chooseTarget(call, source);
+  let credential: InjectedHeader | undefined;
+  if (route.kind === "upstream") {
+    tap.routedAgentId = route.routedAgentId;
+    const opened = await openCallCredential(route.call, route.target.host, deps, sink.caller);
+    if (opened === "refused") return refuse(call, tap, sink, "credential", notForwarded(call.payment));
+    credential = opened;
+    tap.secret = credential?.secret ?? "";
+  }
   // Settle-then-forward: the upstream is dialled only once the payment settled.
   const settled = await settleForForward(settleDeps(deps), call.tenantId, call.payment);
   Object.assign(call.responseHeaders, settled.headers);
   if (!settled.forward) return refuse(call, tap, sink, "unsettled", settled);
-  if (sink.kind === "relay") return relayCall(call, target, credential, tap, settled, sink, deps);
-  return collectCall(call, target, credential, tap, settled, deps);
+  // A virtual MCP server answering from its members (docs/mcp.md): the one branch for it here.
+  if (route.kind === "virtual") return serveVirtual(call, route, tap, settled, sink, deps);
+  const { target, body } = route;
+  if (sink.kind === "relay") return relayCall(route.call, target, credential, tap, settled, sink, deps, body);
+  return collectCall(route.call, target, credential, tap, settled, deps, body);
 }
 
 function settleDeps(deps: ForwardDeps) {
@@ -96,6 +104,7 @@ async function relayCall(
   settled: Settled,
   sink: Relay,
   deps: ForwardDeps,
+  body: Buffer | null,
 ): Promise<void> {
   const { outgoing } = sink.caller;
   const cancel = new Cancel();
@@ -106,7 +115,7 @@ async function relayCall(
   });
   // What the gateway adds to a streaming call: everything before the upstream is dialled.
   recordAddedDuration(performance.now() - sink.start, { mode: "streaming" });
-  const opened = await dialStream(call, target, credential, tap.held ?? tap.upload, cancel, deps);
+  const opened = await dialStream(call, target, credential, body ?? tap.held ?? tap.upload, cancel, deps);
   if (opened.kind === "failure") {
     const failure = cancel.aborted ? "cancelled" : opened.failure;
     relayFailed(call, tap, sink, failure, undefined, settled);
@@ -161,12 +170,6 @@ function relayFailed(
   keep(sink, call, call.record.fail(failure, facts, relayed ? tap.digests() : undefined));
 }
 
-/** A relayed call's facts, with the upstream time it took (a metric of every relayed call). */
-function relayedFacts(tap: Tap, relayed: Relayed | undefined, paid: Facts): Facts {
-  recordUpstreamDuration(tap.elapsed(), { mode: "streaming" });
-  return tap.relayedFacts(relayed, paid);
-}
-
 /** Transactional: the answer read whole (capped), redacted, and stored for the poll with the record. */
 async function collectCall(
   call: ForwardCall,
@@ -175,8 +178,16 @@ async function collectCall(
   tap: Tap,
   settled: Settled,
   deps: ForwardDeps,
+  sent: Buffer | null,
 ): Promise<void> {
-  const result = await dialCollect(call, target, credential, tap.held ?? EMPTY, answerReader(call), deps);
+  const result = await dialCollect(
+    call,
+    target,
+    credential,
+    sent ?? tap.held ?? EMPTY,
+    answerReader(call),
+    deps,
+  );
   recordUpstreamDuration(tap.elapsed(), { mode: "transactional" });
   if (result.kind === "failure") {
     return call.record.fail(
@@ -219,21 +230,3 @@ async function collectCall(
 }
 
 const EMPTY = Buffer.alloc(0);
-
-/** A relayed call's record is written off the critical path; graceful shutdown waits for it. */
-function keep(sink: Relay, call: ForwardCall, write: Promise<void>): void {
-  sink.track(
-    write.catch((e: unknown) => {
-      sink.caller.log.error(
-        { invocation_id: call.invocationId, err: e instanceof Error ? e.name : "error" },
-        "could not record stream outcome",
-      );
-    }),
-  );
-}
-
-/** The caller may still be sending: let Node drain the rest so the error reaches them. */
-function drain(sink: Relay): void {
-  const { incoming } = sink.caller;
-  if (!incoming.complete) incoming.resume();
-}

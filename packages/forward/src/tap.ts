@@ -29,6 +29,8 @@ export class Tap {
   private readonly hashing: boolean;
   /** The injected credential's secret, redacted from stored copies of the answer. */
   secret = "";
+  /** The member of a virtual MCP server that served the call (routed_agent_id). */
+  routedAgentId: string | null = null;
 
   constructor(
     private readonly call: ForwardCall,
@@ -62,6 +64,7 @@ export class Tap {
       latencyMs: this.elapsed(),
       reqSize: held?.length ?? this.upload?.size() ?? 0,
       completedAt: new Date(),
+      ...(this.routedAgentId === null ? {} : { routedAgentId: this.routedAgentId }),
       ...paid,
       ...(this.call.captureBodies
         ? { bodyCaptured: true, reqBody: held ? capped(held) : (this.reqCapture?.bytes() ?? Buffer.alloc(0)) }

@@ -1,11 +1,89 @@
 import type { Target } from "@gw/upstream";
-import type { ForwardCall } from "./call.ts";
+import { type Member, type Plan, planRequest, type VirtualServer } from "@gw/virtual";
+import type { BodySource, ForwardCall } from "./call.ts";
 
 /**
- * Where a call goes: the one place its upstream is chosen, before the credential is opened for
- * that host and the call is dialled. Today it is the agent's own upstream; a virtual server
- * choosing one of its members would choose here.
+ * Where a call goes. `upstream`: dialled at `target` (the agent's own upstream, or the member of a
+ * virtual server that serves a routed call, with the member's own name in `body`); `virtual`: a
+ * virtual server answers it from its members (`virtual.ts`).
  */
-export function chooseTarget(call: ForwardCall): Target {
-  return call.target;
+export type Route =
+  | {
+      readonly kind: "upstream";
+      readonly call: ForwardCall;
+      readonly target: Target;
+      /** The body to send when it is not the caller's (a routed call's); null: the tap's. */
+      readonly body: Buffer | null;
+      /** The member that serves a routed call of a virtual server. */
+      readonly routedAgentId: string | null;
+    }
+  | {
+      readonly kind: "virtual";
+      readonly server: VirtualServer;
+      readonly plan: Exclude<Plan, { kind: "routed" }>;
+    };
+
+/**
+ * The one place a call's upstream is chosen, before the credential is opened for that host and the
+ * call is dialled: the agent's own upstream, or for a virtual MCP server the member a routed call
+ * names (by the prefix of the exposed name), called with the member's own name, credential and
+ * upstream. Cheap and calls nothing.
+ */
+export function chooseTarget(call: ForwardCall, source: BodySource): Route {
+  const server = call.virtual;
+  if (!server)
+    return { kind: "upstream", call, target: call.target as Target, body: null, routedAgentId: null };
+  const plan = planRequest(server, Buffer.isBuffer(source) ? source : EMPTY, {
+    protocolVersion: header(call.headers, "mcp-protocol-version"),
+    origin: header(call.headers, "origin"),
+    host: header(call.headers, "host"),
+  });
+  if (plan.kind !== "routed") return { kind: "virtual", server, plan };
+  return {
+    kind: "upstream",
+    call: memberCall(call, plan.member, plan.name),
+    target: plan.member.target,
+    body: plan.body,
+    routedAgentId: plan.member.agentId,
+  };
+}
+
+/**
+ * The call as a member receives it: the member's upstream and credential, its agent id in
+ * `X-Gateway-Agent-ID`, and (for a routed call) its own name in `Mcp-Name`.
+ */
+export function memberCall(
+  call: ForwardCall,
+  member: Member,
+  name: string | null,
+  mcpMethod?: string,
+): ForwardCall {
+  return {
+    ...call,
+    agentId: member.agentId,
+    target: member.target,
+    virtual: null,
+    credentialRef: member.credentialRef,
+    ...(mcpMethod === undefined ? {} : { mcpMethod }),
+    headers: name === null ? call.headers : withHeader(call.headers, "mcp-name", name),
+  };
+}
+
+const EMPTY = Buffer.alloc(0);
+
+/** A header of a raw [name, value, ...] list (first value), or null. */
+function header(raw: readonly string[], name: string): string | null {
+  for (let i = 0; i + 1 < raw.length; i += 2)
+    if ((raw[i] as string).toLowerCase() === name) return raw[i + 1] as string;
+  return null;
+}
+
+/** The raw list with `name` set to `value` (replaced when present). */
+function withHeader(raw: readonly string[], name: string, value: string): string[] {
+  const out: string[] = [];
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    if ((raw[i] as string).toLowerCase() !== name) out.push(raw[i] as string, raw[i + 1] as string);
+  }
+  out.push(name, value);
+  return out;
 }

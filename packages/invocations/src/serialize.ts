@@ -52,6 +52,8 @@ export const InvocationItem = v.object({
   resp_size: NullableInt,
   created_at: Time,
   completed_at: v.nullable(Time),
+  /** A virtual MCP server's call: the member agent that served it (null for a fan-out or any other call). */
+  routed_agent_id: NullableString,
 });
 export type InvocationItemJson = v.InferOutput<typeof InvocationItem>;
 
@@ -108,6 +110,7 @@ export function invocationJson(row: InvocationItemRow): InvocationItemJson {
     resp_size: row.respSize,
     created_at: row.createdAt.toISOString(),
     completed_at: iso(row.completedAt),
+    routed_agent_id: row.routedAgentId,
   };
 }
 

@@ -11,8 +11,16 @@ export type StoredJob = {
   invocationId: string;
   tenantId: string;
   agentId: string;
-  /** The agent's upstream when the call was accepted; the dial-time guard still checks it. */
-  upstreamUrl: string;
+  /**
+   * The agent's upstream when the call was accepted; the dial-time guard still checks it. Null
+   * for a virtual MCP server, which has `virtual` instead.
+   */
+  upstreamUrl: string | null;
+  /**
+   * A virtual MCP server's name and members when the call was accepted (docs/mcp.md); the worker
+   * looks the member agents up when it makes the call.
+   */
+  virtual?: { name: string; members: StoredMember[] } | undefined;
   credentialRef: string | null;
   protocol: "http" | "mcp";
   /** JSON-RPC method of an MCP call; decides whether a retry is allowed. */
@@ -43,6 +51,13 @@ export type StoredJob = {
   subjectToken?: { ciphertext: string; wrappedKey: string; kekId: string } | undefined;
 };
 
+export type StoredMember = {
+  agent_id: string;
+  prefix: string;
+  include?: string[] | undefined;
+  exclude?: string[] | undefined;
+};
+
 /** A stored call and the bytes to forward: what the worker makes. */
 export type TransactJob = StoredJob & { body: Buffer };
 
@@ -67,7 +82,20 @@ const StoredJobSchema = v.object({
   invocationId: Text,
   tenantId: Text,
   agentId: Text,
-  upstreamUrl: v.pipe(Text, v.url()),
+  upstreamUrl: v.nullable(v.pipe(Text, v.url())),
+  virtual: v.optional(
+    v.object({
+      name: Text,
+      members: v.array(
+        v.object({
+          agent_id: Text,
+          prefix: Text,
+          include: v.optional(v.array(Text)),
+          exclude: v.optional(v.array(Text)),
+        }),
+      ),
+    }),
+  ),
   credentialRef: v.nullable(Text),
   protocol: v.picklist(["http", "mcp"]),
   mcpMethod: v.nullable(Text),

@@ -79,6 +79,11 @@ const instruments = {
   ),
   policyDecisions: counter("gw.policy.decisions", "Policy decisions by action", "{decision}"),
   receiptFailures: counter("gw.receipts.failures", "Receipts that could not be emitted", "{receipt}"),
+  virtualMemberFailures: counter(
+    "gw.virtual.member_failures",
+    "Member calls of a virtual MCP server that got no usable answer, by member agent, method and reason",
+    "{call}",
+  ),
   credentialDecryptFailures: counter(
     "gw.credentials.decrypt_failures",
     "Stored credentials that failed to decrypt (wrong or rotated key, corrupt row)",
@@ -248,3 +253,17 @@ export const upstreamDuration = {
 };
 /** @deprecated use recordRateLimitFallback. */
 export const rateLimitFallback = { add: (n: number) => instruments.rateLimitFallback.get().add(n) };
+
+/**
+ * A member of a virtual MCP server that gave no usable answer to a fan-out (it was down, timed
+ * out, or answered something that is not JSON-RPC): the virtual server answered with the others.
+ */
+export function recordVirtualMemberFailure(a: {
+  memberAgentId: string;
+  method: string;
+  reason: string;
+}): void {
+  instruments.virtualMemberFailures
+    .get()
+    .add(1, { member_agent_id: a.memberAgentId, mcp_method: a.method, reason: a.reason });
+}

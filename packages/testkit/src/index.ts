@@ -6,6 +6,7 @@ export * from "./facilitator.ts";
 export * from "./mcp-modern-upstream.ts";
 export * from "./mcp-tools-upstream.ts";
 export * from "./mcp-upstream.ts";
+export * from "./mcp-v2.ts";
 export * from "./security.ts";
 export * from "./upstream.ts";
 export * from "./x402.ts";

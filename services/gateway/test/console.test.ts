@@ -3,7 +3,7 @@
 // with the reason printed, on a developer machine only: under CI=true a missing browser fails.
 import { existsSync, mkdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { client, startToolsUpstream, type TestApp, type Upstream } from "@gw/testkit";
+import { client, startMcpV2Server, startToolsUpstream, type TestApp, type Upstream } from "@gw/testkit";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Caller, caller, pollDone, startGateway, upstreamPool } from "./helpers.ts";
@@ -397,6 +397,98 @@ describe.skipIf(skipReason !== undefined && !inCi)("operator console in Chromium
       expect(errors).toEqual([]);
     } finally {
       await server.close();
+    }
+  });
+
+  it("creates and edits a virtual MCP server by picking members; the invocation detail names the member that served it", async () => {
+    const who = await caller(gw);
+    const alpha = await startMcpV2Server({ name: "alpha" });
+    const beta = await startMcpV2Server({ name: "beta" });
+    try {
+      const a = await who("POST", "/v1/agents", {
+        name: "alpha-mcp",
+        protocol: "mcp",
+        upstream_url: alpha.url,
+      });
+      const b = await who("POST", "/v1/agents", {
+        name: "beta-mcp",
+        protocol: "mcp",
+        upstream_url: beta.url,
+      });
+      const { page, errors } = await newPage();
+      await signIn(page, who);
+      await page.getByRole("link", { name: "Agents" }).click();
+      await page.getByRole("link", { name: "New agent" }).click();
+      await page.getByLabel("Name").fill("portal");
+      await page.getByLabel("Protocol").selectOption("mcp");
+      await page.getByLabel("Virtual MCP server").check();
+      await page.getByLabel("Member alpha-mcp").check();
+      await page.getByLabel("Prefix of alpha-mcp").fill("al");
+      await page.getByLabel("Member beta-mcp").check();
+      await page.getByLabel("Prefix of beta-mcp").fill("be");
+      await page.getByLabel("Exclude of beta-mcp").fill("add");
+      await page.getByRole("button", { name: "Create agent" }).click();
+      await page.waitForURL(/#\/agents\/agt_/);
+      const id = /#\/agents\/(agt_[\w-]+)/.exec(page.url())?.[1] ?? "";
+      expect((await who("GET", `/v1/agents/${id}`)).json).toMatchObject({
+        upstream_url: null,
+        members: [
+          { agent_id: a.json.id, prefix: "al" },
+          { agent_id: b.json.id, prefix: "be", exclude: ["add"] },
+        ],
+      });
+      await expect.poll(() => page.locator("main").textContent()).toContain("be__");
+      await shot(page, "13-virtual-agent");
+
+      // Edit: drop a member.
+      await page.getByRole("button", { name: "Edit" }).click();
+      await page.getByLabel("Member alpha-mcp").uncheck();
+      await page.getByRole("button", { name: "Save changes" }).click();
+      await expect
+        .poll(async () => (await who("GET", `/v1/agents/${id}`)).json.members)
+        .toEqual([{ agent_id: b.json.id, prefix: "be", exclude: ["add"] }]);
+
+      // A routed call; its detail names the member that served it.
+      const sent = await who(
+        "POST",
+        `/v1/proxy/${id}`,
+        {
+          jsonrpc: "2.0",
+          id: 1,
+          method: "tools/call",
+          params: {
+            name: "be__echo",
+            arguments: { text: "hi" },
+            _meta: {
+              "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+              "io.modelcontextprotocol/clientInfo": { name: "console-test", version: "1" },
+              "io.modelcontextprotocol/clientCapabilities": {},
+            },
+          },
+        },
+        {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          "mcp-protocol-version": "2026-07-28",
+          "mcp-method": "tools/call",
+          "mcp-name": "be__echo",
+        },
+      );
+      expect(sent.status).toBe(202);
+      const done = await pollDone(who, id, sent.json.invocation_id);
+      expect(done.json, JSON.stringify(done.json)).toMatchObject({
+        status: "succeeded",
+        routed_agent_id: b.json.id,
+      });
+      await page.goto(`${gw.url}/console#/invocations/${sent.json.invocation_id}`);
+      await expect.poll(() => page.locator("main").textContent()).toContain("Served by member");
+      expect(await page.locator("main").textContent()).toContain(b.json.id);
+      await shot(page, "14-virtual-invocation");
+      expect(errors).toEqual([]);
+      await page.close();
+    } finally {
+      await alpha.close();
+      await beta.close();
     }
   });
 

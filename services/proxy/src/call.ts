@@ -29,7 +29,8 @@ export type Call = {
   readonly clientAddress: string | undefined;
   /** Step 2. */
   agent: AgentRow;
-  target: Target;
+  /** Null for a virtual MCP server, whose members are resolved by the forward step's caller. */
+  target: Target | null;
   /** Step 4: X-Gateway-Model. */
   model: string | null;
   /** Step 4: the body held in memory (transactional, MCP POSTs); null while it is streamed. */

@@ -78,6 +78,7 @@ describe("GET /v1/invocations", () => {
         "ttft_ms",
         "req_size",
         "resp_size",
+        "routed_agent_id",
         "created_at",
         "completed_at",
       ].sort(),

@@ -1,3 +1,4 @@
+import { findAgent } from "@gw/agents";
 import { type AnswerHook, type ForwardCall, forward, isRetrySafe } from "@gw/forward";
 import { type InvocationRef, jobOf, storedRequest, type TransactJob } from "@gw/invocations";
 import type { CallRef, Delivery, ProcessCall } from "@gw/queue";
@@ -5,6 +6,7 @@ import type { Runtime } from "@gw/runtime";
 import { annotateSpan } from "@gw/telemetry";
 import { targetOf } from "@gw/upstream";
 import { subjectTokenOf } from "@gw/vault";
+import { resolveMembers, type VirtualServer } from "@gw/virtual";
 
 export type WorkerDeps = Pick<
   Runtime,
@@ -39,19 +41,48 @@ export function createProcessor(deps: WorkerDeps): ProcessCall {
     if (job === "skip") return;
     if (job === "gone") return invocations.fail(ref, "internal");
     if (job.protocol === "mcp" && job.mcpMethod) annotateSpan({ "mcp.method.name": job.mcpMethod });
-    await forward(forwardCallOf(job, ref, deps), job.body, sink, deps);
+    const virtual = job.virtual ? await virtualServerOf(job, job.virtual, deps) : null;
+    await forward(forwardCallOf(job, ref, deps, virtual), job.body, sink, deps);
+  };
+}
+
+/**
+ * A virtual MCP server's members as they are now (docs/mcp.md): the membership stored with the
+ * call, each member agent read when the call is made, so a member deactivated or deleted since is
+ * left out like on the streaming path.
+ */
+async function virtualServerOf(
+  job: TransactJob,
+  stored: NonNullable<TransactJob["virtual"]>,
+  deps: WorkerDeps,
+): Promise<VirtualServer> {
+  const members = await resolveMembers(stored.members, async (id) => {
+    const row = await findAgent(deps.store.db, job.tenantId, id);
+    return row ? { ...row, target: row.upstreamUrl ? targetOf(row.upstreamUrl) : null } : undefined;
+  });
+  return {
+    name: stored.name,
+    version: deps.config.GW_VERSION,
+    publicHost: new URL(deps.config.publicUrl).hostname,
+    members,
   };
 }
 
 /** The claimed job as step 9 reads it, ending its invocation through the lifecycle. */
-function forwardCallOf(job: TransactJob, ref: InvocationRef, deps: WorkerDeps): ForwardCall {
+function forwardCallOf(
+  job: TransactJob,
+  ref: InvocationRef,
+  deps: WorkerDeps,
+  virtual: VirtualServer | null,
+): ForwardCall {
   const { invocations } = deps;
   return {
     tenantId: job.tenantId,
     agentId: job.agentId,
     invocationId: job.invocationId,
     method: "POST",
-    target: targetOf(job.upstreamUrl),
+    target: job.upstreamUrl ? targetOf(job.upstreamUrl) : null,
+    virtual,
     protocol: job.protocol,
     mcpMethod: job.mcpMethod,
     mcpRequestId: job.mcpRequestId ?? null,

@@ -2,6 +2,7 @@ import { useState } from "preact/hooks";
 import { unwrap } from "../api.ts";
 import type { Agent } from "../types.ts";
 import { ErrorBox, formValues, messageOf, Picker, useLoad, useSession } from "../ui.tsx";
+import { type Member, MembersField } from "./members-field.tsx";
 
 type Body = Record<string, unknown>;
 
@@ -12,7 +13,7 @@ type Body = Record<string, unknown>;
  */
 function bodyOf(
   v: Record<string, string>,
-  checks: { capture: boolean; priced: boolean },
+  checks: { capture: boolean; priced: boolean; members: Member[] | null },
   editing: boolean,
 ): Body {
   const orNull = (x: string | undefined) => (x === undefined ? (editing ? null : undefined) : x);
@@ -24,6 +25,12 @@ function bodyOf(
     credential_ref: orNull(v.credential_ref),
     capture_bodies: checks.capture,
   };
+  // A virtual MCP server has members instead of an upstream and a credential of its own.
+  if (checks.members !== null) {
+    body.members = checks.members;
+    body.upstream_url = editing ? null : undefined;
+    body.credential_ref = editing ? null : undefined;
+  } else if (editing) body.members = null;
   if (body.protocol === "mcp") {
     body.mcp_transport = "streamable_http";
     body.mcp_protocol_version = orNull(v.mcp_protocol_version);
@@ -56,6 +63,8 @@ export function AgentForm(props: {
   const a = props.agent;
   const [protocol, setProtocol] = useState<string>(a?.protocol ?? "http");
   const [priced, setPriced] = useState(Boolean(a?.price));
+  const [virtual, setVirtual] = useState(Boolean(a?.members));
+  const [members, setMembers] = useState<Member[]>(a?.members ?? []);
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState(false);
   const creds = useLoad(
@@ -76,6 +85,7 @@ export function AgentForm(props: {
         const checks = {
           capture: (form.elements.namedItem("capture_bodies") as HTMLInputElement).checked,
           priced,
+          members: protocol === "mcp" && virtual ? members : null,
         };
         setBusy(true);
         setError(undefined);
@@ -99,16 +109,18 @@ export function AgentForm(props: {
         Description
         <input name="description" maxLength={4000} defaultValue={a?.description ?? ""} autoComplete="off" />
       </label>
-      <label>
-        Upstream URL
-        <input
-          name="upstream_url"
-          type="url"
-          placeholder="https://agent.example.com/"
-          defaultValue={a?.upstream_url ?? ""}
-          autoComplete="off"
-        />
-      </label>
+      {protocol === "mcp" && virtual ? null : (
+        <label>
+          Upstream URL
+          <input
+            name="upstream_url"
+            type="url"
+            placeholder="https://agent.example.com/"
+            defaultValue={a?.upstream_url ?? ""}
+            autoComplete="off"
+          />
+        </label>
+      )}
       <label>
         Protocol
         <select name="protocol" value={protocol} onChange={(e) => setProtocol(e.currentTarget.value)}>
@@ -117,6 +129,15 @@ export function AgentForm(props: {
         </select>
       </label>
       {protocol === "mcp" ? (
+        <label class="check">
+          <input type="checkbox" checked={virtual} onChange={(e) => setVirtual(e.currentTarget.checked)} />
+          Virtual MCP server: several MCP agents behind this one
+        </label>
+      ) : null}
+      {protocol === "mcp" && virtual ? (
+        <MembersField {...(a ? { selfId: a.id } : {})} initial={members} onChange={setMembers} />
+      ) : null}
+      {protocol === "mcp" && !virtual ? (
         <label>
           MCP protocol version
           <input
@@ -127,7 +148,7 @@ export function AgentForm(props: {
           />
         </label>
       ) : null}
-      <label>
+      <label hidden={protocol === "mcp" && virtual}>
         Credential
         {/* Re-mounted once the list arrives, so the stored choice is selected among real options. */}
         <Picker

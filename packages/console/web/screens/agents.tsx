@@ -225,6 +225,19 @@ function AgentDetail({ id }: { id: string }) {
                 ["Protocol", a.protocol],
                 ["MCP transport", a.mcp_transport],
                 ["MCP protocol version", a.mcp_protocol_version],
+                [
+                  "Members",
+                  a.members
+                    ? a.members.map((m) => (
+                        <div key={m.agent_id}>
+                          <a href={href(`/agents/${m.agent_id}`)}>{m.agent_id}</a> as{" "}
+                          <code>{m.prefix === "" ? "(no prefix)" : `${m.prefix}__`}</code>
+                          {m.include ? ` include ${m.include.join(", ")}` : ""}
+                          {m.exclude ? ` exclude ${m.exclude.join(", ")}` : ""}
+                        </div>
+                      ))
+                    : null,
+                ],
                 ["Credential", a.credential_ref ? <code key="c">{a.credential_ref}</code> : null],
                 [
                   "Price",

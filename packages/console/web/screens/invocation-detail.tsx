@@ -72,6 +72,14 @@ function Summary({ d }: { d: Detail }) {
             {d.agent_id}
           </a>,
         ],
+        [
+          "Served by member",
+          d.routed_agent_id ? (
+            <a key="r" href={href(`/agents/${d.routed_agent_id}`)}>
+              {d.routed_agent_id}
+            </a>
+          ) : null,
+        ],
         ["Mode", d.mode],
         ["Status", <Status key="s" value={d.status} />],
         ["Error class", d.error_class],

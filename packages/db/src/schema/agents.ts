@@ -10,6 +10,16 @@ export type AgentPrice = {
   tools?: Record<string, string> | undefined;
 };
 export type AgentRateLimit = { rps: number; burst: number };
+/**
+ * One member of a virtual MCP server (docs/mcp.md, Virtual MCP servers): the member agent, the
+ * prefix its names are exposed under ("" for none), and the tool-name patterns kept or dropped.
+ */
+export type AgentMember = {
+  agent_id: string;
+  prefix: string;
+  include?: string[] | undefined;
+  exclude?: string[] | undefined;
+};
 
 export const agents = pgTable(
   "agents",
@@ -36,6 +46,8 @@ export const agents = pgTable(
     captureBodies: boolean("capture_bodies").notNull().default(false),
     /** null → follow the deployment (true when an emitter is attached). */
     emitReceipts: boolean("emit_receipts"),
+    /** A virtual MCP server's members, in order; null for every other agent. */
+    members: jsonb("members").$type<AgentMember[]>(),
     createdBy: text("created_by").notNull(),
     ...timestamps,
     /** Soft delete: the row stays so invocation history keeps its agent. */

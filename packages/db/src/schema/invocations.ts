@@ -74,6 +74,8 @@ export const invocations = pgTable(
     createdBy: text("created_by"),
     /** The process that owns an open streaming record (gw_instances); the sweeper ends it if that process died. */
     instanceId: text("instance_id"),
+    /** A virtual MCP server's call: the member agent that served it (null for a fan-out). */
+    routedAgentId: text("routed_agent_id"),
   },
   (t) => [
     index("invocations_tenant_created_idx").on(t.tenantId, t.createdAt.desc(), t.id.desc()),

@@ -36,6 +36,7 @@ const INSERT_COLS = [
   ["settlement_status", "text"],
   ["instance_id", "text"],
   ["created_by", "text"],
+  ["routed_agent_id", "text"],
   // A record written once its call already ended carries its outcome too (a quick stream).
   ["error_class", "text"],
   ["upstream_status", "int4"],
@@ -109,6 +110,7 @@ export function insertParams(items: ReadonlyArray<NewRow>): [string] {
     settlement_status: u.settlementStatus ?? r.settlementStatus,
     instance_id: u.instanceId ?? r.instanceId,
     created_by: r.createdBy,
+    routed_agent_id: u.routedAgentId ?? r.routedAgentId,
     error_class: u.errorClass ?? r.errorClass,
     upstream_status: u.upstreamStatus ?? r.upstreamStatus,
     latency_ms: u.latencyMs ?? r.latencyMs,
@@ -140,6 +142,7 @@ const UPDATE_COLS = [
   ["settlement", "jsonb"],
   ["settlement_status", "text"],
   ["receipt_artifact_id", "text"],
+  ["routed_agent_id", "text"],
 ] as const;
 const RESULT_COLS = [
   ["invocation_id", "text"],
@@ -191,6 +194,7 @@ function updateParams(items: readonly Update[]): [string, string] {
     settlement: u.settlement,
     settlement_status: u.settlementStatus,
     receipt_artifact_id: u.receiptArtifactId,
+    routed_agent_id: u.routedAgentId,
   }));
   const results = items.flatMap(({ id, tenantId, result: r }) =>
     r

@@ -21,6 +21,7 @@ const POLL_SQL = `select i.id, i.agent_id, i.mode, i.status, i.error_class, i.mo
   i.payment_network, i.payment_asset, i.payment_amount, i.payment_payer, i.payment_nonce,
   i.policy_action, i.receipt_artifact_id, i.policy_matched_rule, i.settlement, i.upstream_status,
   i.latency_ms, i.ttft_ms, i.req_size, i.resp_size, i.created_at, i.completed_at,
+  i.routed_agent_id,
   r.status as r_status, r.content_type as r_content_type, r.headers as r_headers, r.body as r_body,
   r.expires_at as r_expires_at, i.created_by
 from invocations i
@@ -71,6 +72,7 @@ export async function pollRow(
     reqSize: num(r.req_size),
     respSize: num(r.resp_size),
     createdAt: date(r.created_at),
+    routedAgentId: str(r.routed_agent_id),
     completedAt: r.completed_at === null || r.completed_at === undefined ? null : date(r.completed_at),
   } as InvocationItemRow;
   const createdBy = str(r.created_by);

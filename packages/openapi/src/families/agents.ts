@@ -6,7 +6,7 @@ import type { Route } from "../route.ts";
 const tags = ["Agents"];
 const notFound = error("No agent with this id in the caller's tenant.");
 const badWrite = error(
-  "Invalid body: a malformed or unknown field, an upstream_url failing SSRF validation or not https, a credential_ref that does not exist in the tenant, a malformed price, or mcp_transport other than streamable_http for an MCP agent.",
+  'Invalid body: a malformed or unknown field, an upstream_url failing SSRF validation or not https, a credential_ref that does not exist in the tenant, a malformed price, mcp_transport other than streamable_http for an MCP agent, or invalid members of a virtual MCP server (1 to 16 MCP agents of the tenant that are not virtual themselves, each once, under unique prefixes matching ^[a-z0-9][a-z0-9-]{0,31}$ or ""; upstream_url and credential_ref null); the message names the field and the rule.',
 );
 const tooLarge = error("Body over the JSON write limit.");
 
@@ -76,4 +76,5 @@ export const agentsComponents = {
   PatchAgent,
   AgentPrice: AgentResource.entries.price.wrapped,
   AgentRateLimit: AgentResource.entries.rate_limit.wrapped,
+  AgentMember: AgentResource.entries.members.wrapped.item,
 } satisfies Record<string, v.GenericSchema>;

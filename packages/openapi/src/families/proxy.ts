@@ -8,6 +8,13 @@ import type { Param, Response, Route } from "../route.ts";
 
 const tags = ["Proxy"];
 
+/** A JSON-RPC error as a virtual MCP server answers it (docs/mcp.md, Virtual MCP servers). */
+const JsonRpcErrorBody = v.object({
+  jsonrpc: v.literal("2.0"),
+  id: v.nullable(v.union([v.string(), v.number()])),
+  error: v.object({ code: v.number(), message: v.string(), data: v.optional(v.unknown()) }),
+});
+
 const callHeaders: Param[] = [
   {
     name: "X-Gateway-Model",
@@ -81,7 +88,13 @@ const admission = (transactional: boolean): Record<string, Response> => ({
   },
   "404": error("No agent with this id in the caller's tenant."),
   "405": {
-    ...error("Method not allowed on this path."),
+    ...(transactional
+      ? error("Method not allowed on this path.")
+      : {
+          description:
+            "Method not allowed on this path. A virtual MCP server answers GET and DELETE with a JSON-RPC error (-32000) instead, as its protocol revision does.",
+          body: { json: v.union([ErrorBody, JsonRpcErrorBody]) },
+        }),
     headers: { Allow: { description: "The methods this path takes.", schema: { type: "string" } } },
   },
   "409": error(
@@ -89,7 +102,7 @@ const admission = (transactional: boolean): Record<string, Response> => ({
       ? "The verified request digest was already used in this tenant."
       : "MCP agent on the streaming endpoint while the verifier is configured.",
   ),
-  "422": error("The agent is inactive, suspended or has no upstream_url."),
+  "422": error("The agent is inactive, suspended or has no upstream_url (and is not a virtual MCP server)."),
   "429": { ...error("Rate limit or concurrency limit exceeded."), headers: retryAfter },
   "503": error("Store or settlement unavailable."),
 });
@@ -101,7 +114,7 @@ export const proxyRoutes: Route[] = [
     operationId: "callAgent",
     summary: "Call an agent (transactional)",
     description:
-      "The body is forwarded verbatim (an MCP agent takes one JSON-RPC 2.0 request). The invocation is durable before the 202; poll /v1/proxy/{id}/invocations/{inv_id} for the result.",
+      "The body is forwarded verbatim (an MCP agent takes one JSON-RPC 2.0 request; a virtual MCP server routes it to a member or answers from its members). The invocation is durable before the 202; poll /v1/proxy/{id}/invocations/{inv_id} for the result.",
     tags,
     params: callHeaders,
     body: { ...anyBody, description: `Forwarded verbatim; at most ${LIMITS.transactMaxBodyBytes} bytes.` },
@@ -129,7 +142,7 @@ export const proxyRoutes: Route[] = [
             : "End an MCP session",
       description:
         method === "post"
-          ? "Both bodies are streamed verbatim without buffering or size cap; SSE passes through."
+          ? "Both bodies are streamed verbatim without buffering or size cap; SSE passes through. A virtual MCP server (an agent with members) answers as an MCP server of revision 2026-07-28: routed calls stream the member's answer, merged answers are JSON, protocol refusals are JSON-RPC errors with the revision's statuses (404 -32601, 400 -32022)."
           : "MCP agents only (405 for http agents); forwarded verbatim like POST.",
       tags,
       params: method === "post" ? callHeaders : [],

@@ -1,8 +1,10 @@
 import { type ForwardCall, forward } from "@gw/forward";
 import { bearerOf } from "@gw/vault";
+import type { VirtualServer } from "@gw/virtual";
 import type { ProxyDeps } from "../deps.ts";
 import type { ProxyExchange } from "../exchange.ts";
 import { type Admitted, admitCall } from "../pipeline.ts";
+import { virtualServerOf } from "../virtual.ts";
 
 /**
  * POST /v1/proxy/{id}/stream (and GET/DELETE for MCP agents; routed by direct.ts): steps 1–8, then
@@ -17,7 +19,7 @@ export async function streamCall(x: ProxyExchange, deps: ProxyDeps): Promise<voi
   // A held body (an MCP POST, a verified envelope's inner call) or the live request stream.
   const source = call.forward ?? (call.method === "POST" ? x.incoming : null);
   await forward(
-    forwardCallOf(call),
+    forwardCallOf(call, await virtualServerOf(call.agent, deps)),
     source,
     { kind: "relay", caller: x, track: deps.inflight.track, start },
     deps,
@@ -25,7 +27,7 @@ export async function streamCall(x: ProxyExchange, deps: ProxyDeps): Promise<voi
 }
 
 /** The admitted call as step 9 reads it. */
-function forwardCallOf(call: Admitted): ForwardCall {
+function forwardCallOf(call: Admitted, virtual: VirtualServer | null): ForwardCall {
   const { agent } = call;
   return {
     tenantId: call.tenantId,
@@ -33,6 +35,7 @@ function forwardCallOf(call: Admitted): ForwardCall {
     invocationId: call.invocationId,
     method: call.method,
     target: call.target,
+    virtual,
     protocol: agent.protocol,
     mcpMethod: call.mcp?.method ?? null,
     mcpRequestId: call.mcp?.kind === "request" ? call.mcp.id : null,

@@ -1,0 +1,124 @@
+import type { Logger } from "@gw/telemetry";
+import { recordVirtualMemberFailure } from "@gw/telemetry";
+import { Cancel, readCapped } from "@gw/upstream";
+import { redactSecret } from "@gw/vault";
+import {
+  firstLine,
+  isRecord,
+  type Json,
+  type Member,
+  type MemberPort,
+  type MemberStream,
+  type OwnAnswer,
+} from "@gw/virtual";
+import type { ForwardCall, ForwardDeps } from "./call.ts";
+import { answerReader } from "./collect.ts";
+import { openCallCredential } from "./credential.ts";
+import { dialCollect, dialStream } from "./dial.ts";
+import { memberCall } from "./target.ts";
+
+/** A member's answer is at most this large when it is read whole to be merged. */
+const MEMBER_ANSWER_MAX_BYTES = 8 * 1024 * 1024;
+
+/**
+ * How a virtual server calls its members on this call: each member call is an upstream call of
+ * the member (its upstream_url with the dial-time SSRF guard, its credential opened towards its
+ * host, the retry rules of the method, the transactional time-out), read whole. A member that
+ * fails is logged with its agent id and counted (`gw.virtual.member_failures`).
+ */
+export function memberPort(call: ForwardCall, deps: ForwardDeps, log: Logger): MemberPort {
+  return {
+    call: async (member, body, method) => {
+      const mcall = memberCall(call, member, null, method);
+      const credential = await openCallCredential(mcall, member.target.host, deps, { log });
+      if (credential === "refused") return { kind: "failure", reason: "credential" };
+      const read = answerReader(mcall);
+      const result = await dialCollect(mcall, member.target, credential, body, read, deps);
+      if (result.kind === "failure") return { kind: "failure", reason: result.failure };
+      if (!result.body.ok) return { kind: "failure", reason: result.body.failure };
+      const text = redactSecret(result.body.body, credential?.secret ?? "");
+      return { kind: "answer", status: result.status, message: jsonRpc(Buffer.from(text)) };
+    },
+    failed: (member, method, reason) => {
+      log.warn(
+        { invocation_id: call.invocationId, member_agent_id: member.agentId, mcp_method: method, reason },
+        "virtual server member gave no usable answer",
+      );
+      recordVirtualMemberFailure({ memberAgentId: member.agentId, method, reason });
+    },
+  };
+}
+
+/** A member's JSON-RPC message, or null when its answer is empty or not one. */
+function jsonRpc(body: Buffer): Json | null {
+  if (body.length === 0) return null;
+  try {
+    const msg: unknown = JSON.parse(body.toString("utf8"));
+    return isRecord(msg) && msg.jsonrpc === "2.0" ? msg : null;
+  } catch {
+    return null;
+  }
+}
+
+/** What opening the members' `subscriptions/listen` streams gave: the open streams, and the members' other answers. */
+export type Opened = { streams: MemberStream[]; answers: OwnAnswer[] };
+
+/**
+ * Opens every member's `subscriptions/listen` stream (a streaming upstream call each: first-byte
+ * and idle time-outs, cancelled with the caller). An answer that is not an event stream (a member
+ * refusing the subscription) is read whole and kept; a member that cannot be reached is logged.
+ */
+export async function openListens(
+  call: ForwardCall,
+  members: readonly Member[],
+  body: Buffer,
+  port: MemberPort,
+  deps: ForwardDeps,
+  log: Logger,
+): Promise<Opened> {
+  const opened = await Promise.all(
+    members.map(async (member) => {
+      const mcall = memberCall(call, member, null, "subscriptions/listen");
+      const credential = await openCallCredential(mcall, member.target.host, deps, { log });
+      if (credential === "refused") return port.failed(member, "subscriptions/listen", "credential");
+      const cancel = new Cancel();
+      const res = await dialStream(mcall, member.target, credential, body, cancel, deps);
+      if (res.kind === "failure") return port.failed(member, "subscriptions/listen", res.failure);
+      const opened = await listenOf(res.res, () => cancel.abort());
+      if (opened === null) return port.failed(member, "subscriptions/listen", "invalid_answer");
+      return opened;
+    }),
+  );
+  const out: Opened = { streams: [], answers: [] };
+  for (const o of opened) {
+    if (!o) continue;
+    if ("body" in o) out.streams.push(o);
+    else out.answers.push(o);
+  }
+  return out;
+}
+
+/**
+ * A member's answer to `subscriptions/listen`: its stream (server-sent events, or a streamed JSON
+ * body whose first line is a notification, the acknowledgement), else its one JSON-RPC answer
+ * (a refusal), else null.
+ */
+async function listenOf(
+  res: { statusCode: number; headers: Record<string, unknown>; body: AsyncIterable<Buffer> },
+  close: () => void,
+): Promise<MemberStream | OwnAnswer | null> {
+  const type = String(res.headers["content-type"] ?? "");
+  const ok = res.statusCode < 300;
+  if (ok && type.includes("text/event-stream")) return { body: res.body, format: "sse", close };
+  if (ok) {
+    const { first, rest } = await firstLine(res.body).catch(() => ({ first: "", rest: res.body }));
+    const head = jsonRpc(Buffer.from(first));
+    if (head && typeof head.method === "string") return { body: rest, format: "lines", close };
+    close();
+    return head ? { status: res.statusCode, message: head } : null;
+  }
+  const whole = await readCapped(res.body, MEMBER_ANSWER_MAX_BYTES).catch(() => null);
+  close();
+  const message = whole ? jsonRpc(whole) : null;
+  return message ? { status: res.statusCode, message } : null;
+}

@@ -1,0 +1,217 @@
+import { ERROR_CLASS, type Failure, outcomeOfStatus } from "@gw/invocations";
+import type { Settled } from "@gw/payments";
+import { recordProxyCall } from "@gw/telemetry";
+import {
+  ERRORS,
+  type FanOut,
+  fanOut,
+  mergeListen,
+  notifyAll,
+  type OwnAnswer,
+  requestId,
+  rpcError,
+} from "@gw/virtual";
+import { upstreamError } from "./answers.ts";
+import { type AnswerSink, type ForwardCall, type ForwardDeps, gatewayHeaders } from "./call.ts";
+import { onAnswer } from "./hooks.ts";
+import { memberPort, openListens } from "./member-port.ts";
+import type { Relayed } from "./relay.ts";
+import { drain, keep, type Relay, relayedFacts } from "./sink.ts";
+import type { Tap } from "./tap.ts";
+import type { Route } from "./target.ts";
+
+type Served = Extract<Route, { kind: "virtual" }>;
+const JSON_TYPE = "application/json";
+const EMPTY = Buffer.alloc(0);
+
+/**
+ * A virtual MCP server's request that no single member serves as it is (docs/mcp.md, Virtual MCP
+ * servers): answered by the gateway itself (a refusal of the revision), from several members
+ * (discover, the merged lists, resources/read, a resource completion, a notification), or as one
+ * stream merged from theirs (`subscriptions/listen`). The answer goes through the answer hooks and
+ * out through the same sink and record as an upstream's. A fan-out that no member answered fails
+ * like any upstream call (502/504 on the stream, `failed` for the poll).
+ */
+export async function serveVirtual(
+  call: ForwardCall,
+  route: Served,
+  tap: Tap,
+  settled: Settled,
+  sink: AnswerSink,
+  deps: ForwardDeps,
+): Promise<void> {
+  const { plan, server } = route;
+  const port = memberPort(call, deps, sink.caller.log);
+  if (plan.kind === "listen") {
+    if (sink.kind === "relay") return listen(call, route, tap, settled, sink, deps);
+    // A subscription is a stream; the transactional path stores one answer.
+    const refusal = rpcError(
+      400,
+      requestId(plan.message),
+      ERRORS.invalidRequest,
+      "subscriptions/listen needs the streaming path",
+    );
+    return deliver(call, tap, settled, sink, deps, { status: refusal.status, body: encode(refusal) });
+  }
+  if (plan.kind === "notify") {
+    await notifyAll(server, plan.body, "notification", port);
+    return deliver(call, tap, settled, sink, deps, { status: 202, body: null });
+  }
+  const outcome: FanOut =
+    plan.kind === "own"
+      ? { kind: "answer", answer: plan.answer, servedBy: null }
+      : await fanOut(server, plan.method, plan.message, port);
+  if (outcome.kind === "failure") return failed(call, tap, settled, sink, outcome.reason);
+  tap.routedAgentId = outcome.servedBy;
+  return deliver(call, tap, settled, sink, deps, {
+    status: outcome.answer.status,
+    body: encode(outcome.answer),
+  });
+}
+
+function encode(answer: OwnAnswer): Buffer {
+  return Buffer.from(JSON.stringify(answer.message));
+}
+
+/**
+ * The virtual server's answer, through the answer hooks (where per-caller tool filtering reshapes
+ * a merged `tools/list` like an upstream's) and out: written to the caller, or stored for the poll.
+ */
+async function deliver(
+  call: ForwardCall,
+  tap: Tap,
+  settled: Settled,
+  sink: AnswerSink,
+  deps: ForwardDeps,
+  own: { status: number; body: Buffer | null },
+): Promise<void> {
+  const headers = own.body ? { "content-type": JSON_TYPE } : {};
+  const answer = await onAnswer(
+    deps.answerHooks,
+    call,
+    { status: own.status, headers, body: own.body },
+    tap.held,
+  );
+  const body = answer.body ?? EMPTY;
+  const ok = answer.status < 400;
+  if (sink.kind === "collect") {
+    const facts = tap.collectedFacts({ attempts: 1, upstreamStatus: answer.status, body }, settled.facts(ok));
+    return call.record.complete(answer.status, facts, {
+      result: {
+        status: answer.status,
+        contentType: body.length > 0 ? JSON_TYPE : null,
+        headers: null,
+        body,
+        expiresAt: new Date(Date.now() + deps.config.GW_RESULT_TTL_SECONDS * 1000),
+      },
+      ...tap.digests(body),
+    });
+  }
+  const { outgoing } = sink.caller;
+  const head: Record<string, string> = { ...gatewayHeaders(call), "x-request-id": sink.caller.requestId };
+  if (body.length > 0) head["content-type"] = JSON_TYPE;
+  head["content-length"] = String(body.length);
+  tap.respCapture?.add(body);
+  tap.respDigest?.update(body);
+  const ended = await new Promise<boolean>((resolve) => {
+    outgoing.once("close", () => resolve(outgoing.writableFinished));
+    outgoing.writeHead(answer.status, head);
+    outgoing.end(body, () => resolve(true));
+  });
+  const relayed = {
+    upstreamStatus: answer.status,
+    ttftMs: tap.elapsed(),
+    respSize: body.length,
+    ended: ended ? ("end" as const) : ("client_closed" as const),
+    failure: ended ? null : ("cancelled" as const),
+  };
+  if (!ended) return streamFailed(call, tap, settled, sink, "cancelled", relayed);
+  completed(call, tap, settled, sink, relayed);
+}
+
+function completed(call: ForwardCall, tap: Tap, settled: Settled, sink: Relay, relayed: Relayed): void {
+  const { status, errorClass } = outcomeOfStatus(relayed.upstreamStatus);
+  recordProxyCall({ mode: "streaming", outcome: status, errorClass: errorClass ?? "none" });
+  const facts = relayedFacts(tap, relayed, settled.facts(status === "succeeded"));
+  keep(sink, call, call.record.complete(relayed.upstreamStatus, facts, tap.digests()));
+}
+
+function streamFailed(
+  call: ForwardCall,
+  tap: Tap,
+  settled: Settled,
+  sink: Relay,
+  failure: Failure,
+  relayed: Relayed | undefined,
+): void {
+  recordProxyCall({ mode: "streaming", outcome: "failed", errorClass: ERROR_CLASS[failure] });
+  const facts = relayedFacts(tap, relayed, settled.facts(false));
+  keep(sink, call, call.record.fail(failure, facts, relayed ? tap.digests() : undefined));
+}
+
+/** No member answered a fan-out: the call fails as an upstream call that got no answer would. */
+async function failed(
+  call: ForwardCall,
+  tap: Tap,
+  settled: Settled,
+  sink: AnswerSink,
+  failure: Failure,
+): Promise<void> {
+  if (sink.kind === "collect") {
+    return call.record.fail(failure, tap.collectedFacts({ attempts: 1 }, settled.facts(false)));
+  }
+  streamFailed(call, tap, settled, sink, failure, undefined);
+  drain(sink);
+  throw upstreamError(failure, gatewayHeaders(call));
+}
+
+/**
+ * `subscriptions/listen`: the members' streams merged into one SSE stream to the caller, with
+ * backpressure; it ends when every member stream ended or the caller went away (a listen stream
+ * the caller closes is its normal end, like a standalone GET stream). When no member opened a
+ * stream, the first member's answer goes back as it is, or the call fails like an upstream's.
+ */
+async function listen(
+  call: ForwardCall,
+  route: Served,
+  tap: Tap,
+  settled: Settled,
+  sink: Relay,
+  deps: ForwardDeps,
+): Promise<void> {
+  const { server, plan } = route;
+  if (plan.kind !== "listen") return;
+  const port = memberPort(call, deps, sink.caller.log);
+  const body = Buffer.from(JSON.stringify(plan.message));
+  const opened = await openListens(call, server.members, body, port, deps, sink.caller.log);
+  if (opened.streams.length === 0) {
+    const [answer] = opened.answers;
+    if (answer)
+      return deliver(call, tap, settled, sink, deps, { status: answer.status, body: encode(answer) });
+    return failed(call, tap, settled, sink, "unreachable");
+  }
+  const merged = mergeListen(opened.streams, plan.message);
+  const { outgoing } = sink.caller;
+  outgoing.once("close", () => merged.close());
+  outgoing.writeHead(200, {
+    ...gatewayHeaders(call),
+    "x-request-id": sink.caller.requestId,
+    "content-type": "text/event-stream",
+    "cache-control": "no-cache, no-transform",
+  });
+  outgoing.flushHeaders();
+  let ttftMs: number | null = null;
+  let respSize = 0;
+  for await (const event of merged.events) {
+    if (outgoing.destroyed) break;
+    const chunk = Buffer.from(event);
+    ttftMs ??= tap.elapsed();
+    respSize += chunk.length;
+    tap.respCapture?.add(chunk);
+    tap.respDigest?.update(chunk);
+    if (!outgoing.write(chunk)) await new Promise((r) => outgoing.once("drain", r).once("close", r));
+  }
+  merged.close();
+  if (!outgoing.destroyed) await new Promise<void>((r) => outgoing.end(r));
+  completed(call, tap, settled, sink, { upstreamStatus: 200, ttftMs, respSize, ended: "end", failure: null });
+}

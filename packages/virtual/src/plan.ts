@@ -1,0 +1,107 @@
+import type { Member, VirtualServer } from "./members.ts";
+import { routeName } from "./names.ts";
+import { originRefusal } from "./origin.ts";
+import {
+  ERRORS,
+  isRecord,
+  type Json,
+  METHODS,
+  type OwnAnswer,
+  requestId,
+  rpcError,
+  versionRefusal,
+} from "./protocol.ts";
+
+/**
+ * What a virtual server does with one request (docs/mcp.md, Virtual MCP servers):
+ * - `own`: it answers itself without calling a member (a removed or unknown method, an older
+ *   protocol version, an unknown name);
+ * - `routed`: one member serves it, with the member's own name in the body and in `Mcp-Name`;
+ *   its answer goes back to the caller as the member sent it (an `input_required` result too);
+ * - `fanout`: the members are asked and their answers merged (`fanout.ts`);
+ * - `notify`: a notification, sent to every member; the caller gets 202;
+ * - `listen`: `subscriptions/listen`, the members' streams merged into one.
+ */
+export type Plan =
+  | { kind: "own"; answer: OwnAnswer }
+  | { kind: "routed"; member: Member; name: string; body: Buffer }
+  | { kind: "fanout"; method: string; message: Json }
+  | { kind: "notify"; body: Buffer }
+  | { kind: "listen"; message: Json };
+
+/** The caller's headers a virtual server reads (null when absent). */
+export type RequestHeaders = {
+  readonly protocolVersion: string | null;
+  readonly origin: string | null;
+  readonly host: string | null;
+};
+
+/**
+ * Plans a request. `body` is the JSON-RPC message step 5 already parsed as one message;
+ * `headers` the caller's that the revision looks at. Cheap and calls nothing: the
+ * forward step settles a priced call before any member is dialled.
+ */
+export function planRequest(server: VirtualServer, body: Buffer, headers: RequestHeaders): Plan {
+  const badOrigin = originRefusal(headers.origin, headers.host, server.publicHost);
+  if (badOrigin) return { kind: "own", answer: badOrigin };
+  const { protocolVersion } = headers;
+  let msg: unknown;
+  try {
+    msg = JSON.parse(body.toString("utf8"));
+  } catch {
+    // Step 5 parsed it already; a body that is not JSON here is still answered, never thrown.
+    return { kind: "own", answer: rpcError(400, null, ERRORS.parse, "Parse error") };
+  }
+  if (!isRecord(msg) || typeof msg.method !== "string") {
+    return {
+      kind: "own",
+      answer: rpcError(
+        400,
+        null,
+        ERRORS.invalidRequest,
+        "Bad Request: JSON-RPC responses cannot be posted to this endpoint",
+      ),
+    };
+  }
+  if (!("id" in msg)) return { kind: "notify", body };
+  const refused = versionRefusal(msg, protocolVersion);
+  if (refused) return { kind: "own", answer: refused };
+  const id = requestId(msg);
+  const { method } = msg;
+  if (!METHODS.has(method))
+    return { kind: "own", answer: rpcError(404, id, ERRORS.methodNotFound, "Method not found") };
+  const params = isRecord(msg.params) ? msg.params : {};
+  if (method === "tools/call" || method === "prompts/get") {
+    const kind = method === "tools/call" ? "tool" : "prompt";
+    const route = typeof params.name === "string" ? routeName(server.members, params.name, kind) : null;
+    if (!route) return { kind: "own", answer: unknownName(id, kind, params.name) };
+    return routed(route.member, route.name, { ...msg, params: { ...params, name: route.name } });
+  }
+  if (method === "completion/complete" && isRecord(params.ref) && params.ref.type === "ref/prompt") {
+    const { ref } = params;
+    const route = typeof ref.name === "string" ? routeName(server.members, ref.name, "prompt") : null;
+    if (!route) return { kind: "own", answer: unknownName(id, "prompt", ref.name) };
+    return routed(route.member, route.name, {
+      ...msg,
+      params: { ...params, ref: { ...ref, name: route.name } },
+    });
+  }
+  if (method === "subscriptions/listen") return { kind: "listen", message: msg };
+  return { kind: "fanout", method, message: msg };
+}
+
+function routed(member: Member, name: string, message: Json): Plan {
+  return { kind: "routed", member, name, body: Buffer.from(JSON.stringify(message)) };
+}
+
+function unknownName(id: Json["id"], kind: "tool" | "prompt", name: unknown): OwnAnswer {
+  const what = kind === "tool" ? "Tool" : "Prompt";
+  // The name is the caller's own; it is echoed only when it is a short plain string.
+  const shown = typeof name === "string" && name.length <= 256 ? ` ${name}` : "";
+  return rpcError(
+    200,
+    (id ?? null) as string | number | null,
+    ERRORS.invalidParams,
+    `${what}${shown} not found`,
+  );
+}

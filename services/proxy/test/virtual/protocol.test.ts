@@ -1,0 +1,194 @@
+import type { TestApp } from "@gw/testkit";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { type Caller, caller, startGateway } from "../helpers.ts";
+import { META, memberAgent, memberPool, REVISION, rpc, stream, transact, virtualAgent } from "./fixture.ts";
+
+// What the revision requires of a virtual server's answers, on both proxy paths: removed and
+// unknown methods, older protocol versions, GET/DELETE, cursors, notifications, cache hints.
+
+let gw: TestApp;
+let call: Caller;
+const pool = memberPool();
+
+beforeAll(async () => {
+  gw = await startGateway();
+  call = await caller(gw);
+});
+afterEach(() => pool.closeAll());
+afterAll(() => gw?.close());
+
+async function twoMembers() {
+  const alpha = await pool.v2("alpha", { tools: ["t1", "t2"] });
+  const beta = await pool.v2("beta", { tools: ["t3"] });
+  const a = await memberAgent(call, alpha.url);
+  const b = await memberAgent(call, beta.url);
+  const v = await virtualAgent(call, [
+    { agent_id: a, prefix: "a" },
+    { agent_id: b, prefix: "b" },
+  ]);
+  return { alpha, beta, a, b, v };
+}
+
+describe("virtual MCP server: the revision's answers", () => {
+  it("answers removed and unknown methods 404 with -32601 and the request id, on both paths", async () => {
+    const { v, alpha } = await twoMembers();
+    for (const method of ["initialize", "ping", "logging/setLevel", "tools/frobnicate"]) {
+      const req = rpc(
+        method,
+        method === "initialize" ? { protocolVersion: REVISION, capabilities: {} } : {},
+        `id-${method}`,
+      );
+      const res = await stream(call, v, req);
+      expect(res.status, method).toBe(404);
+      expect(res.json).toEqual({
+        jsonrpc: "2.0",
+        id: `id-${method}`,
+        error: { code: -32601, message: "Method not found" },
+      });
+      const t = await transact(call, v, req);
+      expect(t.accepted.status).toBe(202);
+      expect(t.polled?.json.response.status).toBe(404);
+      expect(t.body).toMatchObject({ id: `id-${method}`, error: { code: -32601 } });
+    }
+    // The gateway answered itself: no member was asked.
+    expect(alpha.requests).toHaveLength(0);
+  });
+
+  it("answers an older protocol version with -32022 naming the supported revision", async () => {
+    const { v } = await twoMembers();
+    const headers = { "content-type": "application/json", accept: "application/json, text/event-stream" };
+    const oldInit = {
+      jsonrpc: "2.0",
+      id: 7,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "old", version: "1" } },
+    };
+    const res = await call("POST", `/v1/proxy/${v}/stream`, oldInit, headers);
+    expect(res.status).toBe(400);
+    expect(res.json).toMatchObject({
+      jsonrpc: "2.0",
+      id: 7,
+      error: { code: -32022, data: { supported: [REVISION], requested: "2025-06-18" } },
+    });
+    const oldHeader = await call(
+      "POST",
+      `/v1/proxy/${v}/stream`,
+      { jsonrpc: "2.0", id: 8, method: "tools/list" },
+      { ...headers, "mcp-protocol-version": "2025-06-18" },
+    );
+    expect(oldHeader.status).toBe(400);
+    expect(oldHeader.json.error).toMatchObject({ code: -32022, data: { supported: [REVISION] } });
+    const t = await transact(call, v, { body: oldInit, headers });
+    expect(t.body).toMatchObject({ id: 7, error: { code: -32022, data: { supported: [REVISION] } } });
+  });
+
+  it("refuses a browser Origin naming another host (DNS rebinding), 403 with a JSON-RPC error", async () => {
+    const { v, alpha } = await twoMembers();
+    const req = rpc("server/discover");
+    const evil = await stream(call, v, {
+      ...req,
+      headers: { ...req.headers, origin: "http://evil.example.com" },
+    });
+    expect(evil.status).toBe(403);
+    expect(evil.json).toMatchObject({
+      jsonrpc: "2.0",
+      error: { code: -32000, message: "Invalid Origin header" },
+    });
+    const own = await stream(call, v, { ...req, headers: { ...req.headers, origin: gw.url } });
+    expect(own.status).toBe(200);
+    expect(alpha.requests.filter((r) => r.rpcMethod === "server/discover")).toHaveLength(1);
+  });
+
+  it("answers GET and DELETE 405 without an invocation", async () => {
+    const { v } = await twoMembers();
+    for (const method of ["GET", "DELETE"]) {
+      const res = await call(method, `/v1/proxy/${v}/stream`);
+      expect(res.status).toBe(405);
+      expect(res.headers.get("allow")).toBe("POST");
+      expect(res.json).toMatchObject({ jsonrpc: "2.0", error: { code: -32000 } });
+    }
+    expect((await call("GET", `/v1/invocations?agent_id=${v}`)).json.total).toBe(0);
+  });
+
+  it("keeps the gateway's own refusals before the MCP layer as {error}", async () => {
+    const { v } = await twoMembers();
+    const other = await caller(gw);
+    const res = await other(
+      "POST",
+      `/v1/proxy/${v}/stream`,
+      rpc("tools/list").body,
+      rpc("tools/list").headers,
+    );
+    expect(res.status).toBe(404);
+    expect(res.json).toEqual({ error: "agent not found" });
+    const anonymous = await fetch(`${gw.url}/v1/proxy/${v}/stream`, { method: "POST", body: "{}" });
+    expect(anonymous.status).toBe(401);
+  });
+
+  it("walks every member with one opaque cursor and merges cache hints", async () => {
+    const alpha = await pool.v2("alpha", { tools: ["t1"] });
+    const beta = await pool.v2("beta", { tools: ["t2"] });
+    const a = await memberAgent(call, alpha.url);
+    const b = await memberAgent(call, beta.url);
+    const v = await virtualAgent(call, [
+      { agent_id: a, prefix: "a" },
+      { agent_id: b, prefix: "" },
+    ]);
+    const first = await stream(call, v, rpc("tools/list"));
+    expect(first.status).toBe(200);
+    expect(first.json.result).toMatchObject({ resultType: "complete", cacheScope: "private", ttlMs: 0 });
+    expect(first.json.result.tools.map((t: { name: string }) => t.name)).toEqual(["a__t1", "t2"]);
+    expect(first.json.result.nextCursor).toBeUndefined();
+    expect(first.json.result._meta["io.modelcontextprotocol/serverInfo"]).toMatchObject({ name: "portal" });
+    const bad = await stream(call, v, rpc("tools/list", { cursor: "not-ours" }));
+    expect(bad.json.error).toMatchObject({ code: -32602 });
+  });
+
+  it("answers server/discover from the members with the agent's name and the revision", async () => {
+    const { v } = await twoMembers();
+    const res = await stream(call, v, rpc("server/discover"));
+    expect(res.status).toBe(200);
+    expect(res.json.result).toMatchObject({
+      supportedVersions: [REVISION],
+      capabilities: { tools: { listChanged: true }, prompts: {}, resources: {}, completions: {} },
+      resultType: "complete",
+      _meta: { "io.modelcontextprotocol/serverInfo": { name: "portal" } },
+    });
+    const t = await transact(call, v, rpc("server/discover"));
+    expect(t.body.result.supportedVersions).toEqual([REVISION]);
+  });
+
+  it("sends a notification to every member and answers 202", async () => {
+    const { v, alpha, beta } = await twoMembers();
+    const note = {
+      jsonrpc: "2.0",
+      method: "notifications/cancelled",
+      params: { requestId: 3, _meta: META },
+    };
+    const res = await call("POST", `/v1/proxy/${v}/stream`, note, {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-protocol-version": REVISION,
+    });
+    expect(res.status).toBe(202);
+    expect(alpha.requests.map((r) => r.rpcMethod)).toEqual(["notifications/cancelled"]);
+    expect(beta.requests.map((r) => r.rpcMethod)).toEqual(["notifications/cancelled"]);
+  });
+
+  it("serves lists, routed calls and reads on the transactional path", async () => {
+    const { v, a } = await twoMembers();
+    const listed = await transact(call, v, rpc("tools/list"));
+    expect(listed.body.result.tools.map((t: { name: string }) => t.name)).toEqual([
+      "a__t1",
+      "a__t2",
+      "b__t3",
+    ]);
+    const called = await transact(call, v, rpc("tools/call", { name: "a__t2", arguments: { text: "z" } }));
+    expect(called.body.result.content).toEqual([{ type: "text", text: "alpha:t2:z" }]);
+    expect(called.polled?.json).toMatchObject({ routed_agent_id: a, mcp_tool: "a__t2", status: "succeeded" });
+    const unknown = await transact(call, v, rpc("tools/call", { name: "zz__t2", arguments: {} }));
+    expect(unknown.body.error).toMatchObject({ code: -32602 });
+    const read = await transact(call, v, rpc("resources/read", { uri: "beta://readme" }));
+    expect(read.body.result.contents).toEqual([{ uri: "beta://readme", text: "beta readme" }]);
+  });
+});
