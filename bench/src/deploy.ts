@@ -10,6 +10,8 @@ export const DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/test";
 export const DEFAULT_REDIS_URL = "redis://127.0.0.1:6379";
 
 export type Agents = { echo: string; sink: string; source: string; sse: string; transact: string };
+/** MCP agents for the virtual-server rows: four members on the upstream's /mcp and the virtual server over them. */
+export type McpAgents = { members: string[]; virtual: string };
 export type Deployment = {
   upstream: string;
   bare: string;
@@ -21,6 +23,7 @@ export type Deployment = {
   /** The run's tenant (the token's). */
   tenant: string;
   agents: Agents;
+  mcp: McpAgents;
 };
 
 function reachable(url: string, defaultPort: number): Promise<boolean> {
@@ -106,11 +109,11 @@ export async function deploy(opts: {
     sub: "bench",
     ttlSeconds: 6 * 3600,
   });
-  const create = async (name: string, path: string) => {
+  const create = async (name: string, path: string, extra: Record<string, unknown> = {}) => {
     const res = await fetch(`${controlPlane}/v1/agents`, {
       method: "POST",
       headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-      body: JSON.stringify({ name, upstream_url: `${upstream}${path}` }),
+      body: JSON.stringify({ name, upstream_url: `${upstream}${path}`, ...extra }),
     });
     if (res.status !== 201) throw new Error(`creating agent ${name}: ${res.status} ${await res.text()}`);
     return ((await res.json()) as { id: string }).id;
@@ -122,6 +125,19 @@ export async function deploy(opts: {
     sse: await create("bench-sse", opts.paths.sse),
     transact: await create("bench-transact", opts.paths.transact),
   };
+  const members: string[] = [];
+  for (let i = 0; i < 4; i++) members.push(await create(`bench-mcp-${i}`, "/mcp", { protocol: "mcp" }));
+  const virtualRes = await fetch(`${controlPlane}/v1/agents`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    body: JSON.stringify({
+      name: "bench-virtual",
+      protocol: "mcp",
+      members: members.map((agent_id, i) => ({ agent_id, prefix: `m${i}` })),
+    }),
+  });
+  if (virtualRes.status !== 201) throw new Error(`creating the virtual agent: ${virtualRes.status}`);
+  const mcp: McpAgents = { members, virtual: ((await virtualRes.json()) as { id: string }).id };
   return {
     upstream,
     bare: `http://127.0.0.1:${bareProc.port}`,
@@ -132,5 +148,6 @@ export async function deploy(opts: {
     token,
     tenant,
     agents,
+    mcp,
   };
 }

@@ -1,4 +1,4 @@
-// `pnpm bench [--quick] [--no-build] [--profile] [--json <file>] [--only stream,oauth,policy,transact,transfer,sse]`: the split deployment against a
+// `pnpm bench [--quick] [--no-build] [--profile] [--json <file>] [--only stream,oauth,policy,transact,transfer,sse,virtual]`: the split deployment against a
 // direct upstream and a bare Node proxy, side by side in one run. See docs/performance.md.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
@@ -16,6 +16,7 @@ import { median, percentile } from "./stats.ts";
 import { benchStore } from "./store.ts";
 import { drained, endToEnd } from "./transact.ts";
 import { download, upload } from "./transfer.ts";
+import { virtualRows } from "./virtual.ts";
 
 const argv = process.argv.slice(2);
 const quick = argv.includes("--quick");
@@ -24,7 +25,7 @@ const P = quick
   ? { rounds: 1, seconds: 2, latSeconds: 1, bytes: 256 * 2 ** 20, sseEvents: 100, sseStreams: 4 }
   : { rounds: 3, seconds: 5, latSeconds: 3, bytes: 2 ** 30, sseEvents: 400, sseStreams: 4 };
 const onlyAt = argv.indexOf("--only");
-/** `--only stream,oauth,policy,transact,transfer,sse`: run just those sections (for iterating on one figure). */
+/** `--only stream,oauth,policy,transact,transfer,sse,virtual`: run just those sections (for iterating on one figure). */
 const only = onlyAt >= 0 ? new Set((argv[onlyAt + 1] ?? "").split(",")) : null;
 const want = (section: string) => only === null || only.has(section);
 const CONCURRENCY = 64;
@@ -490,6 +491,12 @@ async function main(): Promise<number> {
         target: q === 99 ? { text: "p99 <= 5 ms", met: gw <= 5 } : undefined,
       });
     }
+  }
+
+  // 5. Virtual MCP servers: a routed call and a merged list against the member's own agent.
+  if (want("virtual")) {
+    console.log("virtual MCP server: routed tools/call, merged tools/list ...");
+    rows.push(...(await virtualRows(d, P)));
   }
 
   await stop(d.proxyProc);

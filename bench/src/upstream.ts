@@ -5,6 +5,8 @@
 //   POST /source?bytes=n  answers n bytes generated from one repeated buffer
 //   POST /sse?n=&every=   n SSE events, one every `every` ms, each stamped with its flush time
 //   POST /token           an OAuth token endpoint: one fixed access token that lives an hour
+//   POST /mcp             a minimal stateless MCP server (revision 2026-07-28): tools/list (10
+//                         tools), tools/call, server/discover, as JSON; a virtual server's member
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { nowMs } from "./clock.ts";
@@ -51,6 +53,24 @@ function sse(res: ServerResponse, n: number, every: number) {
   }, every);
 }
 
+const MCP_TOOLS = Array.from({ length: 10 }, (_, i) => ({
+  name: `tool_${i}`,
+  description: `bench tool ${i}`,
+  inputSchema: { type: "object", properties: { text: { type: "string" } } },
+}));
+
+/** The answer of the bench's MCP member to one JSON-RPC request. */
+function mcpAnswer(body: string): string {
+  const msg = JSON.parse(body) as { id?: unknown; method?: string };
+  const result =
+    msg.method === "tools/list"
+      ? { tools: MCP_TOOLS, resultType: "complete", ttlMs: 0, cacheScope: "private" }
+      : msg.method === "server/discover"
+        ? { supportedVersions: ["2026-07-28"], capabilities: { tools: {} }, resultType: "complete" }
+        : { content: [{ type: "text", text: "hello from the upstream" }], resultType: "complete" };
+  return JSON.stringify({ jsonrpc: "2.0", id: msg.id ?? null, result });
+}
+
 const server = createServer(async (req, res) => {
   const url = new URL(req.url ?? "/", "http://x");
   switch (url.pathname) {
@@ -78,6 +98,20 @@ const server = createServer(async (req, res) => {
       res.writeHead(200, { "content-type": "application/json", "cache-control": "no-store" });
       res.end(TOKEN);
       return;
+    case "/mcp": {
+      const chunks: Buffer[] = [];
+      for await (const c of req) chunks.push(c as Buffer);
+      let answer: Buffer;
+      try {
+        answer = Buffer.from(mcpAnswer(Buffer.concat(chunks).toString("utf8")));
+      } catch {
+        res.writeHead(400).end();
+        return;
+      }
+      res.writeHead(200, { "content-type": "application/json", "content-length": answer.length });
+      res.end(answer);
+      return;
+    }
     default:
       res.writeHead(404).end();
   }
