@@ -1,4 +1,4 @@
-// `pnpm bench [--quick] [--no-build] [--profile] [--json <file>] [--only stream,oauth,policy,transact,transfer,sse,virtual]`: the split deployment against a
+// `pnpm bench [--quick] [--no-build] [--profile] [--json <file>] [--only stream,oauth,policy,transact,transfer,sse,tools,virtual]`: the split deployment against a
 // direct upstream and a bare Node proxy, side by side in one run. See docs/performance.md.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
@@ -14,6 +14,7 @@ import { table, withRatios } from "./report.ts";
 import { sseDelays } from "./sse.ts";
 import { median, percentile } from "./stats.ts";
 import { benchStore } from "./store.ts";
+import { toolListRows } from "./tools.ts";
 import { drained, endToEnd } from "./transact.ts";
 import { download, upload } from "./transfer.ts";
 import { virtualRows } from "./virtual.ts";
@@ -25,7 +26,7 @@ const P = quick
   ? { rounds: 1, seconds: 2, latSeconds: 1, bytes: 256 * 2 ** 20, sseEvents: 100, sseStreams: 4 }
   : { rounds: 3, seconds: 5, latSeconds: 3, bytes: 2 ** 30, sseEvents: 400, sseStreams: 4 };
 const onlyAt = argv.indexOf("--only");
-/** `--only stream,oauth,policy,transact,transfer,sse,virtual`: run just those sections (for iterating on one figure). */
+/** `--only stream,oauth,policy,transact,transfer,sse,tools,virtual`: run just those sections (for iterating on one figure). */
 const only = onlyAt >= 0 ? new Set((argv[onlyAt + 1] ?? "").split(",")) : null;
 const want = (section: string) => only === null || only.has(section);
 const CONCURRENCY = 64;
@@ -494,6 +495,13 @@ async function main(): Promise<number> {
   }
 
   // 5. Virtual MCP servers: a routed call and a merged list against the member's own agent.
+  if (want("tools")) {
+    console.log("tool list: 200 tools, relayed verbatim and filtered per caller ...");
+    rows.push(
+      ...(await toolListRows(d, { rounds: P.rounds, seconds: Math.max(2, Math.round(P.seconds / 2)) })),
+    );
+  }
+
   if (want("virtual")) {
     console.log("virtual MCP server: routed tools/call, merged tools/list ...");
     rows.push(...(await virtualRows(d, P)));

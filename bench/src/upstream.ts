@@ -59,12 +59,19 @@ const MCP_TOOLS = Array.from({ length: 10 }, (_, i) => ({
   inputSchema: { type: "object", properties: { text: { type: "string" } } },
 }));
 
+/** 200 tools for the tool-list rows (`/mcp?tools=200`): every fourth is an `admin_` tool. */
+const MANY_TOOLS = Array.from({ length: 200 }, (_, i) => ({
+  name: i % 4 === 0 ? `admin_${i}` : `tool_${i}`,
+  description: `bench tool ${i}, which does one thing well`,
+  inputSchema: { type: "object", properties: { text: { type: "string" }, n: { type: "number" } } },
+}));
+
 /** The answer of the bench's MCP member to one JSON-RPC request. */
-function mcpAnswer(body: string): string {
+function mcpAnswer(body: string, many = false): string {
   const msg = JSON.parse(body) as { id?: unknown; method?: string };
   const result =
     msg.method === "tools/list"
-      ? { tools: MCP_TOOLS, resultType: "complete", ttlMs: 0, cacheScope: "private" }
+      ? { tools: many ? MANY_TOOLS : MCP_TOOLS, resultType: "complete", ttlMs: 0, cacheScope: "private" }
       : msg.method === "server/discover"
         ? { supportedVersions: ["2026-07-28"], capabilities: { tools: {} }, resultType: "complete" }
         : { content: [{ type: "text", text: "hello from the upstream" }], resultType: "complete" };
@@ -103,7 +110,9 @@ const server = createServer(async (req, res) => {
       for await (const c of req) chunks.push(c as Buffer);
       let answer: Buffer;
       try {
-        answer = Buffer.from(mcpAnswer(Buffer.concat(chunks).toString("utf8")));
+        answer = Buffer.from(
+          mcpAnswer(Buffer.concat(chunks).toString("utf8"), url.searchParams.get("tools") === "200"),
+        );
       } catch {
         res.writeHead(400).end();
         return;
