@@ -118,4 +118,24 @@ describe("virtual MCP server: rounds, subscriptions, policy", () => {
     expect(allowed.json.result.content).toEqual([{ type: "text", text: "alpha:echo:k" }]);
     expect(alpha.requests.filter((r) => r.name === "add")).toHaveLength(0);
   });
+
+  it("filters the merged tools/list per caller by the exposed names, on both paths", async () => {
+    const alpha = await pool.v2("alpha");
+    const beta = await pool.v2("beta");
+    const tenant = await caller(gw);
+    const v = await virtualAgent(tenant, [
+      { agent_id: await memberAgent(tenant, alpha.url), prefix: "a" },
+      { agent_id: await memberAgent(tenant, beta.url), prefix: "b" },
+    ]);
+    const put = await tenant("PUT", "/v1/policy", {
+      default: "allow",
+      rules: [{ action: "deny", match: { tools: ["b__*", "a__add"] } }],
+    });
+    expect(put.status).toBe(200);
+    const streamed = await stream(tenant, v, rpc("tools/list", {}));
+    expect(streamed.status, streamed.text).toBe(200);
+    expect(streamed.json.result.tools.map((t: { name: string }) => t.name)).toEqual(["a__echo"]);
+    const polled = await transact(tenant, v, rpc("tools/list", {}));
+    expect(polled.body.result.tools.map((t: { name: string }) => t.name)).toEqual(["a__echo"]);
+  });
 });
