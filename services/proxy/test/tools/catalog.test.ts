@@ -134,6 +134,29 @@ describe("learning", () => {
 });
 
 describe("pinning", () => {
+  it("a CEL condition reads the called tool's catalog status and digest", async () => {
+    const up = await toolsUpstream({ tools: [tool("search"), tool("fetch")] });
+    const agentId = await mcpAgent(call, up.url);
+    const client = await connect(gw, call, agentId);
+    await client.listTools();
+    await catalogWhen(call, agentId, (r) => r.json.data?.length === 2);
+    expect((await call("POST", `/v1/agents/${agentId}/tools/pin`, { tools: ["search"] })).status).toBe(200);
+    const policy = await call("PUT", "/v1/policy", {
+      rules: [
+        {
+          action: "deny",
+          match: { methods: ["tools/call"] },
+          when: 'tool.status != "pinned" || !tool.digest.startsWith("sha256:")',
+        },
+      ],
+    });
+    expect(policy.status, policy.text).toBe(200);
+    expect((await client.callTool({ name: "search", arguments: {} })).isError).toBeFalsy();
+    // Seen but never pinned, and never seen at all: the condition denies both.
+    await expect(client.callTool({ name: "fetch", arguments: {} })).rejects.toThrow(/403|denied/);
+    await expect(client.callTool({ name: "never_listed", arguments: {} })).rejects.toThrow(/403|denied/);
+  });
+
   it("reports drift against the pin, logs it once with both digests, and a tool_status rule denies the call", async () => {
     const up = await toolsUpstream({ tools: [tool("search"), tool("fetch")] });
     const agentId = await mcpAgent(call, up.url);
