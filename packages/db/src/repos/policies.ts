@@ -19,6 +19,12 @@ export type DecisionFilter = {
   offset: number;
 };
 
+// The parameter is declared text (`::text::json`): typed json, the driver would encode the string
+// again once the statement is prepared.
+const INSERT_DECISIONS_SQL = `insert into policy_decisions (id, tenant_id, agent_id, protocol, mcp_tool, action, matched_rule, reason)
+select v.id, v.tenant_id, v.agent_id, v.protocol, v.mcp_tool, v.action, v.matched_rule, v.reason
+from json_to_recordset($1::text::json) as v(id text, tenant_id text, agent_id text, protocol text, mcp_tool text, action text, matched_rule text, reason text)`;
+
 /** Policy documents and decisions. Every function takes the tenant id: there is no unscoped read. */
 export const policyRepo = {
   async get(db: Db, tenantId: string): Promise<PolicyRow | undefined> {
@@ -52,21 +58,23 @@ export const policyRepo = {
   },
 
   /**
-   * Records decisions in one statement on the records pool (hot path: raw SQL, prepared once).
-   * Batches come from a group-commit queue; a single decision is a batch of one.
+   * Records decisions in one statement on the records pool (hot path). One constant statement text
+   * for any batch size (prepared once per connection) over one JSON parameter, serialized by
+   * `JSON.stringify` in one native pass, as the invocation writer does. Batches come from a
+   * group-commit queue; a single decision is a batch of one.
    */
   async insertDecisions(query: Query, tenantDecisions: Array<{ tenantId: string; d: NewPolicyDecision }>) {
-    const params: unknown[] = [];
-    const values: string[] = [];
-    for (const { tenantId, d } of tenantDecisions) {
-      const i = params.length;
-      params.push(d.id, tenantId, d.agentId, d.protocol, d.mcpTool, d.action, d.matchedRule, d.reason);
-      values.push(`($${i + 1},$${i + 2},$${i + 3},$${i + 4},$${i + 5},$${i + 6},$${i + 7},$${i + 8})`);
-    }
-    await query(
-      `insert into policy_decisions (id, tenant_id, agent_id, protocol, mcp_tool, action, matched_rule, reason) values ${values.join(",")}`,
-      params,
-    );
+    const rows = tenantDecisions.map(({ tenantId, d }) => ({
+      id: d.id,
+      tenant_id: tenantId,
+      agent_id: d.agentId,
+      protocol: d.protocol,
+      mcp_tool: d.mcpTool,
+      action: d.action,
+      matched_rule: d.matchedRule,
+      reason: d.reason,
+    }));
+    await query(INSERT_DECISIONS_SQL, [JSON.stringify(rows)]);
   },
 
   async listDecisions(
