@@ -1,11 +1,9 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { InvocationHandle } from "@gw/invocations";
 import type { AdmittedPayment } from "@gw/payments";
-import type { Runtime } from "@gw/runtime";
 import type { Logger } from "@gw/telemetry";
 import type { Target } from "@gw/upstream";
 import type { VirtualServer } from "@gw/virtual";
-import type { AnswerHook } from "./hooks.ts";
 
 /**
  * An admitted call as step 9 sees it: the fields both modes have, whether the call came through
@@ -84,14 +82,6 @@ export type AnswerSink =
       readonly start: number;
     }
   | { readonly kind: "collect"; readonly caller: { readonly log: Logger } };
-
-export type ForwardDeps = Pick<
-  Runtime,
-  "store" | "keyring" | "dispatcher" | "config" | "features" | "oauth"
-> & {
-  /** The answer-side features (hooks.ts); none: every answer goes on as the upstream sent it. */
-  readonly answerHooks?: readonly AnswerHook[];
-};
 
 /**
  * The gateway's own headers on the caller's response, the one place both proxy modes take them

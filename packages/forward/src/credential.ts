@@ -1,6 +1,7 @@
 import type { Logger } from "@gw/telemetry";
 import { CredentialError, type InjectedHeader, openCredential } from "@gw/vault";
-import type { ForwardCall, ForwardDeps } from "./call.ts";
+import type { ForwardCall } from "./call.ts";
+import type { ForwardDeps } from "./deps.ts";
 
 /**
  * The agent's upstream credential, opened just in time for this one call and towards the chosen

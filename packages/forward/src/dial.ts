@@ -9,7 +9,8 @@ import {
   upstreamRequestHeaders,
 } from "@gw/upstream";
 import type { InjectedHeader } from "@gw/vault";
-import type { ForwardCall, ForwardDeps } from "./call.ts";
+import type { ForwardCall } from "./call.ts";
+import type { ForwardDeps } from "./deps.ts";
 
 /**
  * Whether transient failures (connection errors, 502/503/504) may be retried: any http call, and

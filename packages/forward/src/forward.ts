@@ -4,15 +4,10 @@ import { recordAddedDuration, recordProxyCall, recordUpstreamDuration } from "@g
 import { Cancel, type Target } from "@gw/upstream";
 import { type InjectedHeader, redactHeaders, redactSecret } from "@gw/vault";
 import { upstreamError } from "./answers.ts";
-import {
-  type AnswerSink,
-  type BodySource,
-  type ForwardCall,
-  type ForwardDeps,
-  gatewayHeaders,
-} from "./call.ts";
+import { type AnswerSink, type BodySource, type ForwardCall, gatewayHeaders } from "./call.ts";
 import { answerReader, keptHeaders } from "./collect.ts";
 import { openCallCredential } from "./credential.ts";
+import type { ForwardDeps } from "./deps.ts";
 import { dialCollect, dialStream } from "./dial.ts";
 import { holdBody } from "./hold.ts";
 import { type Answer, AnswerPlan, onAnswer } from "./hooks.ts";

@@ -1,4 +1,5 @@
 export * from "./call.ts";
+export type { ForwardDeps } from "./deps.ts";
 export { isRetrySafe } from "./dial.ts";
 export { forward } from "./forward.ts";
 export type { Answer, AnswerHead, AnswerHook, BodyUse } from "./hooks.ts";

@@ -11,9 +11,10 @@ import {
   type MemberStream,
   type OwnAnswer,
 } from "@gw/virtual";
-import type { ForwardCall, ForwardDeps } from "./call.ts";
+import type { ForwardCall } from "./call.ts";
 import { answerReader } from "./collect.ts";
 import { openCallCredential } from "./credential.ts";
+import type { ForwardDeps } from "./deps.ts";
 import { dialCollect, dialStream } from "./dial.ts";
 import { memberCall } from "./target.ts";
 

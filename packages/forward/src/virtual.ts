@@ -12,7 +12,8 @@ import {
   rpcError,
 } from "@gw/virtual";
 import { upstreamError } from "./answers.ts";
-import { type AnswerSink, type ForwardCall, type ForwardDeps, gatewayHeaders } from "./call.ts";
+import { type AnswerSink, type ForwardCall, gatewayHeaders } from "./call.ts";
+import type { ForwardDeps } from "./deps.ts";
 import { onAnswer } from "./hooks.ts";
 import { memberPort, openListens } from "./member-port.ts";
 import type { Relayed } from "./relay.ts";

@@ -1,6 +1,7 @@
 import { type Dispatcher, request } from "undici";
 import * as v from "valibot";
-import type { ClassifierRef, Decision, PolicyInput } from "./compile.ts";
+import type { ClassifierRef, Decision } from "./compile.ts";
+import type { PolicyInput } from "./input.ts";
 import { ACTIONS, type PolicyAction } from "./schema.ts";
 
 /** A classifier's answer is small; anything larger is garbage, and reading stops there. */

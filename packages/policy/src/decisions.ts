@@ -1,6 +1,7 @@
 import { newId } from "@gw/core";
 import { coalesce, type NewPolicyDecision, policyRepo, type Query } from "@gw/db";
-import type { Decision, PolicyInput } from "./compile.ts";
+import type { Decision } from "./compile.ts";
+import type { PolicyInput } from "./input.ts";
 
 export type DecisionRecorder = {
   /** Records one evaluated call (denials too) and returns its `pdec_` id once committed. */

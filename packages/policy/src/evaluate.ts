@@ -1,6 +1,7 @@
 import type { Dispatcher } from "undici";
 import { askClassifier } from "./classifier.ts";
-import { type CompiledPolicy, type Decision, matchPolicy, type PolicyInput } from "./compile.ts";
+import { type CompiledPolicy, type Decision, matchPolicy } from "./compile.ts";
+import type { PolicyInput } from "./input.ts";
 
 /**
  * Evaluates a call once: the first matching rule decides, a classifier rule asks its webhook, no

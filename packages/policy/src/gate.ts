@@ -4,9 +4,10 @@ import { recordPolicyDecision } from "@gw/telemetry";
 import type { Dispatcher } from "undici";
 import { bindingOf, useOrRequestApproval } from "./approvals.ts";
 import { createPolicyCache, type PolicyCache } from "./cache.ts";
-import type { CompiledPolicy, Decision, PolicyInput } from "./compile.ts";
+import type { CompiledPolicy, Decision } from "./compile.ts";
 import { createDecisionRecorder } from "./decisions.ts";
 import { evaluatePolicy } from "./evaluate.ts";
+import type { PolicyInput } from "./input.ts";
 
 export type RecordedDecision = Decision & {
   readonly id: string;

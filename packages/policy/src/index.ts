@@ -7,6 +7,7 @@ export * from "./compile.ts";
 export * from "./decisions.ts";
 export * from "./evaluate.ts";
 export * from "./gate.ts";
+export * from "./input.ts";
 export * from "./policy.ts";
 export * from "./schema.ts";
 export * from "./serialize.ts";

@@ -1,5 +1,6 @@
 import { callVariables } from "./cel/variables.ts";
-import { type CompiledPolicy, type CompiledRule, type PolicyInput, toolHolds } from "./compile.ts";
+import { type CompiledPolicy, type CompiledRule, toolHolds } from "./compile.ts";
+import type { PolicyInput } from "./input.ts";
 
 /** Who lists the tools, as the policy's conditions see a caller (absent: not known here). */
 export type ListCaller = Pick<PolicyInput, "principal" | "agentName" | "mode">;

@@ -1,4 +1,4 @@
-import type { PolicyInput } from "../compile.ts";
+import type { PolicyInput } from "../input.ts";
 import type { CelVariables } from "./env.ts";
 import { celArgumentsOf, celValueOf } from "./values.ts";
 

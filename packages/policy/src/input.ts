@@ -1,0 +1,26 @@
+/**
+ * What a call looks like to the policy: metadata only, never the body or the caller's token. A file of
+ * its own because both the matcher (compile.ts) and the CEL variables (cel/variables.ts) read it.
+ */
+export type PolicyInput = {
+  tenantId: string;
+  agentId: string;
+  protocol: "http" | "mcp";
+  mcpMethod: string | null;
+  mcpTool: string | null;
+  model: string | null;
+  /** Bytes of the request body; null when unknown (a streamed body without Content-Length). */
+  bodySize: number | null;
+  /** What `when` conditions see of the call beyond the metadata (cel/variables.ts). */
+  principal: { sub: string; scopes: readonly string[]; claims: Readonly<Record<string, unknown>> };
+  agentName: string;
+  mode: "streaming" | "transactional";
+  /** `params.arguments` of a parsed tools/call; undefined for anything else. */
+  arguments: unknown;
+  /**
+   * The called tool's catalog status and digest (docs/tools.md), filled by the gate for a
+   * tools/call when the policy names `tool_status` or a `when` reads `tool.`; absent otherwise.
+   */
+  toolStatus?: string | null;
+  toolDigest?: string | null;
+};
