@@ -33,7 +33,11 @@ export type VerifiedAction = {
 };
 
 export const VERIFIED_AUTHORIZATION_REQUIRED = "verified authorization required";
-export const AUTHORIZATION_ALREADY_USED = "authorization already used";
+/**
+ * A verified request whose digest was already used: the answer of the replay preflight here and
+ * of the reservation the invocation record takes (a second call that raced past the preflight).
+ */
+export const authorizationAlreadyUsed = () => conflict("authorization already used");
 
 const forbidden = (message: string) => new DomainError("forbidden", message);
 
@@ -71,7 +75,7 @@ export async function verifyMcpCall(
   const digest = result.output.request_digest;
   if (await isDigestReserved(deps.query, input.tenantId, digest)) {
     deps.onRefused?.("replay");
-    throw conflict(AUTHORIZATION_ALREADY_USED);
+    throw authorizationAlreadyUsed();
   }
   return {
     forward: read.call,

@@ -1,7 +1,7 @@
-import { conflict, DomainError } from "@gw/core";
 import { type InvocationHandle, type NewInvocation, ReservationTaken } from "@gw/invocations";
-import { pendingSettlement } from "@gw/payments";
+import { paymentFailed, pendingSettlement } from "@gw/payments";
 import { subjectTokenForJob } from "@gw/vault";
+import { authorizationAlreadyUsed } from "@gw/verifier";
 import type { Call } from "../call.ts";
 import type { ProxyDeps } from "../deps.ts";
 import { storedJobOf } from "../job.ts";
@@ -78,6 +78,6 @@ function subjectTokenFor(call: Call, deps: ProxyDeps) {
 
 function refusal(e: unknown): never {
   if (!(e instanceof ReservationTaken)) throw e;
-  if (e.kind === "verified_digest") throw conflict("authorization already used");
-  throw new DomainError("payment_required", "payment verification failed");
+  if (e.kind === "verified_digest") throw authorizationAlreadyUsed();
+  throw paymentFailed();
 }
