@@ -45,10 +45,6 @@ export const unprocessable = (message: string) => new DomainError("unprocessable
 export const tooLarge = (message: string) => new DomainError("too_large", message);
 export const unavailable = (message: string) => new DomainError("unavailable", message);
 
-export function isDomainError(e: unknown): e is DomainError {
-  return e instanceof DomainError;
-}
-
 /**
  * Error codes that mean "the store cannot be reached right now" rather than "this statement is
  * wrong": socket errors, the postgres-js connection states, Postgres class 08 (connection

@@ -12,8 +12,7 @@ export type UpstreamAnswerOf<T> = {
   body: T;
   attempts: number;
 };
-export type UpstreamAnswer = UpstreamAnswerOf<Buffer>;
-export type UpstreamFailure = { kind: "failure"; failure: FailureClass | "too_large"; attempts: number };
+export type UpstreamFailure = { kind: "failure"; failure: FailureClass; attempts: number };
 
 export type UpstreamCall = {
   dispatcher: Dispatcher;
@@ -81,7 +80,7 @@ async function callWithin<T>(
   }
 }
 
-/** `callUpstream`'s reader: the whole body, or null once it passes `max` bytes (the read stops). */
+/** A reader of whole bodies: the body, or null once it passes `max` bytes (the read stops). */
 export async function readCapped(body: AsyncIterable<Uint8Array>, max: number): Promise<Buffer | null> {
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -91,14 +90,4 @@ export async function readCapped(body: AsyncIterable<Uint8Array>, max: number): 
     chunks.push(chunk);
   }
   return Buffer.concat(chunks, size);
-}
-
-/** `callUpstreamStreaming` with the response body read whole, capped at `maxResponseBytes`. */
-export async function callUpstream(
-  opts: UpstreamCall & { maxResponseBytes: number },
-): Promise<UpstreamAnswer | UpstreamFailure> {
-  const r = await callUpstreamStreaming(opts, (a) => readCapped(a.body, opts.maxResponseBytes));
-  if (r.kind === "failure") return r;
-  if (r.body === null) return { kind: "failure", failure: "too_large", attempts: r.attempts };
-  return { ...r, body: r.body };
 }

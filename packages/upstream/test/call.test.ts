@@ -2,7 +2,13 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { Agent } from "undici";
 import { afterEach, describe, expect, it } from "vitest";
-import { callUpstream, callUpstreamStreaming } from "../src/call.ts";
+import {
+  callUpstreamStreaming,
+  type OpenAnswer,
+  readCapped,
+  type UpstreamAnswerOf,
+  type UpstreamFailure,
+} from "../src/call.ts";
 import { targetOf } from "../src/open.ts";
 
 // The one retry loop, against a real local server: both read modes share it.
@@ -36,32 +42,37 @@ const call = (url: string, retryable: boolean) => ({
   timeoutMs: 5_000,
 });
 
-describe("callUpstream", () => {
+/** A body read whole, capped at 1 KiB: how a collected call reads its answer (forward's collect.ts). */
+const readWhole = (answer: OpenAnswer) => readCapped(answer.body, 1024);
+const text = (r: UpstreamAnswerOf<Buffer | null> | UpstreamFailure) =>
+  r.kind === "answer" && r.body?.toString();
+
+describe("callUpstreamStreaming, the body read whole", () => {
   it("retries 502/503/504 when retryable and returns the final answer", async () => {
     const up = await serve((n, res) => res.writeHead(n < 3 ? 503 : 200).end(`answer ${n}`));
-    const r = await callUpstream({ ...call(up.url, true), maxResponseBytes: 1024 });
+    const r = await callUpstreamStreaming(call(up.url, true), readWhole);
     expect(r).toMatchObject({ kind: "answer", status: 200, attempts: 3 });
-    expect(r.kind === "answer" && r.body.toString()).toBe("answer 3");
+    expect(text(r)).toBe("answer 3");
   });
 
   it("does not retry a call that is not retryable", async () => {
     const up = await serve((_n, res) => res.writeHead(503).end("busy"));
-    const r = await callUpstream({ ...call(up.url, false), maxResponseBytes: 1024 });
+    const r = await callUpstreamStreaming(call(up.url, false), readWhole);
     expect(r).toMatchObject({ kind: "answer", status: 503, attempts: 1 });
     expect(up.count()).toBe(1);
   });
 
   it("returns the last retryable answer once the retries are spent", async () => {
     const up = await serve((n, res) => res.writeHead(502).end(`bad ${n}`));
-    const r = await callUpstream({ ...call(up.url, true), maxResponseBytes: 1024 });
+    const r = await callUpstreamStreaming(call(up.url, true), readWhole);
     expect(r).toMatchObject({ kind: "answer", status: 502, attempts: 3 });
-    expect(r.kind === "answer" && r.body.toString()).toBe("bad 3");
+    expect(text(r)).toBe("bad 3");
   });
 
-  it("fails too_large past the cap", async () => {
+  it("reads no body past the cap", async () => {
     const up = await serve((_n, res) => res.writeHead(200).end(Buffer.alloc(2048)));
-    const r = await callUpstream({ ...call(up.url, true), maxResponseBytes: 1024 });
-    expect(r).toEqual({ kind: "failure", failure: "too_large", attempts: 1 });
+    const r = await callUpstreamStreaming(call(up.url, true), readWhole);
+    expect(r).toMatchObject({ kind: "answer", status: 200, attempts: 1, body: null });
   });
 });
 
@@ -97,7 +108,7 @@ describe("callUpstreamStreaming", () => {
       res.write("part of it"); // and never ends
     });
     for (const attempt of [1, 2]) {
-      const r = await callUpstream({ ...call(stall.url, false), timeoutMs: 300, maxResponseBytes: 1024 });
+      const r = await callUpstreamStreaming({ ...call(stall.url, false), timeoutMs: 300 }, readWhole);
       expect(r, `request ${attempt}`).toMatchObject({ kind: "failure", failure: "timeout", attempts: 1 });
     }
     expect(stall.count()).toBe(2);

@@ -26,7 +26,7 @@ export type AdmittedPayment = VerifiedPayment & { facilitator: FacilitatorRef | 
  * failed (the upstream must then not be called), and `headers` holds the settle receipt for the
  * caller on success.
  */
-export async function settleCall(
+async function settleCall(
   deps: SettleDeps,
   tenantId: string,
   payment: AdmittedPayment,
