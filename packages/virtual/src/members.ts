@@ -47,7 +47,7 @@ function callable(agent: MemberAgent): boolean {
  * suspended, or has since become something a member cannot be (not MCP, virtual, no upstream) is
  * left out: its tools disappear from the virtual server, and nothing is refused.
  */
-export async function resolveMembers(
+async function resolveMembers(
   specs: readonly MemberSpec[],
   lookup: (agentId: string) => Promise<MemberAgent | undefined>,
 ): Promise<Member[]> {
@@ -66,4 +66,22 @@ export async function resolveMembers(
     });
   }
   return out;
+}
+
+/**
+ * A virtual MCP server as step 9 serves it, for both proxy modes: its members as they are when the
+ * call is made (`lookup` reads a member's agent: the agent cache on the streaming path, the store
+ * in the worker), its version and public host from the gateway's configuration.
+ */
+export async function virtualServer(
+  server: { readonly name: string; readonly members: readonly MemberSpec[] },
+  lookup: (agentId: string) => Promise<MemberAgent | undefined>,
+  config: { readonly GW_VERSION: string; readonly publicUrl: string },
+): Promise<VirtualServer> {
+  return {
+    name: server.name,
+    version: config.GW_VERSION,
+    publicHost: new URL(config.publicUrl).hostname,
+    members: await resolveMembers(server.members, lookup),
+  };
 }

@@ -1,5 +1,5 @@
 import type { AgentRow } from "@gw/agents";
-import { resolveMembers, type VirtualServer } from "@gw/virtual";
+import { type VirtualServer, virtualServer } from "@gw/virtual";
 import type { ProxyDeps } from "./deps.ts";
 
 /**
@@ -9,14 +9,12 @@ import type { ProxyDeps } from "./deps.ts";
  */
 export async function virtualServerOf(agent: AgentRow, deps: ProxyDeps): Promise<VirtualServer | null> {
   if (agent.members === null) return null;
-  const members = await resolveMembers(agent.members, async (id) => {
-    const cached = await deps.agents(agent.tenantId, id);
-    return cached ? { ...cached.row, target: cached.target } : undefined;
-  });
-  return {
-    name: agent.name,
-    version: deps.config.GW_VERSION,
-    publicHost: new URL(deps.config.publicUrl).hostname,
-    members,
-  };
+  return virtualServer(
+    { name: agent.name, members: agent.members },
+    async (id) => {
+      const cached = await deps.agents(agent.tenantId, id);
+      return cached ? { ...cached.row, target: cached.target } : undefined;
+    },
+    deps.config,
+  );
 }

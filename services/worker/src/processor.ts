@@ -6,7 +6,7 @@ import type { Runtime } from "@gw/runtime";
 import { annotateSpan } from "@gw/telemetry";
 import { targetOf } from "@gw/upstream";
 import { subjectTokenOf } from "@gw/vault";
-import { resolveMembers, type VirtualServer } from "@gw/virtual";
+import { type VirtualServer, virtualServer } from "@gw/virtual";
 
 export type WorkerDeps = Pick<
   Runtime,
@@ -41,7 +41,7 @@ export function createProcessor(deps: WorkerDeps): ProcessCall {
     if (job === "skip") return;
     if (job === "gone") return invocations.fail(ref, "internal");
     if (job.protocol === "mcp" && job.mcpMethod) annotateSpan({ "mcp.method.name": job.mcpMethod });
-    const virtual = job.virtual ? await virtualServerOf(job, job.virtual, deps) : null;
+    const virtual = job.virtual ? await virtualServerOf(job.tenantId, job.virtual, deps) : null;
     await forward(forwardCallOf(job, ref, deps, virtual), job.body, sink, deps);
   };
 }
@@ -51,21 +51,19 @@ export function createProcessor(deps: WorkerDeps): ProcessCall {
  * call, each member agent read when the call is made, so a member deactivated or deleted since is
  * left out like on the streaming path.
  */
-async function virtualServerOf(
-  job: TransactJob,
+function virtualServerOf(
+  tenantId: string,
   stored: NonNullable<TransactJob["virtual"]>,
   deps: WorkerDeps,
 ): Promise<VirtualServer> {
-  const members = await resolveMembers(stored.members, async (id) => {
-    const row = await findAgent(deps.store.db, job.tenantId, id);
-    return row ? { ...row, target: row.upstreamUrl ? targetOf(row.upstreamUrl) : null } : undefined;
-  });
-  return {
-    name: stored.name,
-    version: deps.config.GW_VERSION,
-    publicHost: new URL(deps.config.publicUrl).hostname,
-    members,
-  };
+  return virtualServer(
+    stored,
+    async (id) => {
+      const row = await findAgent(deps.store.db, tenantId, id);
+      return row ? { ...row, target: row.upstreamUrl ? targetOf(row.upstreamUrl) : null } : undefined;
+    },
+    deps.config,
+  );
 }
 
 /** The claimed job as step 9 reads it, ending its invocation through the lifecycle. */
