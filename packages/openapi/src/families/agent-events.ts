@@ -4,7 +4,7 @@ import * as v from "valibot";
 import { error, ok, timeQuery } from "../common.ts";
 import type { Route } from "../route.ts";
 
-const tags = ["Agent activity"];
+const tags = ["Agent events"];
 
 export const agentEventsRoutes: Route[] = [
   {
