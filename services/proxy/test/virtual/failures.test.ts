@@ -52,7 +52,8 @@ describe("virtual MCP server: members that fail", () => {
     expect(res.json.result.tools.map((t: { name: string }) => t.name)).toEqual(["a__t1"]);
     const t = await transact(call, v, rpc("tools/list"));
     expect(t.body.result.tools.map((x: { name: string }) => x.name)).toEqual(["a__t1"]);
-    // The log names each failed member and why (the metric gw.virtual.member_failures counts them).
+    // The log names each failed member and why. The metric gw.virtual.member_failures is asserted
+    // as exported over OTLP in services/gateway/test/virtual-member-failure-metric.test.ts.
     const lines = gw.logs.lines
       .map((l) => JSON.parse(l) as Record<string, unknown>)
       .filter((l) => l.msg === "virtual server member gave no usable answer");
