@@ -112,7 +112,11 @@ export class AnswerPlan {
   }
 }
 
-/** A collected (transactional) answer through the hooks: read whole already, reshaped if asked. */
+/**
+ * A collected (transactional) answer through the hooks: read whole already (under the collect
+ * cap, which is larger than a hook's), reshaped if asked. A body over the plan's `maxBytes` is
+ * what a relayed answer over it is: not whole, so observers get null and holders fail closed.
+ */
 export async function onAnswer(
   hooks: readonly AnswerHook[] | undefined,
   call: ForwardCall,
@@ -120,5 +124,7 @@ export async function onAnswer(
   request: Buffer | null,
 ): Promise<Answer> {
   const plan = await AnswerPlan.open(hooks, call, answer, request);
-  return plan ? plan.reshape(answer, true) : answer;
+  if (!plan) return answer;
+  const whole = answer.body === null || answer.body.length <= plan.maxBytes;
+  return plan.reshape(answer, whole);
 }

@@ -30,10 +30,12 @@ export type McpV2Options = {
   confirm?: boolean;
   /** A static resource `<name>://readme` and a template `<name>://items/{id}` (default true). */
   resources?: boolean;
+  /** The address to listen on (default 127.0.0.1); `::1` puts the server on IPv6 loopback. */
+  host?: string;
 };
 
 export type McpV2Server = {
-  /** The endpoint, `http://127.0.0.1:<port>/mcp`. */
+  /** The endpoint, `http://127.0.0.1:<port>/mcp` (or the `host` it listens on). */
   url: string;
   requests: McpV2Request[];
   /** The SDK handler: `notify.toolsChanged()` publishes to open subscriptions/listen streams. */
@@ -43,7 +45,7 @@ export type McpV2Server = {
 
 /**
  * A real MCP server of revision 2026-07-28 from the official v2 SDK (`createMcpHandler`, stateless,
- * one server instance per request) on node:http at 127.0.0.1. Tools answer with their server's
+ * one server instance per request) on node:http at 127.0.0.1 (or `host`). Tools answer with their server's
  * name, so a test sees which member served a routed call.
  */
 export async function startMcpV2Server(opts: McpV2Options): Promise<McpV2Server> {
@@ -90,10 +92,11 @@ export async function startMcpV2Server(opts: McpV2Options): Promise<McpV2Server>
       res.end();
     });
   });
-  await new Promise<void>((r) => http.listen(0, "127.0.0.1", r));
+  const host = opts.host ?? "127.0.0.1";
+  await new Promise<void>((r) => http.listen(0, host, r));
   const { port } = http.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}/mcp`,
+    url: `http://${host.includes(":") ? `[${host}]` : host}:${port}/mcp`,
     requests,
     handler,
     close: async () => {

@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from "node:http";
-import { collectJsonRpcFromSse, isEventStream } from "@gw/mcp";
+import { collectJsonRpcFromSse, isEventStream, McpSseError } from "@gw/mcp";
 import { classifyFailure, readCapped, type Target } from "@gw/upstream";
 import type { InjectedHeader } from "@gw/vault";
 import { type Dispatcher, request } from "undici";
@@ -60,6 +60,9 @@ export async function mcpPost(
   } catch (e) {
     res.body.destroy();
     if (e instanceof RefreshError) throw e;
+    // An event stream that ended without the response, or outgrew the bound before it, was read:
+    // the server answered, just not a tools/list result (its code would read as a network error).
+    if (e instanceof McpSseError) throw new RefreshError("bad_answer");
     throw failureOf(e);
   }
 }

@@ -1,7 +1,16 @@
-import { client, newTenant, type TestApp, token } from "@gw/testkit";
+import { client, newTenant, startUpstream, type TestApp, token } from "@gw/testkit";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type Caller, caller, createAgent, pollDone, startGateway } from "../helpers.ts";
-import { catalogWhen, closeAll, connect, mcpAgent, statuses, tool, toolsUpstream } from "./support.ts";
+import {
+  catalogWhen,
+  closeAll,
+  closers,
+  connect,
+  mcpAgent,
+  statuses,
+  tool,
+  toolsUpstream,
+} from "./support.ts";
 
 // The MCP tool catalog (docs/tools.md): learned from the tools/list answers that pass through the
 // gateway, pinned by an operator, and held against what the server lists later.
@@ -130,6 +139,49 @@ describe("learning", () => {
     } while (cursor);
     const res = await catalogWhen(call, agentId, (r) => statuses(r).e === "removed");
     expect(statuses(res)).toEqual({ a: "pinned", b: "pinned", c: "pinned", d: "pinned", e: "removed" });
+  });
+  it("relays a tools/list answer over 8 MiB verbatim on both paths without a policy, and learns nothing of it", async () => {
+    // Without a tenant policy the answer is teed, at most 8 MiB kept: a larger one is relayed and
+    // simply not learned (docs/tools.md, Learning). A small answer after it shows learning goes on.
+    const huge = JSON.stringify({
+      jsonrpc: "2.0",
+      id: 7,
+      result: { tools: [tool("big", "x".repeat(9 * 1024 * 1024)), tool("also_big")] },
+    });
+    let answer = huge;
+    const up = await startUpstream((_req, res) =>
+      res.writeHead(200, { "content-type": "application/json" }).end(answer),
+    );
+    closers.push(up.close);
+    const agentId = await mcpAgent(call, `${up.url}/mcp`);
+    const list = { jsonrpc: "2.0", id: 7, method: "tools/list" };
+    const small = (name: string) =>
+      JSON.stringify({ jsonrpc: "2.0", id: 7, result: { tools: [tool(name)] } });
+    const names = (r: Parameters<typeof statuses>[0]) => Object.keys(statuses(r));
+
+    const streamed = await call("POST", `/v1/proxy/${agentId}/stream`, list, {
+      accept: "application/json, text/event-stream",
+    });
+    expect(streamed.status).toBe(200);
+    expect(streamed.text === huge).toBe(true);
+    answer = small("after_stream");
+    await call("POST", `/v1/proxy/${agentId}/stream`, list, {
+      accept: "application/json, text/event-stream",
+    });
+    // Learning is one ordered queue per process: once the later page is in, the huge one would be.
+    expect(names(await catalogWhen(call, agentId, (r) => r.json.data?.length > 0))).toEqual(["after_stream"]);
+
+    // The transactional path: collected whole (its own 32 MiB cap), stored verbatim for the poll.
+    answer = huge;
+    const accepted = await call("POST", `/v1/proxy/${agentId}`, list);
+    expect(accepted.status).toBe(202);
+    const done = await pollDone(call, agentId, accepted.json.invocation_id);
+    expect(done.json.status).toBe("succeeded");
+    expect(Buffer.from(done.json.response.body_b64, "base64").toString() === huge).toBe(true);
+    answer = small("after_poll");
+    await pollDone(call, agentId, (await call("POST", `/v1/proxy/${agentId}`, list)).json.invocation_id);
+    const catalog = await catalogWhen(call, agentId, (r) => r.json.data?.length > 1);
+    expect(names(catalog)).toEqual(["after_poll", "after_stream"]);
   });
 });
 

@@ -220,6 +220,24 @@ describe("fails closed", () => {
     });
   }
 
+  it("answers -32603 for a collected (transactional) answer over 8 MiB, never the list", async () => {
+    // The worker collects up to 32 MiB; the filter holds at most 8 MiB on both paths.
+    const pad = "x".repeat(9 * 1024 * 1024);
+    const up = await rawUpstream((res) =>
+      json(
+        res,
+        `{"jsonrpc":"2.0","id":7,"result":{"tools":[{"name":"admin"},{"name":"a","description":"${pad}"}]}}`,
+      ),
+    );
+    const agentId = await mcpAgent(call, up.url);
+    await call("PUT", "/v1/policy", { rules: [{ action: "deny", match: { tools: ["admin"] } }] });
+    const accepted = await call("POST", `/v1/proxy/${agentId}`, LIST);
+    expect(accepted.status).toBe(202);
+    const done = await pollDone(call, agentId, accepted.json.invocation_id);
+    expect(done.json.response.status).toBe(200);
+    expect(JSON.parse(Buffer.from(done.json.response.body_b64, "base64").toString())).toEqual(REFUSED);
+  });
+
   it("omits entries without a string name, keeps duplicates decided by name, and learns the first of each", async () => {
     const up = await rawUpstream((res) =>
       json(

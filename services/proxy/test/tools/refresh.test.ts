@@ -1,4 +1,8 @@
-import { startModernUpstream, startUpstream, type TestApp } from "@gw/testkit";
+import { lookup } from "node:dns/promises";
+import type { ServerResponse } from "node:http";
+import { hostname } from "node:os";
+import { startModernUpstream, startUpstream, type TestApp, type Upstream } from "@gw/testkit";
+import { isBlockedIp, ssrfPolicy } from "@gw/upstream";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type Caller, caller, startGateway } from "../helpers.ts";
 import { closeAll, closers, mcpAgent, statuses, tool, toolsUpstream } from "./support.ts";
@@ -97,5 +101,180 @@ describe("refresh", () => {
     const res = await call("POST", `/v1/agents/${agentId}/tools/refresh`);
     expect(res.status).toBe(502);
     expect(res.json).toEqual({ error: "upstream unreachable" });
+  });
+});
+
+describe("refresh: the dial-time SSRF guard", () => {
+  it("answers 502 `upstream address is not allowed` for a name that resolves to a blocked address, and never reaches it", async () => {
+    // The machine's own name resolves to loopback; this deployment exempts no range, so the name
+    // passes the write-time check (names are judged when dialled) and is refused at dial time.
+    const name = hostname();
+    const addrs = await lookup(name, { all: true }).catch(() => []);
+    expect(
+      addrs.length > 0 && addrs.every((a) => isBlockedIp(a.address, ssrfPolicy([]))),
+      `${name} must resolve to a blocked address on this machine`,
+    ).toBe(true);
+    const up = await startUpstream((_req, res) => res.end("reached"));
+    closers.push(up.close);
+    const strict = await startGateway({ GW_SSRF_ALLOW_CIDRS: "" });
+    closers.push(strict.close);
+    const c = await caller(strict);
+    // An older server (initialize first) and a 2026-07-28 one (tools/list first): both refused.
+    for (const extra of [{}, { mcp_protocol_version: "2026-07-28" }]) {
+      const agentId = await mcpAgent(c, `http://${name}:${up.port}/mcp`, extra);
+      const res = await c("POST", `/v1/agents/${agentId}/tools/refresh`);
+      expect(res.status).toBe(502);
+      expect(res.json).toEqual({ error: "upstream address is not allowed" });
+      const catalog = await c("GET", `/v1/agents/${agentId}/tools`);
+      expect(catalog.json).toEqual({ data: [], refreshed_at: null });
+    }
+    expect(up.received).toHaveLength(0);
+  });
+});
+
+// A misbehaving 2026-07-28 server (one stateless tools/list per page): what the refresh walk does
+// with each kind of bad answer. `answer` gets the request's cursor (null: the first page).
+describe("refresh: bad answers", () => {
+  async function server(answer: (cursor: string | null, res: ServerResponse, id: unknown) => void) {
+    const u: Upstream = await startUpstream((_req, res, body) => {
+      const msg = JSON.parse(body.toString());
+      answer(typeof msg.params?.cursor === "string" ? msg.params.cursor : null, res, msg.id);
+    });
+    closers.push(u.close);
+    return u;
+  }
+  const send = (res: ServerResponse, text: string, type = "application/json") =>
+    res.writeHead(200, { "content-type": type }).end(text);
+  const page = (id: unknown, tools: unknown[], nextCursor?: string) =>
+    JSON.stringify({ jsonrpc: "2.0", id, result: { tools, ...(nextCursor ? { nextCursor } : {}) } });
+  const modern = (u: Upstream) => mcpAgent(call, `${u.url}/mcp`, { mcp_protocol_version: "2026-07-28" });
+  const refresh = (agentId: string) => call("POST", `/v1/agents/${agentId}/tools/refresh`);
+  const cursors = (u: Upstream) =>
+    u.received.map((r) => JSON.parse(r.body.toString()).params?.cursor ?? null) as Array<string | null>;
+
+  it("stops at a cursor that comes back: 200, complete false, a pinned tool not marked removed", async () => {
+    let loop = false;
+    const up = await server((cursor, res, id) => {
+      if (!loop) return send(res, page(id, [tool("a"), tool("b")]));
+      // A → B → A: the server sends back a cursor it already gave.
+      send(res, page(id, [tool(cursor === "A" ? "a" : "c")], cursor === "A" ? "B" : "A"));
+    });
+    const agentId = await modern(up);
+    const first = await refresh(agentId);
+    expect(first.json.complete).toBe(true);
+    const refreshedAt = first.json.refreshed_at;
+    await call("POST", `/v1/agents/${agentId}/tools/pin`);
+    loop = true;
+    up.received.length = 0;
+    const res = await refresh(agentId);
+    expect(res.status).toBe(200);
+    expect(res.json.complete).toBe(false);
+    expect(cursors(up)).toEqual([null, "A", "B"]);
+    // What was read is learned; b, absent from the pages read, is not marked removed.
+    expect(statuses(res)).toEqual({ a: "pinned", b: "pinned", c: "unpinned" });
+    expect(res.json.refreshed_at).toBe(refreshedAt);
+  });
+
+  it("stops after 100 pages of a server whose cursors never end: 200, complete false", async () => {
+    const up = await server((cursor, res, id) => {
+      const n = cursor === null ? 0 : Number(cursor);
+      send(res, page(id, [tool(`t${n}`)], String(n + 1)));
+    });
+    const agentId = await modern(up);
+    const res = await refresh(agentId);
+    expect(res.status).toBe(200);
+    expect(res.json.complete).toBe(false);
+    expect(up.received).toHaveLength(100);
+    expect(res.json.data).toHaveLength(100);
+    expect(res.json.refreshed_at).toBeNull();
+  });
+
+  it("learns the first of duplicate names and skips entries whose name is not a string", async () => {
+    const up = await server((_cursor, res, id) =>
+      send(
+        res,
+        page(id, [
+          tool("a", "the first a"),
+          { name: 5, inputSchema: {} },
+          { name: null },
+          { name: ["b"] },
+          { name: { x: 1 } },
+          { description: "no name at all" },
+          "a string",
+          null,
+          tool("a", "the second a"),
+          { name: "" },
+          tool("b"),
+        ]),
+      ),
+    );
+    const agentId = await modern(up);
+    const res = await refresh(agentId);
+    expect(res.status).toBe(200);
+    expect(res.json.complete).toBe(true);
+    expect(statuses(res)).toEqual({ a: "unpinned", b: "unpinned" });
+    expect(res.json.data[0].description).toBe("the first a");
+  });
+
+  for (const [what, answer] of [
+    ["text that is not JSON", (res: ServerResponse) => send(res, "this is not json")],
+    ["JSON cut short", (res: ServerResponse, id: unknown) => send(res, page(id, [tool("a")]).slice(0, 30))],
+    [
+      "a result whose tools is not an array",
+      (res: ServerResponse, id: unknown) =>
+        send(res, JSON.stringify({ jsonrpc: "2.0", id, result: { tools: { a: 1 } } })),
+    ],
+    [
+      "a JSON-RPC error",
+      (res: ServerResponse, id: unknown) =>
+        send(res, JSON.stringify({ jsonrpc: "2.0", id, error: { code: -32601, message: "no" } })),
+    ],
+    [
+      "an SSE answer without the response event",
+      (res: ServerResponse) =>
+        send(res, 'event: message\ndata: {"jsonrpc":"2.0","method":"x"}\n\n', "text/event-stream"),
+    ],
+    [
+      "a JSON answer over 8 MiB",
+      (res: ServerResponse, id: unknown) => send(res, page(id, [tool("a", "x".repeat(9 * 1024 * 1024))])),
+    ],
+    [
+      "an SSE answer over 8 MiB",
+      (res: ServerResponse, id: unknown) =>
+        send(
+          res,
+          `event: message\ndata: ${page(id, [tool("a", "x".repeat(9 * 1024 * 1024))])}\n\n`,
+          "text/event-stream",
+        ),
+    ],
+  ] as const) {
+    it(`answers 502 for ${what} and learns nothing`, async () => {
+      const up = await server((_cursor, res, id) => answer(res, id));
+      const agentId = await modern(up);
+      const res = await refresh(agentId);
+      expect(res.status).toBe(502);
+      expect(res.json).toEqual({ error: "the upstream did not answer tools/list as an MCP server" });
+      expect((await call("GET", `/v1/agents/${agentId}/tools`)).json).toEqual({
+        data: [],
+        refreshed_at: null,
+      });
+    });
+  }
+
+  it("answers 502 for a bad later page, keeping what the earlier pages taught, nothing marked removed", async () => {
+    let broken = false;
+    const up = await server((cursor, res, id) => {
+      if (cursor === null) return send(res, page(id, [tool("a")], "2"));
+      if (broken) return send(res, "<html>oops</html>", "text/html");
+      send(res, page(id, [tool("b")]));
+    });
+    const agentId = await modern(up);
+    expect((await refresh(agentId)).json.complete).toBe(true);
+    await call("POST", `/v1/agents/${agentId}/tools/pin`);
+    broken = true;
+    const res = await refresh(agentId);
+    expect(res.status).toBe(502);
+    expect(res.json).toEqual({ error: "the upstream did not answer tools/list as an MCP server" });
+    expect(statuses(await call("GET", `/v1/agents/${agentId}/tools`))).toEqual({ a: "pinned", b: "pinned" });
   });
 });

@@ -1,6 +1,9 @@
+import { lookup } from "node:dns/promises";
+import { hostname } from "node:os";
 import { startUpstream, type TestApp, type Upstream } from "@gw/testkit";
+import { isBlockedIp, ssrfPolicy } from "@gw/upstream";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { type Caller, caller, createAgent, startGateway } from "../helpers.ts";
+import { type Caller, caller, createAgent, recordDone, startGateway } from "../helpers.ts";
 import { memberAgent, memberPool, rpc, stream, transact, virtualAgent } from "./fixture.ts";
 
 // Members that misbehave (garbage, a hang, down) beside members that answer; members that
@@ -52,7 +55,8 @@ describe("virtual MCP server: members that fail", () => {
     expect(res.json.result.tools.map((t: { name: string }) => t.name)).toEqual(["a__t1"]);
     const t = await transact(call, v, rpc("tools/list"));
     expect(t.body.result.tools.map((x: { name: string }) => x.name)).toEqual(["a__t1"]);
-    // The log names each failed member and why (the metric gw.virtual.member_failures counts them).
+    // The log names each failed member and why. The metric gw.virtual.member_failures is asserted
+    // as exported over OTLP in services/gateway/test/virtual-member-failure-metric.test.ts.
     const lines = gw.logs.lines
       .map((l) => JSON.parse(l) as Record<string, unknown>)
       .filter((l) => l.msg === "virtual server member gave no usable answer");
@@ -172,5 +176,62 @@ describe("virtual MCP server: members that fail", () => {
     expect(two.received[0]?.headers.authorization).toBeUndefined();
     expect(res.text).not.toContain("member-secret-1");
     expect(seen).toHaveLength(2);
+  });
+});
+
+describe("virtual MCP server: a member the dial-time SSRF guard refuses", () => {
+  it("lists the good member's tools, and a routed call to the refused member fails like any upstream call", async () => {
+    // This deployment exempts only IPv6 loopback: the good member listens on [::1]; the other
+    // member's upstream is the machine's own name, which resolves to IPv4 loopback, refused when
+    // it is dialled (names pass the write-time check).
+    const name = hostname();
+    const addrs = await lookup(name, { all: true }).catch(() => []);
+    const policy = ssrfPolicy(["::1/128"]);
+    expect(
+      addrs.length > 0 && addrs.some((a) => isBlockedIp(a.address, policy)),
+      `${name} must resolve to a refused address on this machine`,
+    ).toBe(true);
+    const strict = await startGateway({ GW_SSRF_ALLOW_CIDRS: "::1/128" });
+    pool.add(strict);
+    const c = await caller(strict);
+    const good = await pool.v2("alpha", { tools: ["t1"], host: "::1" });
+    const target = await raw((_req, res) => res.end("reached"));
+    const g = await memberAgent(c, good.url);
+    const b = await memberAgent(c, `http://${name}:${target.port}/mcp`);
+    const v = await virtualAgent(c, [
+      { agent_id: b, prefix: "b" },
+      { agent_id: g, prefix: "g" },
+    ]);
+
+    const listed = await stream(c, v, rpc("tools/list"));
+    expect(listed.status).toBe(200);
+    expect(listed.json.result.tools.map((t: { name: string }) => t.name)).toEqual(["g__t1"]);
+    const polled = await transact(c, v, rpc("tools/list"));
+    expect(polled.body.result.tools.map((t: { name: string }) => t.name)).toEqual(["g__t1"]);
+    const failed = strict.logs.lines
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .filter((l) => l.msg === "virtual server member gave no usable answer");
+    expect(failed.map((l) => [l.member_agent_id, l.mcp_method, l.reason])).toEqual([
+      [b, "tools/list", "ssrf_blocked"],
+      [b, "tools/list", "ssrf_blocked"],
+    ]);
+
+    // Routed to the refused member: the answer a plain agent at that address gets.
+    const routed = await stream(c, v, rpc("tools/call", { name: "b__x", arguments: {} }));
+    expect(routed.status).toBe(502);
+    expect(routed.json).toEqual({ error: "upstream address is not allowed" });
+    const record = await recordDone(c, routed.headers.get("x-gateway-invocation-id") as string);
+    expect(record.json).toMatchObject({ status: "failed", error_class: "ssrf_blocked", routed_agent_id: b });
+    const t = await transact(c, v, rpc("tools/call", { name: "b__x", arguments: {} }));
+    expect(t.accepted.status).toBe(202);
+    expect(t.polled?.json).toMatchObject({
+      status: "failed",
+      error_class: "ssrf_blocked",
+      routed_agent_id: b,
+    });
+    // Routed to the good member: answered.
+    const ok = await stream(c, v, rpc("tools/call", { name: "g__t1", arguments: { text: "hi" } }));
+    expect(ok.json.result.content).toEqual([{ type: "text", text: "alpha:t1:hi" }]);
+    expect(target.received).toHaveLength(0);
   });
 });

@@ -92,4 +92,36 @@ describe.skipIf(!TEST_DATABASE_URL || !TEST_REDIS_URL)("virtual MCP server: spli
     const listed = await transact(onProxy, v, rpc("tools/list"));
     expect(listed.body.result.tools).toHaveLength(4);
   });
+
+  it("omits a tool the tenant's policy denies from the merged list on both paths, by its exposed name", async () => {
+    const bearer = await token(newTenant());
+    const onCp = Object.assign(client(cp.url, bearer), { tenant: "", token: bearer }) as Caller;
+    const onProxy = Object.assign(client(proxy.url, bearer), { tenant: "", token: bearer }) as Caller;
+    const alpha = await pool.v2("alpha");
+    const beta = await pool.v2("beta");
+    const a = await memberAgent(onCp, alpha.url);
+    const b = await memberAgent(onCp, beta.url);
+    const v = await virtualAgent(onCp, [
+      { agent_id: a, prefix: "a" },
+      { agent_id: b, prefix: "b" },
+    ]);
+    // Written on the control plane; read by the proxy (streaming) and the worker (transactional).
+    const policy = await onCp("PUT", "/v1/policy", {
+      rules: [{ action: "deny", match: { tools: ["b__add"] } }],
+    });
+    expect(policy.status).toBe(200);
+    const c = await connectV2(proxy, onProxy, v);
+    pool.add(c);
+    expect((await c.listTools()).tools.map((t) => t.name)).toEqual(["a__echo", "a__add", "b__echo"]);
+    const listed = await transact(onProxy, v, rpc("tools/list"));
+    expect(listed.polled?.json.status).toBe("succeeded");
+    expect(listed.body.result.tools.map((t: { name: string }) => t.name)).toEqual([
+      "a__echo",
+      "a__add",
+      "b__echo",
+    ]);
+    // The member's own name is not what the rule names: `add` of alpha stays listed above, and
+    // the denied tool is refused when called, not only hidden.
+    await expect(c.callTool({ name: "b__add", arguments: { text: "1" } })).rejects.toThrow(/403|denied/);
+  });
 });
