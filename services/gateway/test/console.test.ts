@@ -346,6 +346,62 @@ describe.skipIf(skipReason !== undefined && !inCi)("operator console in Chromium
     await page.close();
   });
 
+  it("stores an OAuth token exchange credential from the form; the client secret is in no response and nowhere in the page", async () => {
+    const who = await caller(gw);
+    const { page, errors } = await newPage();
+    // Every answer the page receives, headers and body, to search for the secret.
+    const answers: Array<Promise<string>> = [];
+    page.on("response", (r) => {
+      answers.push(
+        r
+          .text()
+          .catch(() => "")
+          .then((body) => `${r.url()}\n${JSON.stringify(r.headers())}\n${body}`),
+      );
+    });
+    await signIn(page, who);
+    const secret = `exchange-client-${Date.now()}-do-not-show`;
+    await page.getByRole("link", { name: "Credentials" }).click();
+    const form = page.getByRole("form", { name: "New credential" });
+    await form.getByLabel("Name").fill("exchange-upstream");
+    await form.getByLabel("Kind").selectOption("oauth2_token_exchange");
+    await form.getByLabel("Token URL").fill("https://auth.example.com/oauth/exchange");
+    await form.getByLabel("Client ID").fill("gateway-exchanger");
+    await form.getByLabel("Audience (optional)").fill("https://mcp.example.com");
+    await form.getByLabel("Client secret").fill(secret);
+    // The field values the search below reads: the typed secret is there until the form is sent.
+    const fieldValues = async () =>
+      (await page.evaluate(
+        "[...document.querySelectorAll('input, textarea')].map((i) => i.value).join('\\n')",
+      )) as string;
+    expect(await fieldValues()).toContain(secret);
+    await form.getByRole("button", { name: "Store credential" }).click();
+    await expect.poll(() => page.getByRole("status").textContent()).toContain("exchange-upstream");
+    const listed = (await who("GET", "/v1/credentials")).json.data as Array<Record<string, unknown>>;
+    expect(listed).toHaveLength(1);
+    expect(listed[0]).toMatchObject({
+      name: "exchange-upstream",
+      kind: "oauth2_token_exchange",
+      token_url: "https://auth.example.com/oauth/exchange",
+      client_id: "gateway-exchanger",
+      audience: "https://mcp.example.com",
+      scope: null,
+      auth_method: "client_secret_basic",
+      hint: secret.slice(-4),
+    });
+    const row = page.locator("main table tbody tr", { hasText: "exchange-upstream" });
+    await expect.poll(() => row.textContent()).toContain("oauth2_token_exchange");
+    expect(await row.textContent()).toContain("https://auth.example.com/oauth/exchange");
+
+    // The markup, and what the form fields hold (a password field's value is not in the markup).
+    const seen = [await page.content(), await fieldValues(), ...(await Promise.all(answers))].join("\n");
+    expect(seen).toContain("gateway-exchanger"); // the search reads what the API answered
+    expect(seen).not.toContain(secret);
+    await shot(page, "08c-credentials-token-exchange");
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
   it("shows an MCP agent's tools, the diff of a drifted tool, pins it again, and counts drift on the overview", async () => {
     const tools = [
       { name: "search", description: "Searches the web", inputSchema: { type: "object" } },
@@ -636,6 +692,64 @@ describe.skipIf(skipReason !== undefined && !inCi)("operator console in Chromium
     expect((await call("POST", `/v1/proxy/${agentId}/stream`, transfer)).status).toBe(200);
     expect((await call("POST", `/v1/proxy/${agentId}/stream`, transfer)).status).toBe(403);
     await call("PUT", "/v1/policy", { rules: [] });
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it("denies a held call with a reason: the approval reads denied with it, and the call stays refused", async () => {
+    const op = await caller(gw);
+    const approver = await caller(gw, ["approvals:decide"], op.tenant);
+    const agentId = (
+      await op("POST", "/v1/agents", {
+        name: "bank",
+        upstream_url: upstream.url,
+        protocol: "mcp",
+        mcp_transport: "streamable_http",
+      })
+    ).json.id as string;
+    const policy = await op("PUT", "/v1/policy", {
+      rules: [
+        { action: "require_approval", match: { agents: [agentId] }, when: "call.arguments.amount > 100" },
+      ],
+    });
+    expect(policy.status).toBe(200);
+    const transfer = {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { name: "transfer", arguments: { amount: 9000, to: "mallory" } },
+    };
+    const held = await op("POST", `/v1/proxy/${agentId}/stream`, transfer);
+    expect(held.status).toBe(403);
+    const id = held.json.approval_id as string;
+    const reached = upstream.received.length;
+
+    const { page, errors } = await newPage();
+    await signIn(page, approver);
+    await page.getByRole("link", { name: "Approvals" }).first().click();
+    const row = page.locator(`tr[data-approval="${id}"]`);
+    await expect.poll(() => row.textContent()).toContain('"amount": 9000');
+    await row.getByLabel("Reason").fill("not to mallory");
+    await row.getByRole("button", { name: "Deny" }).click();
+    await expect.poll(() => row.count()).toBe(0);
+    expect((await approver("GET", `/v1/approvals/${id}`)).json).toMatchObject({
+      status: "denied",
+      reason: "not to mallory",
+      decided_by: "user-1",
+    });
+    // The denied list shows who decided and why; no decision buttons any more.
+    await page.getByLabel("Status").selectOption("denied");
+    await page.getByRole("button", { name: "Apply" }).click();
+    await expect.poll(() => row.textContent()).toContain("user-1: not to mallory");
+    expect(await row.getByRole("button", { name: "Approve" }).count()).toBe(0);
+    await shot(page, "12b-approvals-denied");
+
+    // The call stays refused: held again under a new approval, and the upstream never sees it.
+    const again = await op("POST", `/v1/proxy/${agentId}/stream`, transfer);
+    expect(again.status).toBe(403);
+    expect(again.json.approval_id).toMatch(/^apr_/);
+    expect(again.json.approval_id).not.toBe(id);
+    expect(upstream.received.length).toBe(reached);
     expect(errors).toEqual([]);
     await page.close();
   });

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { Readable } from "node:stream";
 import { createControlPlaneApp } from "@gw/control-plane";
 import { createProxyApp } from "@gw/proxy";
@@ -5,24 +6,29 @@ import {
   client,
   eventually,
   newTenant,
+  pollDone,
   serveApp,
   startUpstream,
   TEST_DATABASE_URL,
+  TEST_REDIS_URL,
   type TestApp,
   token,
   type Upstream,
 } from "@gw/testkit";
+import { startWorker } from "@gw/worker";
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deployment } from "./helpers.ts";
 
-// With DATABASE_URL: two proxy replicas and a control plane on one Postgres (the split deployment);
-// without it the all-in-one gateway on the embedded store serves both planes.
-const SPLIT = Boolean(TEST_DATABASE_URL);
+// With DATABASE_URL and REDIS_URL: two proxy replicas, a worker and a control plane on one
+// Postgres and one queue (the split deployment); without them the all-in-one gateway on the
+// embedded store serves both planes.
+const SPLIT = Boolean(TEST_DATABASE_URL && TEST_REDIS_URL);
 
 let controlPlane: TestApp;
 let proxyA: TestApp;
 let proxyB: TestApp;
+let worker: TestApp | undefined;
 let upstream: Upstream;
 let upstreamCalls = 0;
 
@@ -32,20 +38,30 @@ beforeAll(async () => {
     res.writeHead(200, { "content-type": "application/json" });
     res.end(JSON.stringify({ jsonrpc: "2.0", id: 1, result: { content: [] } }));
   });
+  // The proxies and the worker share one queue, so the worker runs what either proxy accepted.
+  const queue = { GW_QUEUE_NAME: `test-${randomUUID()}` };
   const startProxy = () =>
     serveApp(
       (rt) => {
         const proxy = createProxyApp(rt);
         return { ...proxy, stop: () => proxy.inflight.drain() };
       },
-      {},
+      queue,
       "proxy",
     );
   if (SPLIT) {
-    [controlPlane, proxyA, proxyB] = await Promise.all([
-      serveApp(createControlPlaneApp, {}, "control-plane"),
+    [controlPlane, proxyA, proxyB, worker] = await Promise.all([
+      serveApp(createControlPlaneApp, queue, "control-plane"),
       startProxy(),
       startProxy(),
+      serveApp(
+        (rt) => {
+          const w = startWorker(rt);
+          return { fetch: () => new Response(null, { status: 404 }), stop: w.stop };
+        },
+        queue,
+        "worker",
+      ),
     ]);
   } else {
     controlPlane = await serveApp(deployment, {}, "gateway");
@@ -54,7 +70,7 @@ beforeAll(async () => {
   }
 });
 afterAll(async () => {
-  await Promise.all([...new Set([controlPlane, proxyA, proxyB])].map((app) => app?.close()));
+  await Promise.all([...new Set([controlPlane, proxyA, proxyB, worker])].map((app) => app?.close()));
   await upstream?.close();
 });
 
@@ -91,7 +107,20 @@ async function setup(protocol: "mcp" | "http" = "mcp") {
       headers: { authorization: `Bearer ${bearer}`, "content-type": "application/json" },
       body,
     }).then(async (r) => ({ status: r.statusCode, json: JSON.parse((await r.body.text()) || "null") }));
-  return { tenant, agentId, caller, approver, call };
+  /** The transactional path (POST /v1/proxy/{id}): the status, the answer and the invocation id. */
+  const transact = (body: string, proxy: TestApp = proxyA) =>
+    request(`${proxy.url}/v1/proxy/${agentId}`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${aliceToken}`, "content-type": "application/json" },
+      body,
+    }).then(async (r) => ({
+      status: r.statusCode,
+      json: JSON.parse((await r.body.text()) || "null"),
+      invocationId: r.headers["x-gateway-invocation-id"] as string | undefined,
+    }));
+  /** Alice's client on the proxy, to poll her transactional results. */
+  const poller = Object.assign(client(proxyA.url, aliceToken), { tenant, token: aliceToken });
+  return { tenant, agentId, caller, approver, call, transact, poller };
 }
 
 describe("require_approval on the proxy path", () => {
@@ -146,6 +175,45 @@ describe("require_approval on the proxy path", () => {
     const next = await call(transfer({ amount: 500 }));
     expect(next.status).toBe(403);
     expect(next.json.approval_id).not.toBe(id);
+  });
+
+  it("transactional path: held (403 with an approval id), approved, the identical call is accepted (202) and runs once; the next one is held again", async () => {
+    const { transact, approver, poller, agentId } = await setup();
+    const body = transfer({ amount: 700, to: "y" });
+    const before = upstreamCalls;
+    const held = await transact(body);
+    expect(held.status).toBe(403);
+    expect(held.json).toEqual({ error: "approval required", approval_id: expect.stringMatching(/^apr_/) });
+    const id = held.json.approval_id as string;
+    expect((await approver("GET", `/v1/approvals/${id}`)).json).toMatchObject({
+      status: "pending",
+      mcp_tool: "transfer",
+      arguments: { amount: 700, to: "y" },
+    });
+    // Held again while pending: the same approval, and nothing reached the upstream.
+    expect((await transact(body)).json.approval_id).toBe(id);
+    expect(upstreamCalls).toBe(before);
+
+    expect((await approver("POST", `/v1/approvals/${id}/approve`, { reason: "fine" })).status).toBe(200);
+    const accepted = await transact(body, proxyB);
+    expect(accepted.status, JSON.stringify(accepted.json)).toBe(202);
+    expect(accepted.invocationId).toMatch(/^inv_/);
+    const done = await pollDone(poller, agentId, accepted.invocationId as string);
+    expect(done.json).toMatchObject({ status: "succeeded", upstream_status: 200 });
+    expect(JSON.parse(Buffer.from(done.json.response.body_b64, "base64").toString())).toEqual({
+      jsonrpc: "2.0",
+      id: 1,
+      result: { content: [] },
+    });
+    expect(upstreamCalls - before).toBe(1);
+    expect((await approver("GET", `/v1/approvals/${id}`)).json.status).toBe("used");
+
+    // Used: the identical call is held for a new approval and does not run.
+    const next = await transact(body);
+    expect(next.status).toBe(403);
+    expect(next.json.approval_id).toMatch(/^apr_/);
+    expect(next.json.approval_id).not.toBe(id);
+    expect(upstreamCalls - before).toBe(1);
   });
 
   it("another caller's identical call is not covered by the approval", async () => {

@@ -14,8 +14,11 @@ export type TokenRequestSeen = {
   form: Record<string, string>;
 };
 
-/** A client the server knows; `expiresIn` overrides the lifetime of the tokens it gets. */
-export type Client = { secret: string; expiresIn?: number };
+/**
+ * A client the server knows; `expiresIn` overrides the lifetime of the tokens it gets, `holdMs`
+ * holds each token exchange answer that long (so concurrent callers overlap for certain).
+ */
+export type Client = { secret: string; expiresIn?: number; holdMs?: number };
 
 /**
  * A real authorization server (oauth2-mock-server, RS256) for the OAuth credential tests, taught
@@ -87,8 +90,12 @@ export async function startAuthServer() {
   });
   server.service.on(Events.BeforeTokenSigning, (token, req) => {
     const form = req.body as Record<string, string>;
-    token.payload.client_id = clientIdOf(req, form);
+    const clientId = clientIdOf(req, form);
+    token.payload.client_id = clientId;
     if (form.audience) token.payload.aud = form.audience;
+    // The token lives as long as the answer's expires_in says (the server signs 1 h otherwise).
+    const lifetime = clientId ? clients.get(clientId)?.expiresIn : undefined;
+    if (lifetime !== undefined) token.payload.exp = token.payload.iat + lifetime;
   });
 
   // RFC 8693 token exchange: the subject must be a token the gateway's issuer signed.
@@ -118,6 +125,8 @@ export async function startAuthServer() {
     } catch {
       return send(400, { error: "invalid_grant" });
     }
+    const holdMs = clientId ? clients.get(clientId)?.holdMs : undefined;
+    if (holdMs) await new Promise((r) => setTimeout(r, holdMs));
     const expiresIn = (clientId ? clients.get(clientId)?.expiresIn : undefined) ?? 3600;
     const token = await server.issuer.buildToken({
       expiresIn,

@@ -31,6 +31,8 @@ describe.skipIf(!SPLIT)("OAuth credentials in the split deployment", () => {
   let as: AuthServer;
   let upstream: Upstream;
   const seen: Array<Record<string, unknown> | null> = [];
+  /** The callers' own bearer tokens, for the leak sweep. */
+  const bearers: string[] = [];
 
   beforeAll(async () => {
     as = await startAuthServer();
@@ -72,6 +74,7 @@ describe.skipIf(!SPLIT)("OAuth credentials in the split deployment", () => {
   async function agentWith(kind: string, tokenUrl: string) {
     const tenant = newTenant();
     const bearer = await token(tenant);
+    bearers.push(bearer);
     const call = client(cp.url, bearer);
     const clientId = `split-${randomBytes(4).toString("hex")}`;
     const secret = `split-SECRET-${randomBytes(16).toString("hex")}`;
@@ -126,10 +129,40 @@ describe.skipIf(!SPLIT)("OAuth credentials in the split deployment", () => {
     expect(as.requests.at(-1)?.form.subject_token).toBe(bearer);
   });
 
+  /** A streaming call through the proxy: its status, its body, and the caller's token sent. */
+  async function stream(bearer: string, agentId: string) {
+    const res = await request(`${proxy.url}/v1/proxy/${agentId}/stream`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${bearer}` },
+      body: "x",
+    });
+    return { status: res.statusCode, json: JSON.parse(await res.body.text()) };
+  }
+
+  it("streaming: the proxy fetches a client credentials token itself and the upstream accepts it", async () => {
+    const { bearer, agentId } = await agentWith("oauth2_client_credentials", as.tokenUrl);
+    const before = as.requests.length;
+    expect(await stream(bearer, agentId)).toEqual({ status: 200, json: { sub: null } });
+    expect(seen.at(-1)).toMatchObject({ client_id: as.requests.at(-1)?.clientId });
+    // Cached in the proxy: a second call reuses the token.
+    expect(await stream(bearer, agentId)).toEqual({ status: 200, json: { sub: null } });
+    expect(as.requests.length - before).toBe(1);
+  });
+
+  it("streaming: the proxy exchanges the caller's token and the upstream accepts the result", async () => {
+    const { bearer, agentId } = await agentWith("oauth2_token_exchange", as.exchangeUrl);
+    expect(await stream(bearer, agentId)).toEqual({ status: 200, json: { sub: "user-1" } });
+    expect(as.requests.at(-1)?.form.subject_token).toBe(bearer);
+    expect(as.requests.at(-1)?.path).toBe("/exchange");
+  });
+
   it("no secret, caller token or access token in any process's log", () => {
     const logs = [cp, proxy, worker].map((a) => a.logs.text()).join("\n");
     expect(logs).toContain('"msg":"request"');
-    for (const s of [...as.issued, ...[...as.clients.values()].map((c) => c.secret)]) {
+    const searched = [...as.issued, ...[...as.clients.values()].map((c) => c.secret), ...bearers];
+    expect(bearers.length).toBeGreaterThanOrEqual(4);
+    expect(as.issued.length).toBeGreaterThanOrEqual(4);
+    for (const s of searched) {
       expect(logs.includes(s)).toBe(false);
     }
   });

@@ -61,6 +61,7 @@ async function setup(
   more: {
     authMethod?: string;
     expiresIn?: number;
+    holdMs?: number;
     tokenUrl?: string;
     secret?: string;
     upstreamUrl?: string;
@@ -73,6 +74,7 @@ async function setup(
   as.clients.set(clientId, {
     secret,
     ...(more.expiresIn !== undefined ? { expiresIn: more.expiresIn } : {}),
+    ...(more.holdMs !== undefined ? { holdMs: more.holdMs } : {}),
   });
   const created = await call("POST", "/v1/credentials", {
     name: "oauth",
@@ -210,6 +212,28 @@ describe("oauth2_client_credentials", () => {
     });
   }
 
+  it("an expired token is never sent: once the upstream refuses the first token, the gateway has fetched a fresh one", async () => {
+    // Tokens that live 31 s: cached for 1 s (30 s margin), then the upstream's own check refuses them.
+    await Promise.all(
+      MODES.map(async (mode) => {
+        const { call, clientId, agentId } = await setup("oauth2_client_credentials", { expiresIn: 31 });
+        const before = upstream.seen.length;
+        // What the upstream accepted from this credential (the two modes run side by side).
+        const accepted = () => upstream.seen.slice(before).filter((s) => s.payload?.client_id === clientId);
+        expect(answerOf(await invoke(mode, call, agentId)).status).toBe(200);
+        const first = accepted()[0]?.auth ?? "";
+        expect(first).toMatch(/^Bearer ./);
+        // Wait until the token is expired for the upstream (it verifies exp with the AS's JWKS).
+        await eventually(async () => ((await as.verify(first.slice(7))) === null ? true : undefined), 45_000);
+        const out = await invoke(mode, call, agentId);
+        // Accepted: the gateway sent a fresh token, not the expired one (the upstream answers 401).
+        expect(answerOf(out)).toEqual({ status: 200, json: { sub: null } });
+        expect(accepted().map((s) => s.auth === first)).toEqual([true, false]);
+        expect(requestsOf(clientId)).toHaveLength(2);
+      }),
+    );
+  }, 90_000);
+
   it("a rotation drops the cached token: the next call fetches with the new secret", async () => {
     const { call, clientId, credId, agentId } = await setup("oauth2_client_credentials");
     await invoke("streaming", call, agentId);
@@ -253,6 +277,27 @@ describe("oauth2_token_exchange", () => {
       });
     });
   }
+
+  it("concurrent calls by one caller cause one exchange at the AS; two callers, one each", async () => {
+    // The AS holds each exchange answer, so every call arrives while the first exchange is open.
+    const { call, clientId, agentId } = await setup("oauth2_token_exchange", { holdMs: 500 });
+    const other = await token(call.tenant, "user-2");
+    secrets.push(other);
+    const outs = await Promise.all(
+      [...Array(6).fill(call.token), ...Array(6).fill(other)].map((bearer) =>
+        invoke("streaming", call, agentId, bearer),
+      ),
+    );
+    expect(outs.map((o) => answerOf(o).json.sub)).toEqual([
+      ...Array(6).fill("user-1"),
+      ...Array(6).fill("user-2"),
+    ]);
+    const reqs = requestsOf(clientId);
+    expect(reqs.map((r) => r.form.subject_token).sort()).toEqual([call.token, other].sort());
+    // Another burst by the first caller: served from the cache, no new exchange.
+    await Promise.all(Array.from({ length: 4 }, () => invoke("streaming", call, agentId)));
+    expect(requestsOf(clientId)).toHaveLength(2);
+  });
 
   it("the stored transactional request holds the caller's token sealed, never in clear", async () => {
     const { call, agentId } = await setup("oauth2_token_exchange");
