@@ -31,10 +31,16 @@ type Result = {
 
 async function main(): Promise<void> {
   const refPort = await freePort();
-  const reference = spawn("npx", ["tsx", `${here}reference-server.ts`], {
-    env: { ...process.env, PORT: String(refPort) },
-    stdio: ["ignore", "pipe", "inherit"],
-  });
+  // Node itself with tsx's loader (not npx): the child is the server, so killing it ends it (an
+  // npx wrapper died alone and left the server holding the pipe, and this run never exited).
+  const reference = spawn(
+    process.execPath,
+    ["--import", import.meta.resolve("tsx"), `${here}reference-server.ts`],
+    {
+      env: { ...process.env, PORT: String(refPort) },
+      stdio: ["ignore", "pipe", "inherit"],
+    },
+  );
   let gw: TestApp | undefined;
   let relay: { url: string; close: () => void } | undefined;
   try {
