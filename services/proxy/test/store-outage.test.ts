@@ -1,5 +1,4 @@
-import { createServer, type Server, Socket } from "node:net";
-import { TEST_DATABASE_URL } from "@gw/testkit";
+import { startTcpForwarder, type TcpForwarder, TEST_DATABASE_URL } from "@gw/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Caller, caller, createAgent, startGateway, upstreamPool } from "./helpers.ts";
 
@@ -7,76 +6,8 @@ import { type Caller, caller, createAgent, startGateway, upstreamPool } from "./
 // TCP forwarder this file can cut, so the outage is real (connections reset, new ones refused or
 // left hanging) while the test database keeps serving every other suite.
 
-type Forwarder = {
-  url: string;
-  /** "refuse": every connection reset and new ones refused; "stall": connections accepted, never answered. */
-  cut: (mode: "refuse" | "stall") => Promise<void>;
-  restore: () => Promise<void>;
-  close: () => Promise<void>;
-};
-
-async function forwarder(target: URL): Promise<Forwarder> {
-  const sockets = new Set<Socket>();
-  let mode: "open" | "stall" = "open";
-  let server: Server;
-  let port = 0;
-  const listen = () =>
-    new Promise<void>((resolve) => {
-      server = createServer((client) => {
-        sockets.add(client);
-        client.on("close", () => sockets.delete(client));
-        client.on("error", () => {});
-        if (mode === "stall") return; // accepted, never answered
-        const db = new Socket();
-        sockets.add(db);
-        db.on("close", () => sockets.delete(db));
-        db.on("error", () => client.destroy());
-        client.on("error", () => db.destroy());
-        db.connect(Number(target.port || 5432), target.hostname, () => {
-          client.pipe(db);
-          db.pipe(client);
-        });
-        client.on("close", () => db.destroy());
-        db.on("close", () => client.destroy());
-      });
-      server.listen(port, "127.0.0.1", () => {
-        const a = server.address();
-        if (a && typeof a === "object") port = a.port;
-        resolve();
-      });
-    });
-  const dropAll = () => {
-    for (const s of sockets) s.destroy();
-    sockets.clear();
-  };
-  await listen();
-  const url = new URL(target.href);
-  url.hostname = "127.0.0.1";
-  url.port = String(port);
-  return {
-    url: url.href,
-    cut: async (m) => {
-      dropAll();
-      if (m === "stall") {
-        mode = "stall";
-        return;
-      }
-      await new Promise<void>((r) => server.close(() => r()));
-    },
-    restore: async () => {
-      dropAll();
-      if (mode === "stall") mode = "open";
-      else await listen();
-    },
-    close: async () => {
-      dropAll();
-      await new Promise<void>((r) => server.close(() => r()));
-    },
-  };
-}
-
 const ups = upstreamPool();
-let fwd: Forwarder | undefined;
+let fwd: TcpForwarder | undefined;
 let gw: Awaited<ReturnType<typeof startGateway>> | undefined;
 let call: Caller;
 let upstream: string;
@@ -86,7 +17,7 @@ const suite = TEST_DATABASE_URL ? describe : describe.skip;
 
 beforeAll(async () => {
   if (!TEST_DATABASE_URL) return;
-  fwd = await forwarder(new URL(TEST_DATABASE_URL));
+  fwd = await startTcpForwarder(new URL(TEST_DATABASE_URL));
   // No policy cache: every call reads the tenant's policy from the store (the path that answered 500).
   gw = await startGateway({ DATABASE_URL: fwd.url, GW_POLICY_CACHE_MS: "0" });
   call = await caller(gw);
@@ -109,7 +40,7 @@ async function calls(agent: string, n: number, path = "") {
 
 suite("Postgres outage (issue 24)", () => {
   it("refused: 503 store unavailable on both modes, never a 500, and callers over the limit are told so", async () => {
-    const f = fwd as Forwarder;
+    const f = fwd as TcpForwarder;
     const agent = await createAgent(call, {
       upstream_url: upstream,
       max_concurrency: 2,
@@ -136,7 +67,7 @@ suite("Postgres outage (issue 24)", () => {
   });
 
   it("stalled: 503 within the deadline, and callers over the limit learn that the store is down", async () => {
-    const f = fwd as Forwarder;
+    const f = fwd as TcpForwarder;
     const agent = await createAgent(call, {
       upstream_url: upstream,
       max_concurrency: 2,
