@@ -152,4 +152,56 @@ suite("record writes across a Postgres outage (issue 24)", () => {
     const heardHere = heard.filter((e) => e.tenantId === tenantId).map((e) => e.id);
     expect(heardHere.sort()).toEqual([...want.keys()].sort());
   }, 30_000);
+
+  /**
+   * The store runs what the records' pool sends and its answers never come back; once `id` shows
+   * `status` on the direct connection, the connection is reset, and the store is back soon after.
+   * A connection of the pool is opened first (a muted forwarder would swallow a new one's handshake).
+   */
+  const loseAnswer = async (tenantId: string, send: () => void, id: string, status: string) => {
+    const warm = streaming("agt_warm");
+    await life.openDeferred(warm, { tenantId, id: warm.id, agentId: warm.agentId }, 60_000).complete(200, {});
+    fwd.mute();
+    send();
+    await seen(tenantId, [id], status);
+    await fwd.cut("refuse");
+    await sleep(300);
+    await fwd.restore();
+  };
+
+  it("a running row whose answer was lost after it committed: the retried insert finds it, the call still ends", async () => {
+    const tenantId = `t-outage-${randomUUID()}`;
+    const row = streaming("agt_outage");
+    const ref = { tenantId, id: row.id, agentId: row.agentId };
+    let handle: ReturnType<Lifecycle["openDeferred"]> | undefined;
+    await loseAnswer(
+      tenantId,
+      () => {
+        handle = life.openDeferred(row, ref, 0);
+      },
+      row.id,
+      "running",
+    );
+    await handle?.complete(200, { respSize: 9 });
+    expect((await rows(tenantId)).get(row.id)).toMatchObject({ status: "succeeded", upstream_status: 200 });
+    expect(heard.filter((e) => e.id === row.id)).toHaveLength(1);
+  }, 30_000);
+
+  it("a whole record whose answer was lost after it committed: the retried insert finds it, the write ends", async () => {
+    const tenantId = `t-outage-${randomUUID()}`;
+    const row = streaming("agt_outage");
+    const ref = { tenantId, id: row.id, agentId: row.agentId };
+    let end: Promise<void> | undefined;
+    await loseAnswer(
+      tenantId,
+      () => {
+        end = life.openDeferred(row, ref, 60_000).complete(200, { respSize: 5 });
+      },
+      row.id,
+      "succeeded",
+    );
+    await end;
+    expect((await rows(tenantId)).get(row.id)).toMatchObject({ status: "succeeded", upstream_status: 200 });
+    expect(heard.filter((e) => e.id === row.id)).toHaveLength(1);
+  }, 30_000);
 });
