@@ -1,6 +1,7 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { startTcpForwarder, type TcpForwarder, TEST_DATABASE_URL } from "@gw/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Caller, caller, createAgent, startGateway, upstreamPool } from "./helpers.ts";
+import { type Caller, caller, createAgent, recordDone, startGateway, upstreamPool } from "./helpers.ts";
 
 // Postgres outages seen from outside (issue 24): the gateway reaches the test Postgres through a
 // TCP forwarder this file can cut, so the outage is real (connections reset, new ones refused or
@@ -85,4 +86,57 @@ suite("Postgres outage (issue 24)", () => {
       await f.restore();
     }
   });
+
+  it("streams whose answers end while the store is away: each is recorded once it is back, none left open or missing", async () => {
+    const f = fwd as TcpForwarder;
+    const held: Array<() => void> = [];
+    const slow = await ups.up(async (_req, res) => {
+      res.writeHead(200, { "content-type": "text/plain" }).write("first;");
+      await new Promise<void>((r) => held.push(r));
+      res.end("last");
+    });
+    const agent = await createAgent(call, {
+      upstream_url: slow.url,
+      rate_limit: { rps: 10_000, burst: 10_000 },
+    });
+    const open = (n: number) =>
+      Promise.all(
+        Array.from({ length: n }, () =>
+          fetch(`${gw?.url}/v1/proxy/${agent}/stream`, {
+            method: "POST",
+            headers: { authorization: `Bearer ${call.token}` },
+            body: "x",
+          }),
+        ),
+      );
+    const reached = async (n: number) => {
+      while (held.length < n) await sleep(10);
+    };
+    // Streams whose running row went in (past GW_STREAM_RECORD_DEFER_MS, 500 ms), then streams
+    // whose row is still due when the store goes away.
+    const early = await open(4);
+    await reached(4);
+    await sleep(800);
+    const late = await open(4);
+    await reached(8);
+    await f.cut("refuse");
+    const ids = [...early, ...late].map((r) => r.headers.get("x-gateway-invocation-id") ?? "");
+    try {
+      for (const release of held) release();
+      // The callers get their whole answers: the record is not theirs to wait for.
+      for (const r of [...early, ...late]) {
+        expect(r.status).toBe(200);
+        expect(await r.text()).toBe("first;last");
+      }
+      // The records are held while the store is away (their writes are retried, not dropped).
+      await sleep(1_500);
+    } finally {
+      await f.restore();
+    }
+    expect(new Set(ids).size).toBe(8);
+    for (const id of ids) {
+      const rec = await recordDone(call, id);
+      expect(rec.json, id).toMatchObject({ id, status: "succeeded", upstream_status: 200 });
+    }
+  }, 60_000);
 });
