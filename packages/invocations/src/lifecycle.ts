@@ -37,6 +37,15 @@ export type InvocationHandle = {
 const STORED_BYTES_PER_MS = (8 * 1024 * 1024) / 1000;
 /** The undo of a late durable open retries at least this often while the store is down. */
 const UNDO_RETRY_MS = 250;
+/**
+ * An invocation insert refused because a row with its id exists (unique_violation on the primary
+ * key). Ids are fresh UUIDv7s: the row is the call's own, written by an attempt whose answer was lost.
+ */
+function isOwnRowThere(e: unknown): boolean {
+  if (typeof e !== "object" || e === null) return false;
+  const { code, constraint_name, constraint } = e as Record<string, unknown>;
+  return code === "23505" && (constraint_name ?? constraint) === "invocations_pkey";
+}
 /** The error class of a call ended while open: a lost job or an error answered (internal), a caller gone (cancelled). */
 type EndClass = "internal" | "cancelled";
 
@@ -84,7 +93,17 @@ export function createInvocationLifecycle(opts: {
   // unreachable, so an outage delays them instead of leaving rows open (docs/reliability.md).
   const fast = {
     insert: (t: string, row: NewInvocation, set?: InvocationUpdate) =>
-      withStoreRetry(() => records.insert(t, row, set), retryMs),
+      withStoreRetry(async () => {
+        try {
+          await records.insert(t, row, set);
+        } catch (e) {
+          // The row is there already: an earlier attempt committed and its answer was lost (the
+          // connection broke after the commit), so this retry must not fail the record. A bare
+          // row is then written; a record with its outcome updates the row to it.
+          if (!isOwnRowThere(e)) throw e;
+          if (set) await records.update(t, row.id, set, undefined);
+        }
+      }, retryMs),
     update: (...a: Parameters<typeof records.update>) => withStoreRetry(() => records.update(...a), retryMs),
   };
   const durable = createInvocationWriter(store.query);

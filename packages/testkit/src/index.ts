@@ -8,5 +8,6 @@ export * from "./mcp-tools-upstream.ts";
 export * from "./mcp-upstream.ts";
 export * from "./mcp-v2.ts";
 export * from "./security.ts";
+export * from "./tcp-forwarder.ts";
 export * from "./upstream.ts";
 export * from "./x402.ts";

@@ -2,13 +2,14 @@
 // `pnpm token` reads: a token minted for any tenant and user works on the running gateway.
 import { execFile } from "node:child_process";
 import { once } from "node:events";
-import { mkdtempSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { client } from "@gw/testkit";
 import { describe, expect, it } from "vitest";
+import { DEFAULT_DEV_FILE } from "../src/dev-file.ts";
 import { spawnGateway } from "./helpers.ts";
 
 const REPO = fileURLToPath(new URL("../../../", import.meta.url));
@@ -82,4 +83,37 @@ describe("dev secret kept for pnpm token", () => {
       stderr: expect.stringContaining("no dev secret"),
     });
   });
+
+  it("by default the secret is kept in a git-ignored file at the repository root, the one `pnpm token` reads", async () => {
+    const run = promisify(execFile);
+    expect(DEFAULT_DEV_FILE).toBe(join(REPO, ".gw-dev.json"));
+    // Ignored by git (check-ignore exits 1 for a path that is not, or that is tracked: the call rejects).
+    const ignored = await run("git", ["check-ignore", "--verbose", DEFAULT_DEV_FILE], {
+      cwd: REPO,
+    });
+    expect(ignored.stdout).toContain(".gw-dev.json");
+    // The file a developer may already have is used, never replaced; one made here is removed.
+    const made = !existsSync(DEFAULT_DEV_FILE);
+    // No token configuration and no GW_DEV_FILE: the gateway keeps its secret at the default path.
+    const gw = await spawnGateway({ GW_DEV_JWT_SECRET: undefined, GW_DEV_FILE: undefined });
+    try {
+      expect(existsSync(DEFAULT_DEV_FILE)).toBe(true);
+      // Never shown as a change to commit.
+      const status = await run("git", ["status", "--porcelain", "--untracked-files=all"], { cwd: REPO });
+      expect(status.stdout).not.toContain(".gw-dev.json");
+      // `pnpm token` as a user runs it, with neither GW_DEV_JWT_SECRET nor GW_DEV_FILE.
+      const { GW_DEV_JWT_SECRET: _secret, GW_DEV_FILE: _file, ...env } = process.env;
+      const { stdout } = await run("pnpm", ["--silent", "token", "--tenant", "acme-3", "--sub", "bob"], {
+        cwd: REPO,
+        env,
+      });
+      const me = await client(gw.url, stdout.trim())("GET", "/v1/me");
+      expect(me.status).toBe(200);
+      expect(me.json).toMatchObject({ tenant_id: "acme-3", user_id: "bob" });
+    } finally {
+      gw.child.kill("SIGTERM");
+      await once(gw.child, "exit");
+      if (made) rmSync(DEFAULT_DEV_FILE, { force: true });
+    }
+  }, 120_000);
 });

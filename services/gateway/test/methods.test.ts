@@ -1,4 +1,4 @@
-import type { TestApp } from "@gw/testkit";
+import { fillPath, openApiRoutes, type TestApp } from "@gw/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Caller, caller, startGateway } from "./helpers.ts";
 
@@ -12,47 +12,98 @@ beforeAll(async () => {
 });
 afterAll(() => gw?.close());
 
-const ID = "agt_0190a0a0-0000-7000-8000-000000000000";
-const CASES: Array<[method: string, path: string, allow: string]> = [
-  ["PUT", "/v1/agents", "GET, HEAD, POST"],
-  ["DELETE", "/v1/agents", "GET, HEAD, POST"],
-  ["POST", `/v1/agents/${ID}`, "DELETE, GET, HEAD, PATCH"],
-  ["PUT", `/v1/agents/${ID}`, "DELETE, GET, HEAD, PATCH"],
-  ["PATCH", "/v1/credentials", "GET, HEAD, POST"],
-  ["PATCH", "/v1/credentials/cred_x", "DELETE, GET, HEAD, PUT"],
-  ["POST", "/v1/invocations", "GET, HEAD"],
-  ["DELETE", "/v1/invocations/inv_x", "GET, HEAD"],
-  ["POST", "/v1/invocations/inv_x/receipt", "GET, HEAD"],
-  ["POST", "/v1/policy", "DELETE, GET, HEAD, PUT"],
-  ["PATCH", "/v1/policy", "DELETE, GET, HEAD, PUT"],
-  ["DELETE", "/v1/policy/decisions", "GET, HEAD"],
-  ["PUT", "/v1/agent-events", "POST"],
-  ["GET", "/v1/agent-events", "POST"],
-  ["POST", "/v1/agent-events/summary", "GET, HEAD"],
-  ["POST", "/v1/analytics", "GET, HEAD"],
-  ["POST", "/v1/settlement/config", "GET, HEAD, PUT"],
-  ["DELETE", "/v1/me", "GET, HEAD"],
-  ["POST", "/v1/capabilities", "GET, HEAD"],
-  ["PUT", "/v1/receipts/jwks", "GET, HEAD"],
-  ["POST", "/healthz", "GET, HEAD"],
-  ["DELETE", "/version", "GET, HEAD"],
-  ["POST", "/openapi.json", "GET, HEAD"],
-  ["POST", "/docs", "GET, HEAD"],
-  ["PUT", "/console/", "GET, HEAD"],
-  ["POST", `/.well-known/oauth-protected-resource/v1/proxy/${ID}`, "GET, HEAD"],
-  ["OPTIONS", "/v1/agents", "GET, HEAD, POST"],
-  ["HEAD", "/v1/agent-events", "POST"],
-  // The poll, on the proxy's own app.
-  ["POST", `/v1/proxy/${ID}/invocations/inv_x`, "GET, HEAD"],
-  ["DELETE", `/v1/proxy/${ID}/invocations/inv_x`, "GET, HEAD"],
-];
+const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
+
+/**
+ * Every path of the served document, filled (each id parameter with an id of the prefix its
+ * pattern names, one that nobody has; a tool name with a word), with the methods served on that
+ * URL: those the document lists for every path the URL matches. `/v1/agents/{id}/tools/pin` is
+ * also `/v1/agents/{id}/tools/{name}` for the tool named "pin", so GET is served there too.
+ */
+async function documentedPaths(): Promise<Array<[path: string, url: string, methods: Set<string>]>> {
+  const routes = await openApiRoutes(gw.url);
+  const matches = (path: string, url: string) =>
+    new RegExp(`^${path.replace(/\{[^}]+\}/g, "[^/]+")}$`).test(url);
+  const urls = new Map<string, string>();
+  for (const route of routes) {
+    const ids = Object.fromEntries(
+      route.params.map((p) => [
+        p.prefix ?? "",
+        p.prefix ? `${p.prefix}_01890000-0000-7000-8000-000000000000` : "some_tool",
+      ]),
+    );
+    urls.set(route.path, fillPath(route, ids));
+  }
+  return [...urls].map(([path, url]) => [
+    path,
+    url,
+    new Set(routes.filter((r) => matches(r.path, url)).map((r) => r.method)),
+  ]);
+}
 
 describe("405 with Allow", () => {
-  it.each(CASES)("%s %s → 405, Allow: %s", async (method, path, allow) => {
-    const res = await call(method, path);
-    expect(res.status).toBe(405);
-    expect(res.headers.get("allow")).toBe(allow);
-    if (method !== "HEAD") expect(res.json).toEqual({ error: `method not allowed; use ${allow}` });
+  it("every path of GET /openapi.json: each method it does not list is 405 with an Allow that lists exactly those it does", async () => {
+    const paths = await documentedPaths();
+    // The sweep reaches the routes added after the first list (approvals, tools, analytics, ...).
+    expect(paths.map(([p]) => p)).toEqual(
+      expect.arrayContaining([
+        "/v1/approvals",
+        "/v1/approvals/{id}",
+        "/v1/analytics/summary",
+        "/v1/proxy/{id}/stream",
+      ]),
+    );
+    const wrong: unknown[] = [];
+    let refused = 0;
+    for (const [path, url, listed] of paths) {
+      for (const method of METHODS.filter((m) => !listed.has(m))) {
+        const res = await call(method, url);
+        refused++;
+        const allow = res.headers.get("allow") ?? "";
+        const allowed = new Set(allow.split(", ").filter(Boolean));
+        // HEAD accompanies GET where a HEAD is served like GET (the Hono routes); nowhere else.
+        const served = new Set(allowed);
+        if (served.has("HEAD")) {
+          if (!listed.has("GET")) wrong.push([method, path, "HEAD without GET", allow]);
+          served.delete("HEAD");
+        }
+        const same = served.size === listed.size && [...listed].every((m) => served.has(m));
+        if (res.status !== 405 || !same || res.json?.error !== `method not allowed; use ${allow}`) {
+          wrong.push([method, path, res.status, allow, res.text]);
+        }
+      }
+    }
+    expect(wrong).toEqual([]);
+    expect(refused).toBeGreaterThan(paths.length);
+  });
+
+  it("HEAD is in Allow exactly where a HEAD request is served", async () => {
+    const wrong: unknown[] = [];
+    for (const [path, url, listed] of await documentedPaths()) {
+      const other = METHODS.find((m) => !listed.has(m));
+      if (!other) continue;
+      const allow = (await call(other, url)).headers.get("allow") ?? "";
+      const head = await call("HEAD", url);
+      const headServed = head.status !== 405;
+      if (allow.split(", ").includes("HEAD") !== headServed) wrong.push([path, allow, head.status]);
+      if (!headServed && head.headers.get("allow") !== allow)
+        wrong.push([path, "HEAD's Allow", head.headers.get("allow")]);
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  it("a path served outside the document (the console), and OPTIONS on a known path: 405 with Allow too", async () => {
+    for (const [method, path, allow] of [
+      ["PUT", "/console/", "GET, HEAD"],
+      ["POST", "/console/", "GET, HEAD"],
+      ["OPTIONS", "/v1/agents", "GET, HEAD, POST"],
+      ["OPTIONS", "/v1/proxy/agt_01890000-0000-7000-8000-000000000000/invocations/inv_x", "GET, HEAD"],
+    ] as const) {
+      const res = await call(method, path);
+      expect(res.status, `${method} ${path}`).toBe(405);
+      expect(res.headers.get("allow")).toBe(allow);
+      expect(res.json).toEqual({ error: `method not allowed; use ${allow}` });
+    }
   });
 
   it("an unknown path stays 404 whatever the method, and a served method is not refused", async () => {

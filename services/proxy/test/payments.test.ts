@@ -419,6 +419,81 @@ describe("every field of both payment generations, malformed after signing: 402,
       });
     }
   }
+
+  // The v2 fields the gateway does not verify (docs/payments.md, "What the gateway checks"): of
+  // `accepted` only scheme, network, asset, payTo and amount are compared with the terms; the
+  // EIP-712 domain is the gateway's own per network, not `accepted.extra`'s; `resource` and
+  // `extensions` are the payer's own. The protocol's schema (@x402/core, applied when the header is
+  // decoded) still refuses a value of the wrong type there: 402, nothing forwarded. A value of the
+  // type it allows changes nothing: the signature covers only the authorization, so the payment is
+  // valid and the call goes through, once. Never a 5xx either way.
+  const IGNORED: Array<[path: string[], passes: unknown[]]> = [
+    // A positive number.
+    [
+      ["accepted", "maxTimeoutSeconds"],
+      [3.5, 1e308, 1],
+    ],
+    // An object, or null.
+    [
+      ["accepted", "extra"],
+      [null, {}, { name: "Some Other Token", version: "9" }],
+    ],
+    // Anything: `extra` is a free-form record.
+    [["accepted", "extra", "name"], BAD],
+    [["accepted", "extra", "version"], BAD],
+    // A resource description with a non-empty url, or null.
+    [["resource"], [null, { url: "https://elsewhere.example/x" }]],
+    // An object, or null.
+    [["extensions"], [null, {}, { someExtension: { info: 1 } }]],
+  ];
+  for (const suffix of ["", "/stream"]) {
+    it(`v2 fields not verified: a wrong type is 402, a value of the right type passes once (${suffix || "transactional"})`, async () => {
+      const { call, upstream, agentId } = await setup({
+        agent: { rate_limit: { rps: 100_000, burst: 100_000 } },
+      });
+      const wrong: unknown[] = [];
+      const passed: string[] = [];
+      // Values compared by their JSON: `{}` written twice is one value.
+      const key = (v: unknown) => JSON.stringify(v);
+      const distinct = (vs: unknown[]) => [...new Map(vs.map((v) => [key(v), v])).values()];
+      for (const [path, passes] of IGNORED) {
+        const passing = new Set(passes.map(key));
+        for (const value of distinct([...BAD, ...passes])) {
+          // A fresh authorization per call: one that passed is spent (the replay guard).
+          const signed = await signPayment(2, {
+            payer: payer(),
+            network: "base-sepolia",
+            payTo: PAY_TO,
+            value: "1000",
+          });
+          const body = Buffer.from(
+            JSON.stringify(set(signed.payload as Record<string, unknown>, path, value)),
+          );
+          const res = await call("POST", `/v1/proxy/${agentId}${suffix}`, "{}", {
+            "content-type": "application/json",
+            [signed.name]: body.toString("base64"),
+          });
+          const ok = passing.has(key(value))
+            ? res.status === (suffix ? 200 : 202)
+            : res.status === 402 && res.json?.error === "payment verification failed";
+          if (!ok) wrong.push([path.join("."), value, res.status, res.text]);
+          const id = res.headers.get("x-gateway-invocation-id") ?? res.json?.invocation_id;
+          if (passing.has(key(value)) && id) passed.push(id);
+        }
+      }
+      expect(wrong).toEqual([]);
+      const expected = IGNORED.reduce((n, [, passes]) => n + distinct(passes).length, 0);
+      expect(passed).toHaveLength(expected);
+      for (const id of passed) {
+        expect((suffix ? await recordDone(call, id) : await pollDone(call, agentId, id)).json.status).toBe(
+          "succeeded",
+        );
+      }
+      // Only the valid payments reached the upstream, each once; nothing else was recorded.
+      expect(upstream.received).toHaveLength(expected);
+      expect(await total(call)).toBe(expected);
+    });
+  }
 });
 
 describe("replay guard", () => {

@@ -1,82 +1,14 @@
-import { createServer, type Server, Socket } from "node:net";
-import { TEST_DATABASE_URL } from "@gw/testkit";
+import { setTimeout as sleep } from "node:timers/promises";
+import { startTcpForwarder, type TcpForwarder, TEST_DATABASE_URL } from "@gw/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Caller, caller, createAgent, startGateway, upstreamPool } from "./helpers.ts";
+import { type Caller, caller, createAgent, recordDone, startGateway, upstreamPool } from "./helpers.ts";
 
 // Postgres outages seen from outside (issue 24): the gateway reaches the test Postgres through a
 // TCP forwarder this file can cut, so the outage is real (connections reset, new ones refused or
 // left hanging) while the test database keeps serving every other suite.
 
-type Forwarder = {
-  url: string;
-  /** "refuse": every connection reset and new ones refused; "stall": connections accepted, never answered. */
-  cut: (mode: "refuse" | "stall") => Promise<void>;
-  restore: () => Promise<void>;
-  close: () => Promise<void>;
-};
-
-async function forwarder(target: URL): Promise<Forwarder> {
-  const sockets = new Set<Socket>();
-  let mode: "open" | "stall" = "open";
-  let server: Server;
-  let port = 0;
-  const listen = () =>
-    new Promise<void>((resolve) => {
-      server = createServer((client) => {
-        sockets.add(client);
-        client.on("close", () => sockets.delete(client));
-        client.on("error", () => {});
-        if (mode === "stall") return; // accepted, never answered
-        const db = new Socket();
-        sockets.add(db);
-        db.on("close", () => sockets.delete(db));
-        db.on("error", () => client.destroy());
-        client.on("error", () => db.destroy());
-        db.connect(Number(target.port || 5432), target.hostname, () => {
-          client.pipe(db);
-          db.pipe(client);
-        });
-        client.on("close", () => db.destroy());
-        db.on("close", () => client.destroy());
-      });
-      server.listen(port, "127.0.0.1", () => {
-        const a = server.address();
-        if (a && typeof a === "object") port = a.port;
-        resolve();
-      });
-    });
-  const dropAll = () => {
-    for (const s of sockets) s.destroy();
-    sockets.clear();
-  };
-  await listen();
-  const url = new URL(target.href);
-  url.hostname = "127.0.0.1";
-  url.port = String(port);
-  return {
-    url: url.href,
-    cut: async (m) => {
-      dropAll();
-      if (m === "stall") {
-        mode = "stall";
-        return;
-      }
-      await new Promise<void>((r) => server.close(() => r()));
-    },
-    restore: async () => {
-      dropAll();
-      if (mode === "stall") mode = "open";
-      else await listen();
-    },
-    close: async () => {
-      dropAll();
-      await new Promise<void>((r) => server.close(() => r()));
-    },
-  };
-}
-
 const ups = upstreamPool();
-let fwd: Forwarder | undefined;
+let fwd: TcpForwarder | undefined;
 let gw: Awaited<ReturnType<typeof startGateway>> | undefined;
 let call: Caller;
 let upstream: string;
@@ -86,7 +18,7 @@ const suite = TEST_DATABASE_URL ? describe : describe.skip;
 
 beforeAll(async () => {
   if (!TEST_DATABASE_URL) return;
-  fwd = await forwarder(new URL(TEST_DATABASE_URL));
+  fwd = await startTcpForwarder(new URL(TEST_DATABASE_URL));
   // No policy cache: every call reads the tenant's policy from the store (the path that answered 500).
   gw = await startGateway({ DATABASE_URL: fwd.url, GW_POLICY_CACHE_MS: "0" });
   call = await caller(gw);
@@ -109,7 +41,7 @@ async function calls(agent: string, n: number, path = "") {
 
 suite("Postgres outage (issue 24)", () => {
   it("refused: 503 store unavailable on both modes, never a 500, and callers over the limit are told so", async () => {
-    const f = fwd as Forwarder;
+    const f = fwd as TcpForwarder;
     const agent = await createAgent(call, {
       upstream_url: upstream,
       max_concurrency: 2,
@@ -136,7 +68,7 @@ suite("Postgres outage (issue 24)", () => {
   });
 
   it("stalled: 503 within the deadline, and callers over the limit learn that the store is down", async () => {
-    const f = fwd as Forwarder;
+    const f = fwd as TcpForwarder;
     const agent = await createAgent(call, {
       upstream_url: upstream,
       max_concurrency: 2,
@@ -154,4 +86,57 @@ suite("Postgres outage (issue 24)", () => {
       await f.restore();
     }
   });
+
+  it("streams whose answers end while the store is away: each is recorded once it is back, none left open or missing", async () => {
+    const f = fwd as TcpForwarder;
+    const held: Array<() => void> = [];
+    const slow = await ups.up(async (_req, res) => {
+      res.writeHead(200, { "content-type": "text/plain" }).write("first;");
+      await new Promise<void>((r) => held.push(r));
+      res.end("last");
+    });
+    const agent = await createAgent(call, {
+      upstream_url: slow.url,
+      rate_limit: { rps: 10_000, burst: 10_000 },
+    });
+    const open = (n: number) =>
+      Promise.all(
+        Array.from({ length: n }, () =>
+          fetch(`${gw?.url}/v1/proxy/${agent}/stream`, {
+            method: "POST",
+            headers: { authorization: `Bearer ${call.token}` },
+            body: "x",
+          }),
+        ),
+      );
+    const reached = async (n: number) => {
+      while (held.length < n) await sleep(10);
+    };
+    // Streams whose running row went in (past GW_STREAM_RECORD_DEFER_MS, 500 ms), then streams
+    // whose row is still due when the store goes away.
+    const early = await open(4);
+    await reached(4);
+    await sleep(800);
+    const late = await open(4);
+    await reached(8);
+    await f.cut("refuse");
+    const ids = [...early, ...late].map((r) => r.headers.get("x-gateway-invocation-id") ?? "");
+    try {
+      for (const release of held) release();
+      // The callers get their whole answers: the record is not theirs to wait for.
+      for (const r of [...early, ...late]) {
+        expect(r.status).toBe(200);
+        expect(await r.text()).toBe("first;last");
+      }
+      // The records are held while the store is away (their writes are retried, not dropped).
+      await sleep(1_500);
+    } finally {
+      await f.restore();
+    }
+    expect(new Set(ids).size).toBe(8);
+    for (const id of ids) {
+      const rec = await recordDone(call, id);
+      expect(rec.json, id).toMatchObject({ id, status: "succeeded", upstream_status: 200 });
+    }
+  }, 60_000);
 });
