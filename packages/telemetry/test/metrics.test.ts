@@ -120,6 +120,8 @@ describe("dashboard and alerts", () => {
     m.recordPolicyDecision({ action: "allow" });
     m.recordReceiptFailure();
     m.recordCredentialDecryptFailure();
+    m.recordToolDrift();
+    m.recordVirtualMemberFailure({ memberAgentId: "agt_x", method: "tools/list", reason: "unreachable" });
     const unregister = m.registerQueueGauges("q", async () => ({ depth: { wait: 0 }, oldestAgeSeconds: 0 }));
     const got = await collect();
     unregister();
