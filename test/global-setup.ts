@@ -11,6 +11,14 @@ import { buildConsole } from "../packages/console/build.mjs";
 export default async function setup(): Promise<(() => Promise<void>) | undefined> {
   // The console is served from its build output (docs/console.md); built fresh for every run.
   await buildConsole();
+  // `pnpm test:embedded`: the same suites on the embedded store and in-process queue, whatever the
+  // machine offers (CI runs both, so every integration test meets both stores).
+  if (process.env.GW_TEST_STORES === "embedded") {
+    delete process.env.DATABASE_URL;
+    delete process.env.REDIS_URL;
+    console.log("test stores: the embedded store and the in-process queue (GW_TEST_STORES=embedded)");
+    return undefined;
+  }
   if (process.env.DATABASE_URL && process.env.REDIS_URL) return undefined;
   if (!(await dockerAnswers())) {
     console.log(
