@@ -124,7 +124,7 @@ async function main(): Promise<number> {
         direct: m(loaded, "direct", "rps"),
         bare: m(loaded, "bare", "rps"),
         gateway: gwRps,
-        target: { text: ">= 0.5 x bare", met: gwRps >= 0.5 * m(loaded, "bare", "rps") },
+        target: { text: ">= 0.75 x bare", met: gwRps >= 0.75 * m(loaded, "bare", "rps") },
       },
       {
         scenario: "stream small",
@@ -133,6 +133,7 @@ async function main(): Promise<number> {
         direct: null,
         bare: median(cpu.bare),
         gateway: median(cpu.gateway),
+        target: { text: "<= 1.4 x bare", met: median(cpu.gateway) <= 1.4 * median(cpu.bare) },
       },
       ...(["p50", "p99"] as const).map((k) => ({
         scenario: "stream small",
@@ -144,14 +145,24 @@ async function main(): Promise<number> {
       })),
       ...(["p50", "p99"] as const).map((k) => {
         const added = m(single, "gateway", k) - m(single, "direct", k);
+        const bareAdded = m(single, "bare", k) - m(single, "direct", k);
+        // Each round's own added figure, gateway and bare proxy: the spread the target is read against.
+        const spread = (t: Target) => {
+          const perRound = single[t].map((x, r) => x[k] - (single.direct[r]?.[k] ?? 0));
+          return `${Math.min(...perRound).toFixed(2)}–${Math.max(...perRound).toFixed(2)}`;
+        };
         return {
           scenario: "stream small",
-          metric: `latency ${k} c=1 (added: ${added.toFixed(2)} ms)`,
+          metric: `latency ${k} c=1 (added: gateway ${added.toFixed(2)} [${spread("gateway")}], bare ${bareAdded.toFixed(2)} [${spread("bare")}] ms)`,
           unit: "ms",
           direct: m(single, "direct", k),
           bare: m(single, "bare", k),
           gateway: m(single, "gateway", k),
-          target: { text: `added ${k} <= ${k === "p50" ? 1 : 3} ms`, met: added <= (k === "p50" ? 1 : 3) },
+          // p50: at most 1 ms added; p99: at most the bare proxy's own added p99 + 1 ms (issue 30).
+          target:
+            k === "p50"
+              ? { text: "added p50 <= 1 ms", met: added <= 1 }
+              : { text: "added p99 <= bare's + 1 ms", met: added <= bareAdded + 1 },
         };
       }),
     );
@@ -379,7 +390,7 @@ async function main(): Promise<number> {
         direct: median(openDirect.map((a) => a.p99)),
         bare: null,
         gateway: openP99,
-        target: { text: "p99 <= 10 ms", met: openP99 <= 10 },
+        target: { text: "p99 <= 5 ms", met: openP99 <= 5 },
       },
       {
         scenario: "transactional",
@@ -388,7 +399,7 @@ async function main(): Promise<number> {
         direct: median(e2eDirect),
         bare: null,
         gateway: perSecond,
-        target: { text: ">= 2000 /s", met: perSecond >= 2000 },
+        target: { text: ">= 0.1 x direct", met: perSecond >= 0.1 * median(e2eDirect) },
       },
       {
         scenario: "transactional",
