@@ -1,7 +1,7 @@
 import type { TestApp } from "@gw/testkit";
+import { type Recorded, recordingCaller, sweepSecrets, Tally } from "@gw/testkit/sweep";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Caller, createAgent, pollDone, recordDone, startGateway, upstreamPool } from "../helpers.ts";
-import { type Recorded, recordingCaller, sweepSecrets, Tally } from "./support.ts";
 
 // Malformed input never gives a 5xx: NUL bytes in every string that reaches Postgres, impossible
 // timestamps, odd ids; upstreams cannot forge the gateway's response headers; credentials with

@@ -1,10 +1,10 @@
 import { lookup } from "node:dns/promises";
 import { hostname } from "node:os";
 import type { TestApp } from "@gw/testkit";
+import { type Recorded, recordingCaller, sweepSecrets, Tally } from "@gw/testkit/sweep";
 import { isBlockedIp, ssrfPolicy } from "@gw/upstream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Caller, createAgent, pollDone, recordDone, startGateway, upstreamPool } from "../helpers.ts";
-import { type Recorded, recordingCaller, sweepSecrets, Tally } from "./support.ts";
 
 // SSRF: the write-time corpus through POST and PATCH of agents on a production-like deployment
 // (https only, no exempted ranges), then the dial-time guard and redirects on real sockets.
