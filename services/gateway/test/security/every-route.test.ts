@@ -6,9 +6,9 @@ import {
   securityCases,
   type TestApp,
 } from "@gw/testkit";
+import { type Recorded, record, recordingCaller, sweepSecrets, Tally } from "@gw/testkit/sweep";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Caller, createAgent, pollDone, startGateway, upstreamPool } from "../helpers.ts";
-import { type Recorded, record, recordingCaller, sweepSecrets, Tally } from "./support.ts";
 
 // The shared security cases (packages/testkit, securityCases / crossTenantCase) over every
 // operation GET /openapi.json lists: a route added to the document gets the 401 variants and the

@@ -1,8 +1,8 @@
 import { client, type Res, type TestApp } from "@gw/testkit";
+import { type Recorded, recordingCaller, sweepSecrets, Tally } from "@gw/testkit/sweep";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Caller, createAgent, startGateway, upstreamPool } from "../helpers.ts";
-import { type Recorded, recordingCaller, sweepSecrets, Tally } from "./support.ts";
 
 // Generated bodies (fast-check) against every JSON write route: whatever arrives, the answer is
 // never a 5xx, and every 4xx but 401 carries {"error": string}. Runs are bounded so the suite

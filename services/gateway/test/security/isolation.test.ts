@@ -1,7 +1,7 @@
 import { NEVER_IDS, type TestApp } from "@gw/testkit";
+import { type Recorded, recordingCaller, sweepSecrets, Tally } from "@gw/testkit/sweep";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Caller, createAgent, pollDone, recordDone, startGateway, upstreamPool } from "../helpers.ts";
-import { type Recorded, recordingCaller, sweepSecrets, Tally } from "./support.ts";
 
 // Cross-tenant sweep: tenant B holds a valid token and every id tenant A has (agent, credential,
 // transactional and streaming invocation) and tries every route with each. Every answer must be

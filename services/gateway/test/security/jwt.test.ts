@@ -3,10 +3,10 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { mintDevToken } from "@gw/auth";
 import { client, fillPath, NEVER_IDS, openApiRoutes, TEST_JWT_SECRET, type TestApp } from "@gw/testkit";
+import { type Recorded, record, sweepSecrets, Tally } from "@gw/testkit/sweep";
 import { exportJWK, exportSPKI, generateKeyPair, type JWK, SignJWT, UnsecuredJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startGateway } from "../helpers.ts";
-import { type Recorded, record, sweepSecrets, Tally } from "./support.ts";
 
 // The token battery against the real all-in-one gateway configured with a JWKS (served over HTTP
 // from this process), an issuer and an audience, plus a dev-secret deployment for the HS256 cases.

@@ -1,16 +1,20 @@
-import { client, newTenant, type Res, TEST_JWT_SECRET, type TestApp, token } from "@gw/testkit";
 import { expect } from "vitest";
-import type { Caller } from "../helpers.ts";
+import type { Caller } from "./calls.ts";
+import { client, type Res } from "./client.ts";
+import type { TestApp } from "./deploy.ts";
+import { newTenant, TEST_JWT_SECRET, token } from "./env.ts";
 
 /**
- * What the security suite shares: callers that record every answer they get, so a file can
- * sweep all of them (and its deployment's logs and every table) for secrets at the end, and a
- * tally of cases tried and refused that each file prints.
+ * What the security suites (the gateway's and the data plane's) share: callers that record every
+ * answer they get, so a file can sweep all of them (and its deployment's logs and every table) for
+ * secrets at the end, and a tally of cases tried and refused that each file prints. A subpath of
+ * its own (`@gw/testkit/sweep`): it asserts with vitest's `expect`, which the package's index must
+ * not load (the bench and the conformance run import the index outside vitest).
  */
 
 export type Recorded = { where: string; status: number; headers: string; body: string };
 
-/** A caller like helpers.caller whose every response lands in `seen`. */
+/** A caller like `caller` whose every response lands in `seen`. */
 export async function recordingCaller(
   app: TestApp,
   seen: Recorded[],
