@@ -1,4 +1,6 @@
 import { spawn } from "node:child_process";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import { serveApp, type TestApp, testEnv } from "@gw/testkit";
 import { createGateway } from "../src/app.ts";
@@ -45,4 +47,27 @@ export async function spawnGateway(env: Record<string, string | undefined> = {},
     throw e;
   });
   return { child, url: `http://127.0.0.1:${port}`, output: () => out, stderr: () => err };
+}
+
+/**
+ * A local OTLP/HTTP collector for a spawned gateway's exporters: `endpoint` goes in
+ * OTEL_EXPORTER_OTLP_ENDPOINT; `metrics` holds every metrics export it received, as sent.
+ */
+export async function startOtlpCollector(): Promise<{
+  endpoint: string;
+  metrics: string[];
+  close: () => void;
+}> {
+  const metrics: string[] = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      if (req.url === "/v1/metrics") metrics.push(Buffer.concat(chunks).toString("utf8"));
+      res.writeHead(200, { "content-type": "application/json" }).end("{}");
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const { port } = server.address() as AddressInfo;
+  return { endpoint: `http://127.0.0.1:${port}`, metrics, close: () => server.close() };
 }

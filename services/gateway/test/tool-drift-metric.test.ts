@@ -1,24 +1,14 @@
 import { once } from "node:events";
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { client, newTenant, startUpstream, token } from "@gw/testkit";
 import { describe, expect, it } from "vitest";
-import { spawnGateway } from "./helpers.ts";
+import { spawnGateway, startOtlpCollector } from "./helpers.ts";
 
 // gw_mcp_tool_drift_total (docs/operations.md, Metrics): counted once per drift, exported with the
 // gateway's other metrics.
 describe("drift metric", () => {
   it("exports gw.mcp.tool_drift after a pinned tool changes", async () => {
-    const payloads: string[] = [];
-    const collector = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on("data", (c) => chunks.push(c));
-      req.on("end", () => {
-        if (req.url === "/v1/metrics") payloads.push(Buffer.concat(chunks).toString("utf8"));
-        res.writeHead(200, { "content-type": "application/json" }).end("{}");
-      });
-    });
-    await new Promise<void>((r) => collector.listen(0, "127.0.0.1", r));
+    const collector = await startOtlpCollector();
+    const payloads = collector.metrics;
     let description = "searches";
     const upstream = await startUpstream((_req, res, body) => {
       const msg = JSON.parse(body.toString());
@@ -28,7 +18,7 @@ describe("drift metric", () => {
         .end(JSON.stringify({ jsonrpc: "2.0", id: msg.id, result }));
     });
     const { child, url } = await spawnGateway({
-      OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${(collector.address() as AddressInfo).port}`,
+      OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint,
     });
     try {
       const api = client(url, await token(newTenant()));

@@ -1,9 +1,7 @@
 import { once } from "node:events";
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { client, newTenant, startMcpV2Server, startUpstream, token } from "@gw/testkit";
 import { describe, expect, it } from "vitest";
-import { spawnGateway } from "./helpers.ts";
+import { spawnGateway, startOtlpCollector } from "./helpers.ts";
 
 // gw.virtual.member_failures (docs/mcp.md, Members that fail; docs/operations.md, Metrics): a
 // member of a virtual MCP server left out of a fan-out is counted with its agent id, the method
@@ -34,16 +32,8 @@ function points(payloads: string[], name: string) {
 
 describe("virtual server member failure metric", () => {
   it("exports gw.virtual.member_failures naming the member that failed, the method and the reason", async () => {
-    const payloads: string[] = [];
-    const collector = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on("data", (c) => chunks.push(c));
-      req.on("end", () => {
-        if (req.url === "/v1/metrics") payloads.push(Buffer.concat(chunks).toString("utf8"));
-        res.writeHead(200, { "content-type": "application/json" }).end("{}");
-      });
-    });
-    await new Promise<void>((r) => collector.listen(0, "127.0.0.1", r));
+    const collector = await startOtlpCollector();
+    const payloads = collector.metrics;
     const alpha = await startMcpV2Server({ name: "alpha", tools: ["t1"] });
     const garbage = await startUpstream((_req, res) => {
       res.writeHead(200, { "content-type": "application/json" }).end("this is not json");
@@ -51,7 +41,7 @@ describe("virtual server member failure metric", () => {
     const down = await startUpstream((_req, res) => res.end());
     await down.close();
     const { child, url } = await spawnGateway({
-      OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${(collector.address() as AddressInfo).port}`,
+      OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint,
     });
     try {
       const api = client(url, await token(newTenant()));
