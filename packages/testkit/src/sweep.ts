@@ -83,6 +83,17 @@ export class Tally {
     if (refused) row.refused++;
     this.rows.set(family, row);
   }
+  /**
+   * Asserts a refusal of ours: the expected status (or one of them), never a 5xx, and an
+   * `{"error"}` body; counted under `family` either way.
+   */
+  expectRefused(family: string, res: { status: number; json: unknown }, status: number | number[]): void {
+    const ok = Array.isArray(status) ? status.includes(res.status) : res.status === status;
+    this.add(family, ok);
+    expect(res.status).toBeLessThan(500);
+    expect(ok, `status ${res.status}`).toBe(true);
+    expect(typeof (res.json as { error?: unknown })?.error).toBe("string");
+  }
   print(title: string): void {
     const lines = [...this.rows].map(
       ([k, v]) =>

@@ -40,14 +40,6 @@ afterAll(async () => {
   await app?.close();
 });
 
-function expectRefused(family: string, res: { status: number; json: unknown }, status: number | number[]) {
-  const ok = Array.isArray(status) ? status.includes(res.status) : res.status === status;
-  tally.add(family, ok);
-  expect(res.status).toBeLessThan(500);
-  expect(ok, `status ${res.status}`).toBe(true);
-  expect(typeof (res.json as { error?: unknown })?.error).toBe("string");
-}
-
 describe("the NUL rule", () => {
   it("refuses a NUL in an MCP method or tool name on both proxy paths", async () => {
     const agentId = await createAgent(call, {
@@ -61,8 +53,8 @@ describe("the NUL rule", () => {
       { jsonrpc: "2.0", method: "notifications/\u0000" },
     ]) {
       const headers = { accept: "application/json, text/event-stream" };
-      expectRefused("NUL in MCP names", await call("POST", `/v1/proxy/${agentId}`, body, headers), 400);
-      expectRefused(
+      tally.expectRefused("NUL in MCP names", await call("POST", `/v1/proxy/${agentId}`, body, headers), 400);
+      tally.expectRefused(
         "NUL in MCP names",
         await call("POST", `/v1/proxy/${agentId}/stream`, body, headers),
         400,
