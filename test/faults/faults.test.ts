@@ -395,11 +395,11 @@ describe("fault suite (split deployment, private Postgres and Redis)", () => {
     let stop = false;
     const fault = (async () => {
       await sleep(1_000);
-      down = { from: Date.now(), to: Number.POSITIVE_INFINITY };
       pg.stop("fast");
+      down = { from: Date.now(), to: Number.POSITIVE_INFINITY };
       await sleep(4_000);
-      pg.start();
       down.to = Date.now();
+      pg.start();
       faultEnd = Date.now();
       await sleep(2_000);
       stop = true;
@@ -435,9 +435,10 @@ describe("fault suite (split deployment, private Postgres and Redis)", () => {
     const unavailable = seen.filter((r) => r.status === 503);
     const wrong503 = unavailable.filter((r) => r.body !== '{"error":"store unavailable"}');
     // Calls sent while Postgres was stopped: pg_ctl stop and start (-w) run synchronously in this
-    // process, so a call that started within [from, to] was sent after the stop had completed and
-    // before the start began. Its caller must learn that the store is down (503), never that it is
-    // over its limit (429): admissions waiting on the store are what fill the slots (issue 24).
+    // process, and [from, to] lies between the stop's return and the start's call, so a call that
+    // started within it was sent while Postgres was down. Its caller must learn that the store is
+    // down (503), never that it is over its limit (429): admissions waiting on the store are what
+    // fill the slots (issue 24).
     const busyWhileDown = seen.filter((r) => r.status === 429 && r.at >= down.from && r.at <= down.to);
     record({
       fault: "Postgres stopped 4 s under load (policy on, max_concurrency 4, 16 callers)",

@@ -1,5 +1,6 @@
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import * as schema from "./schema/index.ts";
+import { createStoreHealth, observed, type StoreHealth } from "./store-health.ts";
 
 export type Schema = typeof schema;
 /** One type for both drivers: postgres-js in deployments, PGlite for the embedded store. */
@@ -21,6 +22,8 @@ export type Store = {
    */
   recordsQuery: Query;
   kind: "postgres" | "memory";
+  /** Whether this process's store calls lately found the store down (fed by `query` and `recordsQuery`). */
+  health: StoreHealth;
   /**
    * Runs `fn` on one dedicated connection with a raw multi-statement SQL executor (the migrator
    * needs a session for its transaction and advisory lock; the pool cannot promise one).
@@ -71,17 +74,25 @@ export async function openStore(
             },
           })
         : undefined;
-    const query: Query = async (text, params) => [
-      ...(await client.unsafe(text, params as never[], { prepare: true })),
-    ];
+    const health = createStoreHealth(() => client`select 1`);
+    const query: Query = observed(
+      async (text, params) => [...(await client.unsafe(text, params as never[], { prepare: true }))],
+      health,
+    );
     const recordsQuery: Query = recordsClient
-      ? async (text, params) => [...(await recordsClient.unsafe(text, params as never[], { prepare: true }))]
+      ? observed(
+          async (text, params) => [
+            ...(await recordsClient.unsafe(text, params as never[], { prepare: true })),
+          ],
+          health,
+        )
       : query;
     return {
       db,
       query,
       recordsQuery,
       kind: "postgres",
+      health,
       session: async (fn) => {
         const conn = await client.reserve();
         try {
@@ -117,13 +128,17 @@ export async function openStore(
   const client = new PGlite();
   await client.waitReady;
   const db = drizzle(client, { schema }) as unknown as Db;
-  const query: Query = async (text, params) =>
-    (await client.query<Record<string, unknown>>(text, params)).rows;
+  const health = createStoreHealth(() => client.query("select 1"));
+  const query: Query = observed(
+    async (text, params) => (await client.query<Record<string, unknown>>(text, params)).rows,
+    health,
+  );
   return {
     db,
     query,
     recordsQuery: query,
     kind: "memory",
+    health,
     session: (fn) =>
       fn(async (text) => {
         const results = await client.exec(text);

@@ -6,6 +6,7 @@ export * from "./repos/coalesce.ts";
 export * from "./repos/credentials.ts";
 export * from "./repos/settlement-configs.ts";
 export * from "./schema/index.ts";
+export * from "./store-health.ts";
 export { schema };
 
 import * as schema from "./schema/index.ts";

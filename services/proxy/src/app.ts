@@ -10,7 +10,6 @@ import type { ProxyDeps } from "./deps.ts";
 import { createDirect } from "./direct.ts";
 import { registerMethodNotAllowed } from "./routes/methods.ts";
 import { registerPoll } from "./routes/poll.ts";
-import { createStoreHealth } from "./store-health.ts";
 import { createTracker, type Tracker } from "./tracker.ts";
 
 /**
@@ -64,7 +63,6 @@ export function createProxyApp(rt: Runtime): ProxyApp {
       },
     },
     inFlight: createInFlight(),
-    storeHealth: createStoreHealth(),
   };
   const challenge = proxyChallenge(rt.config);
   const app = createBaseApp({ logger: rt.logger });

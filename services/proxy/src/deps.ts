@@ -3,7 +3,6 @@ import type { PolicyGate } from "@gw/policy";
 import type { InFlight, Limit } from "@gw/ratelimit";
 import type { Runtime } from "@gw/runtime";
 import type { AgentCache } from "./agent-cache.ts";
-import type { StoreHealth } from "./store-health.ts";
 import type { Tracker } from "./tracker.ts";
 
 export type ProxyDeps = Runtime & {
@@ -16,8 +15,6 @@ export type ProxyDeps = Runtime & {
   policy: PolicyGate;
   /** Calls in flight per agent and tenant in this replica (the concurrency step). */
   inFlight: InFlight;
-  /** Whether admissions lately found the store down (the concurrency step's 503 instead of 429). */
-  storeHealth: StoreHealth;
   /** In-flight work (stream records) that graceful shutdown waits for. */
   inflight: Tracker;
 };

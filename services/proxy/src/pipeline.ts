@@ -26,7 +26,8 @@ export async function admitCall(x: ProxyExchange, deps: ProxyDeps, mode: Mode) {
   try {
     return await admit(x, deps, mode);
   } catch (e) {
-    deps.storeHealth.failed(e); // the concurrency step's 503 instead of 429 while the store is down
+    // A builder query's failure (raw queries report their own): the concurrency step's 503, not 429.
+    deps.store.health.failed(e);
     throw e;
   }
 }
@@ -36,7 +37,7 @@ async function admit(x: ProxyExchange, deps: ProxyDeps, mode: Mode) {
   let call = newCall(x, mode);
   call = await loadAgent(call, deps); // 2. the agent in the tenant: 404, 422 (405 for GET/DELETE)
   call = await rateLimit(call, deps); // 3. per-agent bucket: 429
-  call = limitConcurrency(call, deps, x.outgoing); // 3. calls in flight per agent and tenant: 429
+  call = await limitConcurrency(call, deps, x.outgoing); // 3. calls in flight per agent and tenant: 429
   call = refuseStreamedMcp(call, deps); // 5. verified-action mode: no MCP agent on the stream: 409
   if (call.method === "POST") {
     call = checkHeaders(call); // 4. X-Gateway-Model: 400

@@ -10,9 +10,13 @@ import type { ProxyDeps } from "../deps.ts";
  * held until the caller's response is closed: a stream's end or abort, a transactional call's
  * 202 (the worker's own bound is GW_WORKER_CONCURRENCY), or any error answer. While the store is
  * down the slots are full of admissions waiting on it: the refusal is then 503 `store unavailable`,
- * what the caller can act on, not 429 (see `StoreHealth`).
+ * what the caller can act on, not 429 (`StoreHealth` in @gw/db).
  */
-export function limitConcurrency(call: Call, deps: ProxyDeps, outgoing: ServerResponse): Call {
+export function limitConcurrency(
+  call: Call,
+  deps: ProxyDeps,
+  outgoing: ServerResponse,
+): Call | Promise<never> {
   const release = deps.inFlight.acquire(
     { tenantId: call.tenantId, agentId: call.agent.id },
     {
@@ -20,10 +24,14 @@ export function limitConcurrency(call: Call, deps: ProxyDeps, outgoing: ServerRe
       tenant: deps.config.GW_TENANT_MAX_CONCURRENCY,
     },
   );
-  if (!release) {
-    throw deps.storeHealth.down() ? unavailable("store unavailable") : tooManyConcurrentError(call.tenantId);
-  }
+  if (!release) return refuse(call, deps);
   if (outgoing.closed) release();
   else outgoing.once("close", release);
   return call;
+}
+
+async function refuse(call: Call, deps: ProxyDeps): Promise<never> {
+  throw (await deps.store.health.check())
+    ? unavailable("store unavailable")
+    : tooManyConcurrentError(call.tenantId);
 }

@@ -59,7 +59,6 @@ export async function openInvocation(
   await deps.invocations
     .open(call.tenantId, row, { durable: true, reservations: call.reservations, request })
     .catch(refusal);
-  deps.storeHealth.answered();
   return Object.assign(call, { record: deps.invocations.handle(ref) });
 }
 
