@@ -53,10 +53,15 @@ export async function openStore(
     const { drizzle } = await import("drizzle-orm/postgres-js");
     // A store that does not answer must fail a call within seconds, not hang it (docs/reliability.md, Bounded waits).
     const connectTimeout = 2;
+    // postgres-js waits `backoff(n)` seconds before the n-th reconnect after failed connections,
+    // counted across the pool: its default grows to 10–20 s within a few seconds of an outage, so
+    // the pool stayed away that long after the store was back. Capped at 1 s (docs/reliability.md).
+    const backoff = (retries: number) => Math.min(0.05 * 2 ** retries, 1) * (0.5 + Math.random() / 2);
     const client = postgres(url, {
       max: opts.maxConnections ?? 10,
       onnotice: () => {},
       connect_timeout: connectTimeout,
+      backoff,
       // Keep timestamps as strings in the driver; drizzle's mapping turns them into Dates.
       connection: { application_name: "agent-gateway", TimeZone: "UTC" },
     });
@@ -67,6 +72,7 @@ export async function openStore(
             max: opts.maxConnections ?? 10,
             onnotice: () => {},
             connect_timeout: connectTimeout,
+            backoff,
             connection: {
               application_name: "agent-gateway-records",
               TimeZone: "UTC",

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
+import { withinDeadline } from "@gw/core";
 import { migrate, openStore, type Store } from "@gw/db";
 import { startTcpForwarder, type TcpForwarder, TEST_DATABASE_URL } from "@gw/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -204,4 +205,27 @@ suite("record writes across a Postgres outage (issue 24)", () => {
     expect((await rows(tenantId)).get(row.id)).toMatchObject({ status: "succeeded", upstream_status: 200 });
     expect(heard.filter((e) => e.id === row.id)).toHaveLength(1);
   }, 30_000);
+
+  it("a pool that failed many connects is back soon after the store is: its reconnect wait is capped", async () => {
+    // postgres-js counts failed connects across the pool and waits 3^n / 100 s before the next one
+    // (up to 20 s) by default; after an outage of a few seconds the pool stayed away that long.
+    const pool = await openStore(fwd.url, { maxConnections: 4 });
+    try {
+      await pool.query("select 1", []);
+      await fwd.cut("refuse");
+      let failures = 0;
+      const until = Date.now() + 3_000;
+      while (Date.now() < until) {
+        await pool.query("select 1", []).catch(() => failures++);
+        await sleep(20);
+      }
+      expect(failures).toBeGreaterThan(5);
+      await fwd.restore();
+      // A bound of 5 s, five times the cap: the default would wait 10–20 s by now.
+      expect(await withinDeadline(pool.query("select 1 as one", []), 5_000)).toEqual([{ one: 1 }]);
+    } finally {
+      await fwd.restore();
+      await pool.close();
+    }
+  });
 });

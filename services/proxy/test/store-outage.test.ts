@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Caller, caller, createAgent, recordDone, startGateway, upstreamPool } from "./helpers.ts";
 
 // Postgres outages seen from outside (issue 24): the gateway reaches the test Postgres through a
-// TCP forwarder this file can cut, so the outage is real (connections reset, new ones refused or
+// TCP forwarder this file can cut, so the outage is real (connections reset, new ones reset at once or
 // left hanging) while the test database keeps serving every other suite.
 
 const ups = upstreamPool();
