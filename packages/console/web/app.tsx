@@ -1,7 +1,7 @@
 import { useEffect, useMemo, useState } from "preact/hooks";
 import { createApi, unwrap } from "./api.ts";
 import { href, useRoute } from "./router.ts";
-import { ActivityScreen } from "./screens/activity.tsx";
+import { AgentEventsScreen } from "./screens/agent-events.tsx";
 import { AgentsScreen } from "./screens/agents.tsx";
 import { AnalyticsScreen } from "./screens/analytics.tsx";
 import { ApprovalsScreen } from "./screens/approvals.tsx";
@@ -24,7 +24,7 @@ const NAV: Array<[string, string]> = [
   ["/approvals", "Approvals"],
   ["/settlement", "Settlement"],
   ["/analytics", "Analytics"],
-  ["/activity", "Activity"],
+  ["/agent-events", "Agent events"],
 ];
 
 export function App() {
@@ -129,8 +129,8 @@ function Screen({ section }: { section: string }) {
       return <SettlementScreen />;
     case "/analytics":
       return <AnalyticsScreen />;
-    case "/activity":
-      return <ActivityScreen />;
+    case "/agent-events":
+      return <AgentEventsScreen />;
     default:
       return <OverviewScreen />;
   }

@@ -31,6 +31,5 @@ export type Approval = Schema<"Approval">;
 export type SettlementConfig = Schema<"SettlementConfig">;
 export type PutSettlementConfigBody = Schema<"PutSettlementConfig">;
 export type AnalyticsRow = Schema<"Analytics">["data"][number];
-export type ActivitySummary = Schema<"AgentEventSummary">;
 export type Tool = Schema<"Tool">;
 export type ToolDetail = Schema<"ToolDetail">;

@@ -754,6 +754,40 @@ describe.skipIf(skipReason !== undefined && !inCi)("operator console in Chromium
     await page.close();
   });
 
+  it("shows one agent's agent events: sessions and tool calls from the events it recorded", async () => {
+    const agentId = (await call("POST", "/v1/agents", { name: "eventful", upstream_url: upstream.url })).json
+      .id;
+    const session = `sha256:${"ab".repeat(32)}`;
+    const event = async (fields: Record<string, unknown>) => {
+      const res = await call("POST", "/v1/agent-events", {
+        schema: "gw.agent-event.v1",
+        event_id: crypto.randomUUID(),
+        agent_id: agentId,
+        session_ref: session,
+        source: "hook",
+        source_version: "1",
+        occurred_at: new Date().toISOString(),
+        ...fields,
+      });
+      expect(res.status, res.text).toBe(201);
+    };
+    await event({ type: "session.started" });
+    await event({ type: "tool.completed", outcome: "succeeded", duration_ms: 120 });
+    await event({ type: "tool.completed", outcome: "failed", duration_ms: 30 });
+    const { page, errors } = await newPage();
+    await signIn(page);
+    await page.getByRole("link", { name: "Agent events" }).click();
+    await expect.poll(() => page.getByRole("heading", { level: 1 }).textContent()).toBe("Agent events");
+    await page.goto(`${gw.url}/console#/agent-events?agent_id=${agentId}`);
+    const text = () => page.locator("main").textContent();
+    await expect.poll(text).toMatch(/Sessions\s*1/);
+    await expect.poll(text).toMatch(/Tool calls\s*2/);
+    await expect.poll(text).toMatch(/Tools failed or cancelled\s*1/);
+    await shot(page, "13-agent-events");
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
   it("draws the analytics charts from real calls", async (ctx) => {
     if (!(await surfaces()).analytics) {
       console.warn("chart step skipped: /v1/capabilities reports surfaces.analytics false on this build");

@@ -4,14 +4,14 @@ import { ErrorBox, Fields, fmtMs, fmtTime, NotEnabled, Page, useLoad, useSession
 import { WINDOWS, windowOf } from "./analytics.tsx";
 import { useAgentNames } from "./invocations.tsx";
 
-/** One agent's activity summary (sessions, tool calls, tokens, cost) from its agent events. */
-export function ActivityScreen() {
+/** One agent's summary of its agent events (sessions, tool calls, tokens, cost) over a window. */
+export function AgentEventsScreen() {
   const { caps } = useSession();
-  if (!caps.surfaces.agent_events) return <NotEnabled what="Agent activity" />;
-  return <Activity />;
+  if (!caps.surfaces.agent_events) return <NotEnabled what="Agent events" />;
+  return <Summary />;
 }
 
-function Activity() {
+function Summary() {
   const { api } = useSession();
   const route = useRoute();
   const names = useAgentNames();
@@ -29,13 +29,13 @@ function Activity() {
   }, `${win}|${agentId}`);
   const s = res.data?.summary;
   return (
-    <Page title="Agent activity">
+    <Page title="Agent events">
       <form class="filters" onSubmit={(e) => e.preventDefault()}>
         <label>
           Agent
           <select
             value={agentId}
-            onChange={(e) => navigate("/activity", { window: win, agent_id: e.currentTarget.value })}
+            onChange={(e) => navigate("/agent-events", { window: win, agent_id: e.currentTarget.value })}
           >
             {[...(names.data ?? new Map<string, string>())].map(([id, name]) => (
               <option key={id} value={id}>
@@ -48,7 +48,7 @@ function Activity() {
           Window
           <select
             value={win}
-            onChange={(e) => navigate("/activity", { window: e.currentTarget.value, agent_id: agentId })}
+            onChange={(e) => navigate("/agent-events", { window: e.currentTarget.value, agent_id: agentId })}
           >
             {Object.entries(WINDOWS).map(([k, w]) => (
               <option key={k} value={k}>
