@@ -193,6 +193,12 @@ const EnvSchema = v.object({
   GW_RESULT_TTL_SECONDS: int(86_400, 1, 30 * 86_400),
   GW_WORKER_CONCURRENCY: int(64, 1, 10_000),
   /**
+   * The worker process's nice value (0–19; it only ever lowers its own priority): where it shares
+   * cores with a proxy, the callers waiting on the proxy come first and the calls already answered
+   * 202 wait (docs/performance.md). No effect on a host of its own.
+   */
+  GW_WORKER_NICE: int(10, 0, 19),
+  /**
    * false (default): streaming records and every completion update commit without waiting for the
    * WAL flush — a Postgres crash may lose the last few hundred ms of them, never corrupt them. A
    * transactional call's pending record is always durable before its 202. true: everything waits.
