@@ -1,7 +1,7 @@
 import { unwrap } from "../api.ts";
 import { navigate, useRoute } from "../router.ts";
 import { ErrorBox, Fields, fmtMs, fmtTime, NotEnabled, Page, useLoad, useSession } from "../ui.tsx";
-import { WINDOWS, windowOf } from "./analytics.tsx";
+import { WindowSelect, windowOf } from "./analytics.tsx";
 import { useAgentNames } from "./invocations.tsx";
 
 /** One agent's summary of its agent events (sessions, tool calls, tokens, cost) over a window. */
@@ -44,19 +44,10 @@ function Summary() {
             ))}
           </select>
         </label>
-        <label>
-          Window
-          <select
-            value={win}
-            onChange={(e) => navigate("/agent-events", { window: e.currentTarget.value, agent_id: agentId })}
-          >
-            {Object.entries(WINDOWS).map(([k, w]) => (
-              <option key={k} value={k}>
-                {w.label}
-              </option>
-            ))}
-          </select>
-        </label>
+        <WindowSelect
+          value={win}
+          onChange={(w) => navigate("/agent-events", { window: w, agent_id: agentId })}
+        />
       </form>
       <ErrorBox message={names.error ?? res.error} />
       {names.data && names.data.size === 0 ? <p class="empty">No agents yet.</p> : null}

@@ -21,6 +21,22 @@ export function windowOf(key: string | null) {
   return { ...w, since: since.toISOString(), until: until.toISOString() };
 }
 
+/** The window picker of the screens that read a time window (analytics, agent events). */
+export function WindowSelect(props: { value: string; onChange: (key: string) => void }) {
+  return (
+    <label>
+      Window
+      <select value={props.value} onChange={(e) => props.onChange(e.currentTarget.value)}>
+        {Object.entries(WINDOWS).map(([k, w]) => (
+          <option key={k} value={k}>
+            {w.label}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
 export function AnalyticsScreen() {
   const { caps } = useSession();
   if (!caps.surfaces.analytics) return <NotEnabled what="Analytics" />;
@@ -61,19 +77,10 @@ function Analytics() {
       }
     >
       <form class="filters" onSubmit={(e) => e.preventDefault()}>
-        <label>
-          Window
-          <select
-            value={win}
-            onChange={(e) => navigate("/analytics", { window: e.currentTarget.value, agent_id: agentId })}
-          >
-            {Object.entries(WINDOWS).map(([k, w]) => (
-              <option key={k} value={k}>
-                {w.label}
-              </option>
-            ))}
-          </select>
-        </label>
+        <WindowSelect
+          value={win}
+          onChange={(w) => navigate("/analytics", { window: w, agent_id: agentId })}
+        />
         <label>
           Agent
           <select
