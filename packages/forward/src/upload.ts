@@ -44,14 +44,33 @@ export function uploadOf(
 
 const EMPTY = Buffer.alloc(0);
 
-/** The whole body when the request has ended and none of it was read yet, else null. */
+/**
+ * The whole body when all of it has arrived and none of it was read yet, else null. All of it has
+ * arrived when the request ended, or when the bytes waiting in the stream are all its
+ * Content-Length declares: Node runs the microtasks after handing over the body and before marking
+ * the request complete, so a call admitted from caches gets here in between (most small calls).
+ * The stream is resumed so that its end, there or still to come, is consumed.
+ */
 function arrived(incoming: IncomingMessage): Buffer | null {
-  if (!incoming.complete || incoming.readableDidRead) return null;
-  if (incoming.readableLength === 0) {
-    incoming.resume();
-    return EMPTY;
+  if (incoming.readableDidRead) return null;
+  if (
+    !incoming.complete &&
+    !(incoming.readableLength > 0 && incoming.readableLength === declaredLength(incoming))
+  ) {
+    return null;
   }
-  return (incoming.read() as Buffer | null) ?? EMPTY;
+  const whole = incoming.readableLength === 0 ? EMPTY : ((incoming.read() as Buffer | null) ?? EMPTY);
+  incoming.resume();
+  return whole;
+}
+
+/** The body's length as its Content-Length frames it (not for a chunked body), else -1. */
+function declaredLength(incoming: IncomingMessage): number {
+  const { headers } = incoming;
+  const declared = headers["content-length"];
+  if (declared === undefined || headers["transfer-encoding"] !== undefined) return -1;
+  const n = Number(declared);
+  return Number.isSafeInteger(n) ? n : -1;
 }
 
 const DONE: IteratorReturnResult<undefined> = { done: true, value: undefined };
