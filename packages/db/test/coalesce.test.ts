@@ -21,6 +21,23 @@ describe("coalesce (group commit)", () => {
     expect(batches).toEqual([[1], [2, 3, 4]]);
   });
 
+  it("with spacing: the first item after a quiet spell goes at once, those within the spacing go together", async () => {
+    const batches: number[][] = [];
+    const write = coalesce<number>(
+      async (items) => {
+        batches.push(items);
+      },
+      { maxInFlight: 1, maxBatch: 3, spacingMs: 200 },
+    );
+    await write(1);
+    // The first flush is done, but it started less than 200 ms ago: these wait and go as batches,
+    // a full one (3) without waiting.
+    await Promise.all([2, 3, 4, 5, 6].map((n) => write(n)));
+    await new Promise((r) => setTimeout(r, 250));
+    await write(7);
+    expect(batches).toEqual([[1], [2, 3, 4], [5, 6], [7]]);
+  });
+
   it("retries a failed batch item by item so one bad item fails alone", async () => {
     const write = coalesce<number>(
       async (items) => {

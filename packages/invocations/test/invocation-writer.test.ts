@@ -170,6 +170,7 @@ describe.each(stores)("invocation writer (%s store)", (_name, url) => {
       headers: { "mcp-session-id": "s-1" },
     });
     expect(Buffer.from(results[0]?.body as Uint8Array).toString()).toBe('{"a":"\\u0000 is text here"}');
+    expect(new Date(results[0]?.expires_at as string).toISOString()).toBe("2026-11-21T11:00:00.000Z");
   });
 
   it("writes a record after the fact: the outcome given with the row wins over the row's values", async () => {
