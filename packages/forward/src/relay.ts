@@ -2,7 +2,7 @@ import type { ServerResponse } from "node:http";
 import type { Failure } from "@gw/invocations";
 import type { Digest } from "@gw/receipts";
 import { classifyFailure, downstreamResponseHeaders } from "@gw/upstream";
-import { redactHeaders } from "@gw/vault";
+import { redactSecretText } from "@gw/vault";
 import type { Dispatcher } from "undici";
 import type { Capture } from "./capture.ts";
 import type { Answer, AnswerPlan } from "./hooks.ts";
@@ -40,11 +40,9 @@ export function relay(
   },
 ): Promise<Relayed> {
   const upstreamStatus = head.status;
-  // Response headers that reflect the injected credential carry [REDACTED] instead.
-  const headers = redactHeaders(downstreamResponseHeaders(head.headers), opts.secret);
   // A held answer (read and reshaped by an answer hook) is delivered whole, with its own length.
-  if (head.body !== null) return deliverHeld(head.body, upstreamStatus, headers, outgoing, own, opts);
-  outgoing.writeHead(upstreamStatus, { ...headers, ...own });
+  if (head.body !== null) return deliverHeld(head, outgoing, own, opts);
+  outgoing.writeHead(upstreamStatus, headerList(head, null, own, opts.secret));
   // A body of known length follows at once: its headers leave with its first bytes, in one write.
   // A stream (SSE, chunked) may wait long for its first event: its headers go now.
   if (head.headers["content-length"] === undefined) outgoing.flushHeaders();
@@ -82,16 +80,38 @@ export function relay(
   });
 }
 
+/**
+ * The caller's response head as one flat list: the upstream's headers that pass (see
+ * `downstreamResponseHeaders`), those reflecting the injected credential with [REDACTED] instead,
+ * then a held body's own length, then the gateway's own headers.
+ */
+function headerList(
+  head: Answer,
+  length: number | null,
+  own: Record<string, string>,
+  secret: string,
+): string[] {
+  const list = downstreamResponseHeaders(
+    head.headers,
+    secret === "" ? same : (v) => redactSecretText(v, secret),
+    length === null ? undefined : "content-length",
+  );
+  if (length !== null) list.push("content-length", String(length));
+  for (const name in own) list.push(name, own[name] as string);
+  return list;
+}
+
+const same = (v: string) => v;
+
 function deliverHeld(
-  body: Buffer,
-  upstreamStatus: number,
-  headers: Record<string, string | string[]>,
+  head: Answer,
   outgoing: ServerResponse,
   own: Record<string, string>,
-  opts: { t0: number; capture: Capture | null; digest?: Digest | null },
+  opts: { t0: number; capture: Capture | null; secret: string; digest?: Digest | null },
 ): Promise<Relayed> {
-  const { "transfer-encoding": _, ...rest } = headers;
-  outgoing.writeHead(upstreamStatus, { ...rest, "content-length": String(body.length), ...own });
+  const body = head.body as Buffer;
+  const upstreamStatus = head.status;
+  outgoing.writeHead(upstreamStatus, headerList(head, body.length, own, opts.secret));
   const ttftMs = Math.round(performance.now() - opts.t0);
   opts.capture?.add(body);
   opts.digest?.update(body);

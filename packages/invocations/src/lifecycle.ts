@@ -36,6 +36,11 @@ export type InvocationHandle = {
 /** The pace a stored request body is granted on top of the open's deadline: 8 MiB/s. */
 const STORED_BYTES_PER_MS = (8 * 1024 * 1024) / 1000;
 /** The undo of a late durable open retries at least this often while the store is down. */
+/**
+ * The least time between two flushes of records (docs/performance.md): a record after a quiet
+ * spell is written at once, under load it waits at most this long for the rows arriving with it.
+ */
+const RECORD_SPACING_MS = 5;
 const UNDO_RETRY_MS = 250;
 /**
  * An invocation insert refused because a row with its id exists (unique_violation on the primary
@@ -86,24 +91,28 @@ export function createInvocationLifecycle(opts: {
 }) {
   const { store } = opts;
   // Records wait for nobody (no caller waits on them, they commit without the WAL flush): one
-  // flush at a time makes the batches as large as the load, so a row costs the least CPU.
-  const records = createInvocationWriter(store.recordsQuery, { maxInFlight: 1 });
+  // flush at a time, at most one every RECORD_SPACING_MS, makes the batches as large as the load,
+  // so a row costs the least CPU of the gateway and of the store.
+  const records = createInvocationWriter(store.recordsQuery, {
+    maxInFlight: 1,
+    spacingMs: RECORD_SPACING_MS,
+  });
   const retryMs = opts.recordRetryMs ?? 600_000;
   // Records (streaming opens, every terminal write) are held and retried while the store is
   // unreachable, so an outage delays them instead of leaving rows open (docs/reliability.md).
   const fast = {
     insert: (t: string, row: NewInvocation, set?: InvocationUpdate) =>
-      withStoreRetry(async () => {
-        try {
-          await records.insert(t, row, set);
-        } catch (e) {
-          // The row is there already: an earlier attempt committed and its answer was lost (the
-          // connection broke after the commit), so this retry must not fail the record. A bare
-          // row is then written; a record with its outcome updates the row to it.
-          if (!isOwnRowThere(e)) throw e;
-          if (set) await records.update(t, row.id, set, undefined);
-        }
-      }, retryMs),
+      withStoreRetry(
+        () =>
+          records.insert(t, row, set).catch((e: unknown) => {
+            // The row is there already: an earlier attempt committed and its answer was lost (the
+            // connection broke after the commit), so this retry must not fail the record. A bare
+            // row is then written; a record with its outcome updates the row to it.
+            if (!isOwnRowThere(e)) throw e;
+            return set ? records.update(t, row.id as string, set, undefined) : undefined;
+          }),
+        retryMs,
+      ),
     update: (...a: Parameters<typeof records.update>) => withStoreRetry(() => records.update(...a), retryMs),
   };
   const durable = createInvocationWriter(store.query);
@@ -118,24 +127,23 @@ export function createInvocationLifecycle(opts: {
       // Fail-open by contract: the hook's own errors are its own to count.
     }
   };
-  const write = async (
+  const write = (
     ref: InvocationRef,
     set: InvocationUpdate,
     extras: Extras | undefined,
     // How the terminal state is written: an UPDATE of the open row, unless said otherwise.
     commit: () => Promise<void> = () => fast.update(ref.tenantId, ref.id, set, extras?.result),
-  ) => {
-    await commit();
-    const status = set.status === "succeeded" ? "succeeded" : "failed";
-    terminal({
-      ...ref,
-      status,
-      digests: extras?.digests,
-      settlement: set.settlement
-        ? { status: set.settlement.status, tx_hash: set.settlement.tx_hash }
-        : undefined,
-    });
-  };
+  ): Promise<void> =>
+    commit().then(() =>
+      terminal({
+        ...ref,
+        status: set.status === "succeeded" ? "succeeded" : "failed",
+        digests: extras?.digests,
+        settlement: set.settlement
+          ? { status: set.settlement.status, tx_hash: set.settlement.tx_hash }
+          : undefined,
+      }),
+    );
   const endIfOpen = async (ref: InvocationRef, errorClass: EndClass = "internal"): Promise<boolean> => {
     const ended = await failIfOpen(store.query, ref.tenantId, ref.id, errorClass);
     if (ended) terminal({ ...ref, status: "failed" });
@@ -202,14 +210,14 @@ export function createInvocationLifecycle(opts: {
         );
       }, deferMs);
       const whole = (set: InvocationUpdate) => () => fast.insert(ref.tenantId, row, set);
-      const end = async (set: InvocationUpdate, extras?: Extras) => {
+      const end = (set: InvocationUpdate, extras?: Extras): Promise<void> => {
         const open = inserted;
         if (open === null) {
           clearTimeout(timer);
           return write(ref, set, extras, whole(set));
         }
         // The running row went in: update it. Its insert failed: write the record whole.
-        return (await open) ? write(ref, set, extras) : write(ref, set, extras, whole(set));
+        return open.then((ok) => (ok ? write(ref, set, extras) : write(ref, set, extras, whole(set))));
       };
       return {
         complete: (upstreamStatus, facts, extras) => end(completion(upstreamStatus, facts), extras),

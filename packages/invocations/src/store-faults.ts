@@ -31,14 +31,15 @@ export async function withDeadline(write: Promise<void>, ms: number, late: () =>
  * `maxWaitMs`, 5 s unless told), for at most `ms`; any other error, or the last one, is thrown.
  * For records: an outage delays them, it does not leave rows open.
  */
-export async function withStoreRetry<T>(write: () => Promise<T>, ms: number, maxWaitMs = 5_000): Promise<T> {
+export function withStoreRetry<T>(write: () => Promise<T>, ms: number, maxWaitMs = 5_000): Promise<T> {
   const until = Date.now() + ms;
-  for (let wait = 100; ; wait = Math.min(wait * 2, maxWaitMs)) {
-    try {
-      return await write();
-    } catch (e) {
-      if (!isStoreUnavailable(e) || Date.now() + wait > until) throw e;
-      await new Promise((r) => setTimeout(r, wait));
-    }
-  }
+  // Chained, not an async loop: a write that succeeds (every record of a healthy store) costs one
+  // promise here, not an async frame per attempt.
+  const again = (e: unknown, wait: number): Promise<T> => {
+    if (!isStoreUnavailable(e) || Date.now() + wait > until) return Promise.reject(e);
+    return new Promise((r) => setTimeout(r, wait))
+      .then(write)
+      .catch((next: unknown) => again(next, Math.min(wait * 2, maxWaitMs)));
+  };
+  return write().catch((e: unknown) => again(e, 100));
 }

@@ -30,6 +30,9 @@ function isDroppedRequestHeader(lower: string, connectionTokens: Set<string> | u
 
 function connectionTokensOf(value: string | undefined): Set<string> | undefined {
   if (!value) return undefined;
+  // What nearly every peer sends names only hop-by-hop options: nothing more to drop.
+  if (value === "keep-alive" || value === "close" || value === "Keep-Alive" || value === "Close")
+    return undefined;
   return new Set(value.split(",").map((t) => t.trim().toLowerCase()));
 }
 
@@ -114,17 +117,27 @@ export function isGatewayResponseHeader(lower: string): boolean {
 }
 
 /**
- * Upstream response headers to send back to the caller: everything but hop-by-hop headers and the
- * gateway's own (which the gateway adds itself afterwards).
+ * Upstream response headers to send back to the caller, as Node's flat [name, value, ...] list
+ * (`writeHead` takes it as is; a repeated header such as Set-Cookie is one pair per value):
+ * everything but hop-by-hop headers, the gateway's own (which the gateway adds itself afterwards)
+ * and the names in `omit`, each value through `value` (the redaction of a reflected secret).
  */
-export function downstreamResponseHeaders(headers: IncomingHttpHeaders): Record<string, string | string[]> {
+export function downstreamResponseHeaders(
+  headers: IncomingHttpHeaders,
+  value: (v: string) => string,
+  omit?: string,
+): string[] {
   const tokens = connectionTokensOf(typeof headers.connection === "string" ? headers.connection : undefined);
-  const out: Record<string, string | string[]> = {};
-  for (const [name, value] of Object.entries(headers)) {
+  const out: string[] = [];
+  for (const name in headers) {
+    const v = headers[name];
+    // undici's names are lower case already.
     const lower = name.toLowerCase();
-    if (value === undefined || HOP_BY_HOP.has(lower) || tokens?.has(lower) || isGatewayResponseHeader(lower))
+    if (v === undefined || HOP_BY_HOP.has(lower) || tokens?.has(lower) || isGatewayResponseHeader(lower))
       continue;
-    out[name] = value;
+    if (lower === omit) continue;
+    if (typeof v === "string") out.push(name, value(v));
+    else for (const one of v) out.push(name, value(one));
   }
   return out;
 }

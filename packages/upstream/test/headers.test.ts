@@ -2,20 +2,43 @@ import { describe, expect, it } from "vitest";
 import { downstreamResponseHeaders, upstreamRequestHeaders } from "../src/headers.ts";
 
 const base = { invocationId: "inv_1", agentId: "agt_1", tenantId: "t1", keepContentLength: false };
+const same = (v: string) => v;
 
 describe("downstream response headers", () => {
   it("drops the gateway's own headers whatever their case, and hop-by-hop ones", () => {
-    const out = downstreamResponseHeaders({
-      "content-type": "application/json",
-      "x-gateway-invocation-id": "inv_forged",
-      "x-gateway-policy-warning": "forged",
-      "X-Gateway-Anything": "forged",
-      "x-payment-response": "forged",
-      "payment-response": "forged",
-      "transfer-encoding": "chunked",
-      "x-upstream": "kept",
-    });
-    expect(out).toEqual({ "content-type": "application/json", "x-upstream": "kept" });
+    const out = downstreamResponseHeaders(
+      {
+        "content-type": "application/json",
+        "x-gateway-invocation-id": "inv_forged",
+        "x-gateway-policy-warning": "forged",
+        "X-Gateway-Anything": "forged",
+        "x-payment-response": "forged",
+        "payment-response": "forged",
+        "transfer-encoding": "chunked",
+        "x-upstream": "kept",
+      },
+      same,
+    );
+    expect(out).toEqual(["content-type", "application/json", "x-upstream", "kept"]);
+  });
+
+  it("drops what the upstream's Connection header names, keeps every value of a repeated header, maps each value", () => {
+    const out = downstreamResponseHeaders(
+      {
+        connection: "keep-alive, x-private",
+        "x-private": "dropped",
+        "set-cookie": ["a=1", "b=2"],
+        "content-length": "5",
+        "x-secret": "has s3cret in it",
+      },
+      (v) => v.replace("s3cret", "[REDACTED]"),
+      "content-length",
+    );
+    expect(out).toEqual(["set-cookie", "a=1", "set-cookie", "b=2", "x-secret", "has [REDACTED] in it"]);
+    expect(downstreamResponseHeaders({ connection: "keep-alive", "content-length": "5" }, same)).toEqual([
+      "content-length",
+      "5",
+    ]);
   });
 });
 
@@ -56,6 +79,9 @@ describe("payment headers", () => {
     const out = upstreamRequestHeaders(["X-PAYMENT", "a", "Payment-Signature", "b", "accept", "*/*"], base);
     expect(out.filter((_, i) => i % 2 === 0).map((n) => n.toLowerCase())).not.toContain("x-payment");
     expect(out.filter((_, i) => i % 2 === 0).map((n) => n.toLowerCase())).not.toContain("payment-signature");
-    expect(downstreamResponseHeaders({ "payment-required": "kept" })).toEqual({ "payment-required": "kept" });
+    expect(downstreamResponseHeaders({ "payment-required": "kept" }, same)).toEqual([
+      "payment-required",
+      "kept",
+    ]);
   });
 });
