@@ -92,6 +92,7 @@ export async function deploy(opts: {
     GW_KMS_KEY: Buffer.alloc(32, 7).toString("base64"),
     // Passed through for an A/B of the worker's priority (docs/performance.md).
     ...(process.env.GW_WORKER_NICE ? { GW_WORKER_NICE: process.env.GW_WORKER_NICE } : {}),
+    ...(process.env.GW_PROXY_PROCESSES ? { GW_PROXY_PROCESSES: process.env.GW_PROXY_PROCESSES } : {}),
   };
   // The control plane migrates first, so the others start on a ready schema.
   await spawnService("control-plane", { ...env, PORT: String(cpPort) });

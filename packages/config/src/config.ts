@@ -199,6 +199,12 @@ const EnvSchema = v.object({
    */
   GW_WORKER_NICE: int(10, 0, 19),
   /**
+   * How many proxy processes serve the proxy's port (node:cluster; default 1). A proxy saturates
+   * one core on its own: more processes let it use more. Each is a replica of its own: caches,
+   * store pools and the in-flight limits are per process (docs/performance.md).
+   */
+  GW_PROXY_PROCESSES: int(1, 1, 64),
+  /**
    * false (default): streaming records and every completion update commit without waiting for the
    * WAL flush — a Postgres crash may lose the last few hundred ms of them, never corrupt them. A
    * transactional call's pending record is always durable before its 202. true: everything waits.

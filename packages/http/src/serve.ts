@@ -137,12 +137,15 @@ export function drainWindowMs(shutdownTimeoutMs: number): number {
  * Graceful shutdown on SIGTERM/SIGINT: run `stop` (drain servers, workers, close pools) raced
  * against `timeoutMs`, then exit. A second signal exits at once.
  */
-export function onShutdown(logger: Logger, timeoutMs: number, stop: () => Promise<void>): void {
+export function onShutdown(
+  logger: Logger,
+  timeoutMs: number,
+  stop: () => Promise<void>,
+): (reason: string) => void {
   let stopping = false;
-  const handler = (signal: string) => {
-    if (stopping) process.exit(1);
+  const begin = (reason: string) => {
     stopping = true;
-    logger.info({ signal }, "shutting down");
+    logger.info({ signal: reason }, "shutting down");
     const deadline = new Promise<"timeout">((r) => setTimeout(() => r("timeout"), timeoutMs).unref());
     Promise.race([stop().then(() => "done" as const), deadline])
       .then((how) => {
@@ -155,6 +158,15 @@ export function onShutdown(logger: Logger, timeoutMs: number, stop: () => Promis
         process.exit(1);
       });
   };
+  const handler = (signal: string) => {
+    if (stopping) process.exit(1);
+    begin(signal);
+  };
   process.once("SIGTERM", handler);
   process.once("SIGINT", handler);
+  // A supervisor's request (GW_PROXY_PROCESSES) starts the same shutdown; a signal that came too
+  // (Ctrl-C reaches every process of the group) is not a second one.
+  return (reason) => {
+    if (!stopping) begin(reason);
+  };
 }

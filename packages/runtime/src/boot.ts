@@ -1,6 +1,7 @@
 import { type Config, ConfigError, loadConfig } from "@gw/config";
 import { drainWindowMs, type Fetchable, listen, onShutdown, type Served } from "@gw/http";
 import { startTelemetry } from "@gw/telemetry";
+import { SHUTDOWN_MESSAGE } from "./processes.ts";
 import { createRuntime, type Runtime } from "./runtime.ts";
 
 /**
@@ -40,11 +41,15 @@ export async function boot(opts: {
         longRequests: opts.longRequests ?? false,
       });
       rt.logger.info({ port: served.port, store: rt.store.kind }, `${opts.service} listening`);
-      onShutdown(rt.logger, config.GW_SHUTDOWN_TIMEOUT_MS, async () => {
+      const shutdown = onShutdown(rt.logger, config.GW_SHUTDOWN_TIMEOUT_MS, async () => {
         await served.close();
         await stop?.();
         await rt.close();
         await stopTelemetry();
+      });
+      // One of several processes (GW_PROXY_PROCESSES): its supervisor says when to stop.
+      process.on("message", (m) => {
+        if (m === SHUTDOWN_MESSAGE) shutdown("supervisor");
       });
       return served;
     },
