@@ -93,16 +93,42 @@ export function freePort(): Promise<number> {
 
 let clockTicks: number | undefined;
 /**
- * CPU time a process has used so far (user + system, /proc/<pid>/stat fields 14 and 15), ms. The
+ * CPU time a process and the node processes it started (GW_PROXY_PROCESSES) have used so far (user +
+ * system, /proc/<pid>/stat fields 14 and 15), ms. The
  * difference over a load step divided by the calls served is the process's CPU per call, steadier
  * than throughput on a shared machine.
  */
 export function cpuMsOf(pid: number): number {
+  return ownCpuMsOf(pid) + nodeChildrenOf(pid).reduce((sum, child) => sum + ownCpuMsOf(child), 0);
+}
+
+function ownCpuMsOf(pid: number): number {
   clockTicks ??= Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
   // The command name (field 2) may hold spaces; fields are counted after its closing parenthesis.
   const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
   const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
   return ((Number(f[11]) + Number(f[12])) * 1000) / clockTicks;
+}
+
+/**
+ * The node processes `pid` started (the proxy processes of GW_PROXY_PROCESSES, whose CPU is the
+ * proxy's too); none for a single process.
+ */
+function nodeChildrenOf(pid: number): number[] {
+  const out: number[] = [];
+  for (const p of readdirSync("/proc")) {
+    if (!/^\d+$/.test(p)) continue;
+    try {
+      const stat = readFileSync(`/proc/${p}/stat`, "utf8");
+      const comm = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+      if (comm.startsWith("node") && Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) === pid) {
+        out.push(Number(p));
+      }
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  return out;
 }
 
 /** Who shares the machine during a step, by role: our services, the stores, the upstream. */
@@ -123,7 +149,7 @@ export function cpuMsByRole(roles = ROLES): Map<string, number> {
       const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
       const comm = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
       const role = roles.find(([, test]) => test(comm, () => readFileSync(`/proc/${pid}/cmdline`, "utf8")));
-      if (role) byRole.set(role[0], (byRole.get(role[0]) ?? 0) + cpuMsOf(Number(pid)));
+      if (role) byRole.set(role[0], (byRole.get(role[0]) ?? 0) + ownCpuMsOf(Number(pid)));
     } catch {
       // the process ended meanwhile
     }
