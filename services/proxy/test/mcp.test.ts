@@ -1,3 +1,4 @@
+import type { ServerResponse } from "node:http";
 import {
   eventually,
   type McpUpstream,
@@ -520,7 +521,7 @@ describe("MCP on the transactional endpoint", () => {
     const upstream = await plainUpstream(async (_req, res) => {
       res.writeHead(200, { "content-type": "text/event-stream" });
       for (let i = 0; i < 40 && !res.destroyed; i++) {
-        if (!res.write(chunk)) await new Promise((r) => res.once("drain", r).once("close", r));
+        if (!res.write(chunk)) await drainedOrClosed(res);
       }
       res.end();
     });
@@ -530,6 +531,17 @@ describe("MCP on the transactional endpoint", () => {
     expect(polled.json.response).toBeUndefined();
   });
 });
+
+/** Waits for `drain` or `close`, leaving no listener behind (one per chunk would pile up). */
+function drainedOrClosed(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off("drain", done).off("close", done);
+      resolve();
+    };
+    res.once("drain", done).once("close", done);
+  });
+}
 
 describe("bodies that are not one JSON-RPC 2.0 message", () => {
   const secret = "do-not-echo-me";
