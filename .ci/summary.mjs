@@ -1,6 +1,24 @@
-// Prints "tests: N passed, N failed, N skipped" from vitest's JSON report.
-import { readFileSync } from "node:fs";
+// Prints "<label> tests: N passed, N failed, N skipped" from each vitest JSON report given,
+// followed by the name of every failed test, so the log's tail says what failed in which pass.
+import { existsSync, readFileSync } from "node:fs";
 
-const r = JSON.parse(readFileSync(process.argv[2], "utf8"));
-const skipped = (r.numPendingTests ?? 0) + (r.numTodoTests ?? 0);
-console.log(`tests: ${r.numPassedTests} passed, ${r.numFailedTests} failed, ${skipped} skipped`);
+for (const arg of process.argv.slice(2)) {
+  const [label, file] = arg.includes("=") ? arg.split("=", 2) : ["", arg];
+  if (!existsSync(file)) {
+    console.log(`${label} tests: no report (${file})`.trim());
+    continue;
+  }
+  const r = JSON.parse(readFileSync(file, "utf8"));
+  const skipped = (r.numPendingTests ?? 0) + (r.numTodoTests ?? 0);
+  console.log(
+    `${label} tests: ${r.numPassedTests} passed, ${r.numFailedTests} failed, ${skipped} skipped`.trim(),
+  );
+  for (const suite of r.testResults ?? []) {
+    for (const t of suite.assertionResults ?? []) {
+      if (t.status === "failed") console.log(`  failed: ${suite.name} > ${t.fullName}`);
+    }
+    if ((suite.assertionResults ?? []).length === 0 && suite.status === "failed") {
+      console.log(`  failed: ${suite.name} (${String(suite.message ?? "").split("\n")[0]})`);
+    }
+  }
+}

@@ -71,12 +71,14 @@ export async function deploy(opts: {
   databaseUrl: string;
   redisUrl: string;
   profileDir?: string | undefined;
+  /** Node flags of the proxy and the bare proxy (the allocation probe, `alloc.ts`). */
+  proxyArgs?: string[];
   /** Upstream paths of the agents (the same paths direct and through the bare proxy). */
   paths: Record<keyof Agents, string>;
 }): Promise<Deployment> {
   const up = await spawnHelper("upstream.ts");
   const upstream = `http://127.0.0.1:${up.port}`;
-  const bareProc = await spawnHelper("bare-proxy.ts", [upstream]);
+  const bareProc = await spawnHelper("bare-proxy.ts", [upstream], opts.proxyArgs);
   const [cpPort, proxyPort, workerPort] = [await freePort(), await freePort(), await freePort()];
   const env = {
     DATABASE_URL: opts.databaseUrl,
@@ -102,7 +104,10 @@ export async function deploy(opts: {
       ? ["--cpu-prof", `--cpu-prof-dir=${opts.profileDir}`, `--cpu-prof-name=${role}.cpuprofile`]
       : [];
   const [proxyProc] = await Promise.all([
-    spawnService("proxy", { ...env, PORT: String(proxyPort) }, profile("proxy")),
+    spawnService("proxy", { ...env, PORT: String(proxyPort) }, [
+      ...(opts.proxyArgs ?? []),
+      ...profile("proxy"),
+    ]),
     spawnService("worker", { ...env, PORT: String(workerPort) }, profile("worker")),
   ]);
   const controlPlane = `http://127.0.0.1:${cpPort}`;

@@ -1,5 +1,5 @@
 // The streaming proxy's CPU per call with a cached OAuth credential against a static bearer
-// credential, on the same upstream path (issue 29: at most +5 µs). The bench upstream's /token is
+// credential, on the same upstream path (target: at most +5 µs). The bench upstream's /token is
 // the token endpoint; after the first call the token comes from the proxy's cache.
 import type { Deployment } from "./deploy.ts";
 import { load } from "./load.ts";

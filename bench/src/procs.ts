@@ -11,10 +11,11 @@ const children = new Set<ChildProcess>();
 export async function spawnHelper(
   script: string,
   args: string[] = [],
+  nodeArgs: string[] = [],
 ): Promise<{ child: ChildProcess; port: number }> {
   const child = spawn(
     process.execPath,
-    ["--import", "tsx", fileURLToPath(new URL(script, import.meta.url)), ...args],
+    [...nodeArgs, "--import", "tsx", fileURLToPath(new URL(script, import.meta.url)), ...args],
     {
       stdio: ["ignore", "pipe", "inherit"],
       cwd: ROOT,
@@ -140,14 +141,19 @@ const ROLES: Array<[role: string, test: (comm: string, cmdline: () => string) =>
   ["Redis", (c) => c.startsWith("redis-server")],
 ];
 
-/** CPU time used so far by every process of each role in ROLES (ms; processes that exited are not counted). */
-export function cpuMsByRole(roles = ROLES): Map<string, number> {
+/**
+ * CPU time used so far by every process of each role in ROLES (ms; processes that exited are not
+ * counted). `postgres`: only these server processes count as Postgres (the backends of the run's
+ * database), not those of other databases on a shared server.
+ */
+export function cpuMsByRole(roles = ROLES, postgres?: Set<number>): Map<string, number> {
   const byRole = new Map<string, number>(roles.map(([r]) => [r, 0]));
   for (const pid of readdirSync("/proc")) {
     if (!/^\d+$/.test(pid)) continue;
     try {
       const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
       const comm = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+      if (postgres && comm.startsWith("postgres") && !postgres.has(Number(pid))) continue;
       const role = roles.find(([, test]) => test(comm, () => readFileSync(`/proc/${pid}/cmdline`, "utf8")));
       if (role) byRole.set(role[0], (byRole.get(role[0]) ?? 0) + ownCpuMsOf(Number(pid)));
     } catch {

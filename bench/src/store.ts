@@ -23,6 +23,26 @@ export type BenchStore = {
   /** Postgres's current WAL position, in bytes: the difference over a step is the WAL it wrote. */
   walBytes: () => Promise<number>;
   /**
+   * The WAL between two positions that touched this database's relations (pg_walinspect), in
+   * bytes: what the run wrote, without what other databases of the same server wrote meanwhile.
+   * Null when the extension cannot be used (not installed, or the segments already recycled).
+   */
+  walOfDatabase: (from: number, to: number) => Promise<number | null>;
+  /**
+   * The same WAL by relation and record type (`invocations: Heap/INSERT`), bytes and bytes of
+   * full-page images each, largest first; null as for `walOfDatabase`.
+   */
+  walByRelation: (from: number, to: number) => Promise<WalShare[] | null>;
+  /** The server processes serving this database's connections (their CPU is the run's). */
+  backendPids: () => Promise<Set<number>>;
+  /**
+   * Adds `agents` agents to the tenant and `invocations` finished invocation rows across them
+   * (generate_series, one statement each), then vacuums and analyzes: a store that has been busy.
+   */
+  seed: (tenantId: string, n: { agents: number; invocations: number }) => Promise<void>;
+  /** Updates of `invocations` so far, and how many of them were HOT (pg_stat_user_tables). */
+  invocationUpdates: () => Promise<{ updated: number; hot: number }>;
+  /**
    * With autovacuum off (some CI images turn it off), dead row versions pile up across steps and
    * the planner has no statistics: vacuum and analyze the invocation tables between steps, as
    * autovacuum would on any production Postgres. Returns whether it did.
@@ -36,6 +56,11 @@ export type BenchStore = {
   removeTenant: (tenantId: string) => Promise<void>;
   close: () => Promise<void>;
 };
+
+/** A relation's share of a stretch of WAL: its records of one type, and their full-page images. */
+export type WalShare = { relation: string; record: string; count: number; bytes: number; fpiBytes: number };
+
+const lsn = (b: number) => `${Math.floor(b / 2 ** 32).toString(16)}/${(b % 2 ** 32).toString(16)}`;
 
 export async function benchStore(url: string): Promise<BenchStore> {
   const store: Store = await openStore(url, { maxConnections: 1 });
@@ -83,6 +108,80 @@ export async function benchStore(url: string): Promise<BenchStore> {
     async walBytes() {
       const [row] = await store.query("select pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::text as b", []);
       return Number(row?.b ?? 0);
+    },
+    async walOfDatabase(from, to) {
+      try {
+        await store.query("create extension if not exists pg_walinspect", []);
+        const [row] = await store.query(
+          `select coalesce(sum(record_length), 0)::int8::text as b
+           from pg_get_wal_records_info($1::pg_lsn, $2::pg_lsn)
+           where block_ref like '%/' || (select oid from pg_database where datname = current_database()) || '/%'`,
+          [lsn(from), lsn(to)],
+        );
+        return Number(row?.b ?? 0);
+      } catch {
+        return null;
+      }
+    },
+    async walByRelation(from, to) {
+      try {
+        // A record's first block names its relation (rel <tablespace>/<database>/<filenode>).
+        const rows = await store.query(
+          `with r as (
+             select resource_manager || '/' || split_part(record_type, ' ', 1) as record, record_length, fpi_length,
+               (regexp_match(block_ref, 'rel [0-9]+/([0-9]+)/([0-9]+)')) as rel
+             from pg_get_wal_records_info($1::pg_lsn, $2::pg_lsn))
+           select coalesce(c.relname, r.rel[2]) as relation, r.record, count(*)::int8::text as count,
+             sum(r.record_length)::int8::text as bytes, sum(r.fpi_length)::int8::text as fpi
+           from r left join pg_class c on c.relfilenode = r.rel[2]::oid
+           where r.rel[1]::oid = (select oid from pg_database where datname = current_database())
+           group by 1, 2 order by sum(r.record_length) desc`,
+          [lsn(from), lsn(to)],
+        );
+        return rows.map((r) => ({
+          relation: String(r.relation),
+          record: String(r.record),
+          count: Number(r.count),
+          bytes: Number(r.bytes),
+          fpiBytes: Number(r.fpi),
+        }));
+      } catch {
+        return null;
+      }
+    },
+    async backendPids() {
+      const rows = await store.query(
+        "select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()",
+        [],
+      );
+      return new Set(rows.map((r) => Number(r.pid)));
+    },
+    async seed(tenantId, n) {
+      await store.query(
+        `insert into agents (id, tenant_id, name, upstream_url, created_by)
+         select 'agt_seed_' || g, $1, 'seeded ' || g, 'http://127.0.0.1:9/seeded', 'bench'
+         from generate_series(1, $2::int) g`,
+        [tenantId, n.agents],
+      );
+      await store.query(
+        `insert into invocations (id, tenant_id, agent_id, mode, status, upstream_status, latency_ms, ttft_ms,
+           req_size, resp_size, attempts, created_at, started_at, completed_at)
+         select 'inv_seed_' || lpad(g::text, 8, '0'), $1, 'agt_seed_' || (1 + g % $2::int),
+           case when g % 2 = 0 then 'streaming' else 'transactional' end,
+           'succeeded', 200, 5 + g % 50, 2 + g % 10, 30, 60, 1,
+           now() - make_interval(secs => g * 2), now() - make_interval(secs => g * 2), now() - make_interval(secs => g * 2 - 1)
+         from generate_series(1, $3::int) g`,
+        [tenantId, n.agents, n.invocations],
+      );
+      await store.query("vacuum (analyze) agents, invocations", []);
+    },
+    async invocationUpdates() {
+      await store.query("select pg_stat_clear_snapshot()", []);
+      const [row] = await store.query(
+        "select n_tup_upd::int8::text as u, n_tup_hot_upd::int8::text as h from pg_stat_user_tables where relname = 'invocations'",
+        [],
+      );
+      return { updated: Number(row?.u ?? 0), hot: Number(row?.h ?? 0) };
     },
     vacuumIfNoAutovacuum: vacuum,
     async removeTenant(tenantId) {

@@ -5,11 +5,15 @@
 //   POST /source?bytes=n  answers n bytes generated from one repeated buffer
 //   POST /sse?n=&every=   n SSE events, one every `every` ms, each stamped with its flush time
 //   POST /token           an OAuth token endpoint: one fixed access token that lives an hour
+//   POST /a2a             a minimal A2A JSON-RPC agent: SendMessage → a completed Task (JSON);
+//                         SendStreamingMessage → the task, a status, an artifact, a final status (SSE)
 //   POST /mcp             a minimal stateless MCP server (revision 2026-07-28): tools/list (10
-//                         tools), tools/call, server/discover, as JSON; a virtual server's member
+//                         tools), tools/call (?answer=4k: a 4 KiB text with PII and a token),
+//                         server/discover, as JSON; a virtual server's member
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { nowMs } from "./clock.ts";
+import { GUARDED_TEXT } from "./guard-text.ts";
 
 const CHUNK = Buffer.alloc(64 * 1024, "x");
 const TOKEN = JSON.stringify({ access_token: "bench-access-token", token_type: "Bearer", expires_in: 3600 });
@@ -67,15 +71,47 @@ const MANY_TOOLS = Array.from({ length: 200 }, (_, i) => ({
 }));
 
 /** The answer of the bench's MCP member to one JSON-RPC request. */
-function mcpAnswer(body: string, many = false): string {
+function mcpAnswer(body: string, many = false, guarded = false): string {
   const msg = JSON.parse(body) as { id?: unknown; method?: string };
   const result =
     msg.method === "tools/list"
       ? { tools: many ? MANY_TOOLS : MCP_TOOLS, resultType: "complete", ttlMs: 0, cacheScope: "private" }
       : msg.method === "server/discover"
         ? { supportedVersions: ["2026-07-28"], capabilities: { tools: {} }, resultType: "complete" }
-        : { content: [{ type: "text", text: "hello from the upstream" }], resultType: "complete" };
+        : {
+            content: [{ type: "text", text: guarded ? GUARDED_TEXT : "hello from the upstream" }],
+            resultType: "complete",
+          };
   return JSON.stringify({ jsonrpc: "2.0", id: msg.id ?? null, result });
+}
+
+const A2A_TASK = {
+  id: "task-bench",
+  contextId: "ctx-bench",
+  status: { state: "TASK_STATE_COMPLETED" },
+  artifacts: [{ artifactId: "a", parts: [{ text: "hello from the upstream" }] }],
+};
+
+/** An A2A answer to one JSON-RPC request: a Task as JSON, or the events of a streamed task. */
+function a2aAnswer(res: ServerResponse, text: string): void {
+  const msg = JSON.parse(text) as { id?: unknown; method?: string };
+  const reply = (result: unknown) => JSON.stringify({ jsonrpc: "2.0", id: msg.id ?? null, result });
+  if (msg.method !== "SendStreamingMessage") {
+    const body = Buffer.from(reply({ task: A2A_TASK }));
+    res.writeHead(200, { "content-type": "application/json", "content-length": body.length });
+    res.end(body);
+    return;
+  }
+  const { id: taskId, contextId } = A2A_TASK;
+  const events = [
+    { task: { ...A2A_TASK, status: { state: "TASK_STATE_SUBMITTED" }, artifacts: [] } },
+    { statusUpdate: { taskId, contextId, status: { state: "TASK_STATE_WORKING" } } },
+    { artifactUpdate: { taskId, contextId, artifact: A2A_TASK.artifacts[0], lastChunk: true } },
+    { statusUpdate: { taskId, contextId, status: { state: "TASK_STATE_COMPLETED" } } },
+  ];
+  res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+  for (const e of events) res.write(`data: ${reply(e)}\n\n`);
+  res.end();
 }
 
 const server = createServer(async (req, res) => {
@@ -105,13 +141,27 @@ const server = createServer(async (req, res) => {
       res.writeHead(200, { "content-type": "application/json", "cache-control": "no-store" });
       res.end(TOKEN);
       return;
+    case "/a2a": {
+      const chunks: Buffer[] = [];
+      for await (const c of req) chunks.push(c as Buffer);
+      try {
+        a2aAnswer(res, Buffer.concat(chunks).toString("utf8"));
+      } catch {
+        res.writeHead(400).end();
+      }
+      return;
+    }
     case "/mcp": {
       const chunks: Buffer[] = [];
       for await (const c of req) chunks.push(c as Buffer);
       let answer: Buffer;
       try {
         answer = Buffer.from(
-          mcpAnswer(Buffer.concat(chunks).toString("utf8"), url.searchParams.get("tools") === "200"),
+          mcpAnswer(
+            Buffer.concat(chunks).toString("utf8"),
+            url.searchParams.get("tools") === "200",
+            url.searchParams.get("answer") === "4k",
+          ),
         );
       } catch {
         res.writeHead(400).end();

@@ -438,7 +438,7 @@ describe("fault suite (split deployment, private Postgres and Redis)", () => {
     // process, and [from, to] lies between the stop's return and the start's call, so a call that
     // started within it was sent while Postgres was down. Its caller must learn that the store is
     // down (503), never that it is over its limit (429): admissions waiting on the store are what
-    // fill the slots (issue 24).
+    // fill the slots while it is down.
     const busyWhileDown = seen.filter((r) => r.status === 429 && r.at >= down.from && r.at <= down.to);
     record({
       fault: "Postgres stopped 4 s under load (policy on, max_concurrency 4, 16 callers)",

@@ -1,5 +1,6 @@
+import { agentRepo } from "@gw/agents";
 import { isId, newId, notFound } from "@gw/core";
-import { agentRepo, type Db } from "@gw/db";
+import type { Db } from "@gw/db";
 import { agentEventRepo } from "./repos/agent-events.ts";
 import type { AgentEventInput, AgentEventRecordedJson } from "./schema.ts";
 

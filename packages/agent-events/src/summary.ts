@@ -1,5 +1,5 @@
+import { agentRepo } from "@gw/agents";
 import { boundedWindow, isId, LIMITS, notFound } from "@gw/core";
-import { agentRepo } from "@gw/db";
 import type { AgentEventsCtx } from "./record.ts";
 import { agentEventRepo } from "./repos/agent-events.ts";
 import type { AgentEventSummaryJson } from "./schema.ts";

@@ -1,7 +1,9 @@
 import { invalid, isId, newId, notFound } from "@gw/core";
-import { type AgentMember, type AgentPatch, type AgentRow, agentRepo, credentialRepo, type Db } from "@gw/db";
+import type { AgentMember, AgentProtocol, AgentRow, Db } from "@gw/db";
 import { hostMatches, hostOf, type SsrfPolicy, validateUpstreamUrl } from "@gw/upstream";
+import { credentialRepo } from "@gw/vault";
 import { checkMembers } from "./members.ts";
+import { type AgentPatch, agentRepo } from "./repos/agents.ts";
 import type { CreateAgentInput, PatchAgentInput } from "./schema.ts";
 
 export type AgentsCtx = {
@@ -12,12 +14,13 @@ export type AgentsCtx = {
 };
 
 type WireState = {
-  protocol: "http" | "mcp";
+  protocol: AgentProtocol;
   mcp_transport: string | null;
   mcp_protocol_version: string | null;
   upstream_url: string | null;
   credential_ref: string | null;
   members: AgentMember[] | null;
+  card_url: string | null;
 };
 
 /** Cross-field rules on the agent as it will be stored. Returns the normalized columns. */
@@ -33,6 +36,11 @@ async function checkState(ctx: AgentsCtx, s: WireState, changed: Set<string>, se
     if (transport !== null) throw invalid("mcp_transport is only valid for protocol mcp");
     if (s.mcp_protocol_version !== null) throw invalid("mcp_protocol_version is only valid for protocol mcp");
   }
+  if (s.card_url !== null && s.protocol !== "a2a") throw invalid("card_url is only valid for protocol a2a");
+  const cardUrl =
+    s.card_url !== null && changed.has("card_url")
+      ? validateUpstreamUrl(s.card_url, { ...ctx.ssrf, field: "card_url" })
+      : s.card_url;
   let upstream = s.upstream_url;
   if (upstream !== null && changed.has("upstream_url")) {
     upstream = validateUpstreamUrl(upstream, ctx.ssrf);
@@ -48,7 +56,7 @@ async function checkState(ctx: AgentsCtx, s: WireState, changed: Set<string>, se
       );
     }
   }
-  return { mcpTransport: transport, upstreamUrl: upstream };
+  return { mcpTransport: transport, upstreamUrl: upstream, cardUrl };
 }
 
 /**
@@ -82,11 +90,12 @@ export async function createAgent({
     upstream_url: input.upstream_url ?? null,
     credential_ref: input.credential_ref ?? null,
     members: input.members ?? null,
+    card_url: input.card_url ?? null,
   };
-  const { mcpTransport, upstreamUrl } = await checkState(
+  const { mcpTransport, upstreamUrl, cardUrl } = await checkState(
     ctx,
     state,
-    new Set(["upstream_url", "credential_ref", "members"]),
+    new Set(["upstream_url", "credential_ref", "members", "card_url"]),
     null,
   );
   return agentRepo.insert(ctx.db, ctx.tenantId, {
@@ -106,6 +115,7 @@ export async function createAgent({
     captureBodies: input.capture_bodies ?? false,
     emitReceipts: input.emit_receipts ?? null,
     members: state.members,
+    cardUrl,
     createdBy: ctx.userId,
   });
 }
@@ -138,8 +148,15 @@ export async function updateAgent({
     upstream_url: pick("upstream_url", current.upstreamUrl),
     credential_ref: pick("credential_ref", current.credentialRef),
     members: pick("members", current.members),
+    // Leaving A2A drops the card URL unless the patch sets it.
+    card_url: pick("card_url", protocol === "a2a" ? current.cardUrl : null),
   };
-  const { mcpTransport, upstreamUrl } = await checkState(ctx, state, new Set(Object.keys(input)), id);
+  const { mcpTransport, upstreamUrl, cardUrl } = await checkState(
+    ctx,
+    state,
+    new Set(Object.keys(input)),
+    id,
+  );
   const patch: AgentPatch = {
     protocol,
     mcpTransport,
@@ -147,6 +164,7 @@ export async function updateAgent({
     upstreamUrl,
     credentialRef: state.credential_ref,
     members: state.members,
+    cardUrl,
   };
   if (input.name !== undefined) patch.name = input.name;
   if ("description" in input) patch.description = input.description ?? null;
@@ -172,7 +190,7 @@ export async function listAgents({
   query,
 }: {
   ctx: AgentsCtx;
-  query: { protocol?: "http" | "mcp" | undefined; limit: number; offset: number };
+  query: { protocol?: AgentProtocol | undefined; limit: number; offset: number };
 }) {
   return agentRepo.list(ctx.db, ctx.tenantId, query);
 }

@@ -1,4 +1,5 @@
 export * from "./agents.ts";
 export * from "./members.ts";
+export { type AgentPatch, agentRepo, type NewAgent } from "./repos/agents.ts";
 export * from "./schema.ts";
 export * from "./serialize.ts";

@@ -1,5 +1,6 @@
 import { invalid, isId } from "@gw/core";
-import { type AgentMember, agentRepo, type Db } from "@gw/db";
+import type { AgentMember, Db } from "@gw/db";
+import { agentRepo } from "./repos/agents.ts";
 
 /**
  * The members of a virtual MCP server, checked as they will be stored (docs/mcp.md, Virtual MCP

@@ -1,10 +1,12 @@
+import { LIMITS } from "@gw/core";
+import { AGENT_PROTOCOLS } from "@gw/db";
 import * as v from "valibot";
 
 const MAX_UINT256 = (1n << 256n) - 1n;
 
 /**
  * Smallest-unit decimal amount within 256 bits. abortPipeEarly: valibot otherwise runs the range
- * check after a failed regex, and `BigInt("1.5")` throws out of the parse (a 500, issue 24).
+ * check after a failed regex, and `BigInt("1.5")` would throw out of the parse (a 500, not a 400).
  */
 export const Amount = v.config(
   v.pipe(
@@ -52,7 +54,7 @@ const Name = v.pipe(
 );
 const Description = v.pipe(v.string("must be a string"), v.maxLength(4000));
 const Url = v.pipe(v.string("must be a string"), v.maxLength(2048));
-const Protocol = v.picklist(["http", "mcp"], 'must be "http" or "mcp"');
+const Protocol = v.picklist(AGENT_PROTOCOLS, 'must be "http", "mcp" or "a2a"');
 const Transport = v.string("must be a string");
 const ProtocolVersion = v.pipe(
   v.string(),
@@ -83,12 +85,11 @@ export const Member = v.strictObject(
   "unknown field in member",
 );
 
-/** A virtual MCP server's members, in order: 1 to MAX_MEMBERS. */
-export const MAX_MEMBERS = 16;
+/** A virtual MCP server's members, in order: 1 to LIMITS.virtualMembersMax. */
 const Members = v.pipe(
   v.array(Member, "must be a list of members"),
   v.minLength(1, "must name at least one member"),
-  v.maxLength(MAX_MEMBERS, `must name at most ${MAX_MEMBERS} members`),
+  v.maxLength(LIMITS.virtualMembersMax, `must name at most ${LIMITS.virtualMembersMax} members`),
 );
 
 /** Every writable field. Create: name required. Patch: everything optional, null clears. */
@@ -107,6 +108,8 @@ const fields = {
   capture_bodies: v.optional(v.boolean("must be a boolean")),
   emit_receipts: v.nullish(v.boolean("must be a boolean")),
   members: v.nullish(Members),
+  /** An A2A agent's card when not at the origin of upstream_url (docs/a2a.md). */
+  card_url: v.nullish(Url),
 };
 
 export const CreateAgent = v.strictObject({ name: Name, ...fields });

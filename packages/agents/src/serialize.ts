@@ -1,4 +1,4 @@
-import type { AgentRow } from "@gw/db";
+import { AGENT_PROTOCOLS, type AgentRow } from "@gw/db";
 import * as v from "valibot";
 import { Member, Price, RateLimit } from "./schema.ts";
 
@@ -13,7 +13,7 @@ export const AgentResource = v.object({
   name: v.string(),
   description: v.nullable(v.string()),
   upstream_url: v.nullable(v.string()),
-  protocol: v.picklist(["http", "mcp"]),
+  protocol: v.picklist(AGENT_PROTOCOLS),
   mcp_transport: v.nullable(v.string()),
   mcp_protocol_version: v.nullable(v.string()),
   credential_ref: v.nullable(v.string()),
@@ -27,6 +27,8 @@ export const AgentResource = v.object({
   emit_receipts: v.boolean(),
   /** A virtual MCP server's members in order (docs/mcp.md); null for every other agent. */
   members: v.nullable(v.array(Member)),
+  /** An A2A agent's card URL when it set one (docs/a2a.md); null: the origin of upstream_url. */
+  card_url: v.nullable(v.string()),
   created_by: v.string(),
   created_at: Time,
   updated_at: Time,
@@ -52,6 +54,7 @@ export function agentJson(row: AgentRow, opts: { receiptsEnabled: boolean }): Ag
     capture_bodies: row.captureBodies,
     emit_receipts: row.emitReceipts ?? opts.receiptsEnabled,
     members: row.members,
+    card_url: row.cardUrl,
     created_by: row.createdBy,
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),

@@ -1,5 +1,6 @@
+import { agentRepo } from "@gw/agents";
 import { boundedWindow, isId, LIMITS, notFound } from "@gw/core";
-import { agentRepo, type Db, type Query } from "@gw/db";
+import type { Db, Query } from "@gw/db";
 import * as v from "valibot";
 import { type AnalyticsBucket, analyticsRepo } from "./repos/analytics.ts";
 

@@ -1,4 +1,5 @@
 import * as v from "valibot";
+import type { BearerError } from "./verify.ts";
 
 /** RFC 9728 §3: the well-known prefix inserted before the resource's path. */
 export const RESOURCE_METADATA_PREFIX = "/.well-known/oauth-protected-resource";
@@ -55,16 +56,33 @@ export function protectedResourceMetadata(opts: {
 }
 
 /**
+ * A Bearer challenge with its parameters (RFC 6750 §3), in this order:
+ * `Bearer resource_metadata="…", error="invalid_token"`; `Bearer` alone without any.
+ */
+export function formatBearerChallenge(params: {
+  resourceMetadata?: string | undefined;
+  error?: BearerError | undefined;
+}): string {
+  const parts: string[] = [];
+  if (params.resourceMetadata !== undefined) parts.push(`resource_metadata="${params.resourceMetadata}"`);
+  if (params.error !== undefined) parts.push(`error="${params.error}"`);
+  return parts.length === 0 ? "Bearer" : `Bearer ${parts.join(", ")}`;
+}
+
+/**
  * The `WWW-Authenticate` value of a 401 on `path`: with authorization servers configured and a
- * proxy path, the challenge names the metadata URL (RFC 9728 §5.1); otherwise a plain `Bearer`.
+ * proxy path, the challenge names the metadata URL (RFC 9728 §5.1); `error` says the token presented
+ * was refused (RFC 6750 §3.1).
  */
 export function bearerChallenge(opts: {
   publicUrl: string;
   path: string;
   authorizationServers: readonly string[];
+  error?: BearerError | undefined;
 }): string {
-  if (opts.authorizationServers.length === 0) return "Bearer";
-  const resource = protectedResourceOf(opts.path);
-  if (!resource) return "Bearer";
-  return `Bearer resource_metadata="${resourceMetadataUrl(opts.publicUrl, resource)}"`;
+  const resource = opts.authorizationServers.length === 0 ? null : protectedResourceOf(opts.path);
+  return formatBearerChallenge({
+    resourceMetadata: resource === null ? undefined : resourceMetadataUrl(opts.publicUrl, resource),
+    error: opts.error,
+  });
 }

@@ -116,11 +116,42 @@ export function createTokenVerifier(opts: AuthOptions): TokenVerifier {
   };
 }
 
-/** `Authorization: Bearer <token>` → token, or null when the header is absent or malformed. */
-export function bearerToken(header: string | undefined | null): string | null {
+/** A token68 (RFC 7235 §2.1), the form of a bearer token (RFC 6750 §2.1). */
+const TOKEN68 = /^[A-Za-z0-9\-._~+/]+=*$/;
+/** `Bearer` and its credentials; the scheme name is case-insensitive (RFC 7235 §2.1). */
+const BEARER = /^bearer(?: +(.*))?$/i;
+
+/**
+ * What an `Authorization` header presents: the bearer token; `"malformed"` for Bearer credentials
+ * that are not a token (two tokens, a space inside one); null when it presents no bearer token at
+ * all (no header, another scheme, `Bearer` alone).
+ */
+export function bearerToken(header: string | undefined | null): string | "malformed" | null {
   if (!header) return null;
-  const m = /^Bearer ([A-Za-z0-9\-._~+/]+=*)$/.exec(header);
-  return m?.[1] ?? null;
+  const m = BEARER.exec(header);
+  const credentials = m?.[1]?.trim();
+  if (!credentials) return null;
+  return TOKEN68.test(credentials) ? credentials : "malformed";
+}
+
+/** The error code of a Bearer challenge (RFC 6750 §3.1); the gateway only ever says invalid_token. */
+export type BearerError = "invalid_token";
+
+/**
+ * Authenticates an `Authorization` header. Refused: `error` is `invalid_token` when a bearer token
+ * was presented (malformed, expired, wrong key, any rule of docs/security.md) and undefined when none
+ * was: RFC 6750 §3 gives a request without credentials a challenge with no error code.
+ */
+export async function authenticate(
+  verify: TokenVerifier,
+  header: string | undefined | null,
+): Promise<
+  { principal: Principal; error?: undefined } | { principal: null; error: BearerError | undefined }
+> {
+  const token = bearerToken(header);
+  if (token === null) return { principal: null, error: undefined };
+  const principal = token === "malformed" ? null : await verify(token);
+  return principal ? { principal } : { principal: null, error: "invalid_token" };
 }
 
 export const READ_BODY_SCOPE = "invocations:read_body";

@@ -2,7 +2,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { exportJWK, generateKeyPair, type JWK, SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTokenVerifier, mintDevToken } from "../src/index.ts";
+import { authenticate, bearerToken, createTokenVerifier, mintDevToken } from "../src/index.ts";
 
 type KeyPair = Awaited<ReturnType<typeof generateKeyPair>>;
 let a: KeyPair;
@@ -139,5 +139,31 @@ describe("claim rules", () => {
         .sign(new TextEncoder().encode(secret));
       expect(await verify(t)).toBeNull();
     }
+  });
+});
+
+describe("the Authorization header", () => {
+  it("reads the Bearer scheme name in any case (RFC 7235 §2.1)", () => {
+    for (const scheme of ["Bearer", "bearer", "BEARER", "bEaReR"]) {
+      expect(bearerToken(`${scheme} abc.def-_~+/=`)).toBe("abc.def-_~+/=");
+    }
+    expect(bearerToken("Bearer   abc")).toBe("abc");
+  });
+
+  it("tells no bearer token from a malformed one", () => {
+    for (const none of [undefined, null, "", "Bearer", "Bearer ", "Basic dXNlcjpwYXNz", "Bearerabc"]) {
+      expect(bearerToken(none)).toBeNull();
+    }
+    for (const bad of ["Bearer a b", "Bearer a,b", "bearer é"]) expect(bearerToken(bad)).toBe("malformed");
+  });
+
+  it("says invalid_token only when a bearer token was presented (RFC 6750 §3)", async () => {
+    const verify = createTokenVerifier({ tenantClaim: "tenant_id", devSecret: "s".repeat(32) });
+    const good = await mintDevToken("s".repeat(32), { tenant: "t1", sub: "u1" });
+    expect((await authenticate(verify, `bearer ${good}`)).principal?.tenantId).toBe("t1");
+    expect(await authenticate(verify, undefined)).toEqual({ principal: null, error: undefined });
+    expect(await authenticate(verify, "Basic dXNlcjpwYXNz")).toEqual({ principal: null, error: undefined });
+    expect(await authenticate(verify, "Bearer nope")).toEqual({ principal: null, error: "invalid_token" });
+    expect(await authenticate(verify, "Bearer a b")).toEqual({ principal: null, error: "invalid_token" });
   });
 });

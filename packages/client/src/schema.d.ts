@@ -161,6 +161,26 @@ export interface paths {
         patch: operations["updateAgent"];
         trace?: never;
     };
+    "/v1/agents/{id}/card": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An A2A agent's card as the gateway serves it
+         * @description The same card as GET /v1/proxy/{id}/.well-known/agent-card.json (docs/a2a.md): rewritten to the gateway's JSON-RPC interface and signed when receipts are on.
+         */
+        get: operations["getAgentCard"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/agents/{id}/tools": {
         parameters: {
             query?: never;
@@ -360,7 +380,7 @@ export interface paths {
         put?: never;
         /**
          * Call an agent (streaming)
-         * @description Both bodies are streamed verbatim without buffering or size cap; SSE passes through. A virtual MCP server (an agent with members) answers as an MCP server of revision 2026-07-28: routed calls stream the member's answer, merged answers are JSON, protocol refusals are JSON-RPC errors with the revision's statuses (404 -32601, 400 -32022).
+         * @description Both bodies are streamed verbatim without buffering or size cap; SSE passes through. A virtual MCP server (an agent with members) answers as an MCP server of revision 2026-07-28: routed calls stream the member's answer, merged answers are JSON, protocol refusals are JSON-RPC errors with the revision's statuses (404 -32601, 400 -32022). It also serves clients of revisions 2025-11-25, 2025-06-18 and 2025-03-26: their initialize is answered by the gateway with a signed Mcp-Session-Id, and a forged, expired or other agent's session id is answered 404 (docs/mcp.md, Older revisions).
          */
         post: operations["streamAgent"];
         /**
@@ -368,6 +388,26 @@ export interface paths {
          * @description MCP agents only (405 for http agents); forwarded verbatim like POST.
          */
         delete: operations["endStreamAgent"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/proxy/{id}/.well-known/agent-card.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An A2A agent's card, pointing at the gateway
+         * @description The upstream's agent card rewritten to the gateway's JSON-RPC interface (/v1/proxy/{id}/stream), security the gateway's bearer token (OAuth when authorization servers are configured), upstream signatures dropped and, when receipts are on, signed by the gateway (key in /v1/receipts/jwks). The caller's A2A-Version picks the v1.0 or v0.3 shape. Cached 5 minutes per process; an agent write drops it.
+         */
+        get: operations["getProxyAgentCard"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -518,6 +558,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/policy/quotas": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Current use of the policy's limit rules
+         * @description The counters of the tenant's limit rules (current policy version) in their current fixed UTC windows. With key: one entry per limit rule for that key value (used 0 when untouched); without it, the counters with use, at most 100 per rule.
+         */
+        get: operations["listPolicyQuotas"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/approvals": {
         parameters: {
             query?: never;
@@ -589,6 +649,66 @@ export interface paths {
          * @description Needs scope approvals:decide. The held call stays refused.
          */
         post: operations["denyApproval"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Audit events of the tenant's control-plane writes
+         * @description Needs scope audit:read. Newest first; limit clamped to 1..100.
+         */
+        get: operations["listAuditEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/audit/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The tenant's audit events as NDJSON, oldest first
+         * @description Needs scope audit:read. One AuditEvent per line, for a SIEM to collect (docs/audit.md).
+         */
+        get: operations["exportAuditEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/audit/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Walk the tenant's audit chain
+         * @description Needs scope audit:read. valid is false when an event's digest does not follow from its fields and the previous digest (an altered, removed or inserted event); first_bad_id names the first such event.
+         */
+        get: operations["verifyAuditChain"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -728,6 +848,7 @@ export interface components {
                 policy: boolean;
                 receipts: boolean;
                 approvals: boolean;
+                audit: boolean;
             };
             verified_action_required: boolean;
             limits: {
@@ -739,6 +860,19 @@ export interface components {
                 policy_decisions_max_limit: number;
                 analytics_max_range_days: number;
                 agent_event_max_range_days: number;
+                json_body_max_bytes: number;
+                agent_event_max_bytes: number;
+                approval_arguments_max_bytes: number;
+                mcp_name_max_bytes: number;
+                tool_list_max_bytes: number;
+                tool_name_max_bytes: number;
+                virtual_members_max: number;
+                virtual_member_answer_max_bytes: number;
+                credential_secret_max_bytes: number;
+                payment_header_max_chars: number;
+                oauth_token_response_max_bytes: number;
+                facilitator_answer_max_bytes: number;
+                classifier_answer_max_bytes: number;
             };
             posture: {
                 /** @enum {string} */
@@ -755,7 +889,7 @@ export interface components {
             description: string | null;
             upstream_url: string | null;
             /** @enum {string} */
-            protocol: "http" | "mcp";
+            protocol: "http" | "mcp" | "a2a";
             mcp_transport: string | null;
             mcp_protocol_version: string | null;
             credential_ref: string | null;
@@ -768,6 +902,7 @@ export interface components {
             capture_bodies: boolean;
             emit_receipts: boolean;
             members: components["schemas"]["AgentMember"][] | null;
+            card_url: string | null;
             created_by: string;
             /** Format: date-time */
             created_at: string;
@@ -779,7 +914,7 @@ export interface components {
             description?: string | null;
             upstream_url?: string | null;
             /** @enum {string} */
-            protocol?: "http" | "mcp";
+            protocol?: "http" | "mcp" | "a2a";
             mcp_transport?: string | null;
             mcp_protocol_version?: string | null;
             credential_ref?: string | null;
@@ -792,13 +927,14 @@ export interface components {
             capture_bodies?: boolean;
             emit_receipts?: boolean | null;
             members?: components["schemas"]["AgentMember"][] | null;
+            card_url?: string | null;
         };
         PatchAgent: {
             name?: string;
             description?: string | null;
             upstream_url?: string | null;
             /** @enum {string} */
-            protocol?: "http" | "mcp";
+            protocol?: "http" | "mcp" | "a2a";
             mcp_transport?: string | null;
             mcp_protocol_version?: string | null;
             credential_ref?: string | null;
@@ -811,6 +947,7 @@ export interface components {
             capture_bodies?: boolean;
             emit_receipts?: boolean | null;
             members?: components["schemas"]["AgentMember"][] | null;
+            card_url?: string | null;
         };
         AgentPrice: {
             /** @description Checked by the server ("must fit in 256 bits"). */
@@ -966,6 +1103,14 @@ export interface components {
             created_at: string;
             completed_at: string | null;
             routed_agent_id: string | null;
+            answer_action: ("redacted" | "blocked" | "warned") | null;
+            answer_findings: {
+                [key: string]: number;
+            } | null;
+            a2a_method: string | null;
+            a2a_task_id: string | null;
+            a2a_context_id: string | null;
+            a2a_task_state: string | null;
         };
         InvocationDetail: {
             id: string;
@@ -996,6 +1141,14 @@ export interface components {
             created_at: string;
             completed_at: string | null;
             routed_agent_id: string | null;
+            answer_action: ("redacted" | "blocked" | "warned") | null;
+            answer_findings: {
+                [key: string]: number;
+            } | null;
+            a2a_method: string | null;
+            a2a_task_id: string | null;
+            a2a_context_id: string | null;
+            a2a_task_state: string | null;
             body_captured: boolean;
             req_body?: string;
             resp_body?: string;
@@ -1014,6 +1167,28 @@ export interface components {
         };
         Accepted: {
             invocation_id: string;
+        };
+        AgentCard: {
+            name?: string;
+            supportedInterfaces?: {
+                url: string;
+                /** @constant */
+                protocolBinding: "JSONRPC";
+                protocolVersion: string;
+                tenant?: string;
+            }[];
+            url?: string;
+            /** @constant */
+            preferredTransport?: "JSONRPC";
+            securitySchemes?: {
+                [key: string]: unknown;
+            };
+            signatures?: {
+                protected: string;
+                signature: string;
+            }[];
+        } & {
+            [key: string]: unknown;
         };
         PollResult: {
             id: string;
@@ -1044,6 +1219,14 @@ export interface components {
             created_at: string;
             completed_at: string | null;
             routed_agent_id: string | null;
+            answer_action: ("redacted" | "blocked" | "warned") | null;
+            answer_findings: {
+                [key: string]: number;
+            } | null;
+            a2a_method: string | null;
+            a2a_task_id: string | null;
+            a2a_context_id: string | null;
+            a2a_task_state: string | null;
             response?: {
                 status: number;
                 headers: {
@@ -1161,6 +1344,7 @@ export interface components {
             default?: unknown;
             on_error?: unknown;
             rules: unknown[];
+            answer_rules?: unknown[];
             /** Format: date-time */
             updated_at?: string;
         };
@@ -1182,6 +1366,16 @@ export interface components {
             /** Format: date-time */
             created_at: string;
         };
+        PolicyQuotaUse: {
+            rule: string;
+            key: string;
+            used: number;
+            limit: number;
+            /** Format: date-time */
+            window_start: string;
+            /** Format: date-time */
+            resets_at: string;
+        };
         Approval: {
             id: string;
             agent_id: string;
@@ -1199,6 +1393,30 @@ export interface components {
             decided_by: string | null;
             /** Format: date-time */
             expires_at: string;
+        };
+        AuditEvent: {
+            id: string;
+            tenant_id: string;
+            actor: string;
+            /** @enum {string} */
+            action: "agent.create" | "agent.update" | "agent.delete" | "credential.create" | "credential.rotate" | "credential.delete" | "policy.replace" | "policy.delete" | "settlement.replace" | "tools.pin" | "tools.unpin" | "tools.refresh" | "approval.approve" | "approval.deny";
+            resource_id: string;
+            request_id: string;
+            /** Format: date-time */
+            created_at: string;
+            changes: {
+                [key: string]: {
+                    from?: unknown;
+                    to?: unknown;
+                };
+            };
+            digest: string;
+            prev_digest: string | null;
+        };
+        AuditVerify: {
+            events: number;
+            valid: boolean;
+            first_bad_id?: string;
         };
         Receipt: {
             invocation_id: string;
@@ -1376,10 +1594,19 @@ export interface operations {
                     "application/json": components["schemas"]["Me"];
                 };
             };
+            /** @description Any query parameter: this route takes none; the message names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Missing or invalid bearer token, or absent tenant or user claims. No body. */
             401: {
                 headers: {
-                    /** @description Bearer */
+                    /** @description Bearer; `Bearer error="invalid_token"` when a token was presented and refused (RFC 6750 §3). */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -1412,10 +1639,19 @@ export interface operations {
                     "application/json": components["schemas"]["Capabilities"];
                 };
             };
+            /** @description Any query parameter: this route takes none; the message names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Missing or invalid bearer token, or absent tenant or user claims. No body. */
             401: {
                 headers: {
-                    /** @description Bearer */
+                    /** @description Bearer; `Bearer error="invalid_token"` when a token was presented and refused (RFC 6750 §3). */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -1438,7 +1674,7 @@ export interface operations {
                 /** @description Matching items to skip; default 0. */
                 offset?: number;
                 /** @description Only agents of this protocol. */
-                protocol?: "http" | "mcp";
+                protocol?: "http" | "mcp" | "a2a";
             };
             header?: never;
             path?: never;
@@ -1460,7 +1696,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid protocol, limit or offset. */
+            /** @description Invalid protocol, limit or offset. A query parameter this route does not list, or one given twice; the message names it. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1472,7 +1708,7 @@ export interface operations {
             /** @description Missing or invalid bearer token, or absent tenant or user claims. No body. */
             401: {
                 headers: {
-                    /** @description Bearer */
+                    /** @description Bearer; `Bearer error="invalid_token"` when a token was presented and refused (RFC 6750 §3). */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -1511,7 +1747,7 @@ export interface operations {
                     "application/json": components["schemas"]["Agent"];
                 };
             };
-            /** @description Invalid body: a malformed or unknown field, an upstream_url failing SSRF validation or not https, a credential_ref that does not exist in the tenant, a malformed price, mcp_transport other than streamable_http for an MCP agent, or invalid members of a virtual MCP server (1 to 16 MCP agents of the tenant that are not virtual themselves, each once, under unique prefixes matching ^[a-z0-9][a-z0-9-]{0,31}$ or ""; upstream_url and credential_ref null); the message names the field and the rule. */
+            /** @description Invalid body: a malformed or unknown field, an upstream_url failing SSRF validation or not https, a credential_ref that does not exist in the tenant, a malformed price, card_url on an agent that is not A2A or failing the upstream_url rules, mcp_transport other than streamable_http for an MCP agent, or invalid members of a virtual MCP server (1 to 16 MCP agents of the tenant that are not virtual themselves, each once, under unique prefixes matching ^[a-z0-9][a-z0-9-]{0,31}$ or ""; upstream_url and credential_ref null); the message names the field and the rule. Any query parameter: this route takes none; the message names it. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1523,13 +1759,13 @@ export interface operations {
             /** @description Missing or invalid bearer token, or absent tenant or user claims. No body. */
             401: {
                 headers: {
-                    /** @description Bearer */
+                    /** @description Bearer; `Bearer error="invalid_token"` when a token was presented and refused (RFC 6750 §3). */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description Body over the JSON write limit. */
+            /** @description Body over 256 KiB, counted as it arrives; the message names the limit. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -1568,10 +1804,19 @@ export interface operations {
                     "application/json": components["schemas"]["Agent"];
                 };
             };
+            /** @description Any query parameter: this route takes none; the message names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Missing or invalid bearer token, or absent tenant or user claims. No body. */
             401: {
                 headers: {
-                    /** @description Bearer */
+                    /** @description Bearer; `Bearer error="invalid_token"` when a token was presented and refused (RFC 6750 §3). */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -1614,10 +1859,19 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Any query parameter: this route takes none; the message names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Missing or invalid bearer token, or absent tenant or user claims. No body. */
             401: {
                 headers: {
-                    /** @description Bearer */
+                    /** @description Bearer; `Bearer error="invalid_token"` when a token was presented and refused (RFC 6750 §3). */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -1666,7 +1920,7 @@ export interface operations {
                     "application/json": components["schemas"]["Agent"];
                 };
             };
-            /** @description Invalid body: a malformed or unknown field, an upstream_url failing SSRF validation or not https, a credential_ref that does not exist in the tenant, a malformed price, mcp_transport other than streamable_http for an MCP agent, or invalid members of a virtual MCP server (1 to 16 MCP agents of the tenant that are not virtual themselves, each once, under unique prefixes matching ^[a-z0-9][a-z0-9-]{0,31}$ or ""; upstream_url and credential_ref null); the message names the field and the rule. */
+            /** @description Invalid body: a malformed or unknown field, an upstream_url failing SSRF validation or not https, a credential_ref that does not exist in the tenant, a malformed price, card_url on an agent that is not A2A or failing the upstream_url rules, mcp_transport other than streamable_http for an MCP agent, or invalid members of a virtual MCP server (1 to 16 MCP agents of the tenant that are not virtual themselves, each once, under unique prefixes matching ^[a-z0-9][a-z0-9-]{0,31}$ or ""; upstream_url and credential_ref null); the message names the field and the rule. Any query parameter: this route takes none; the message names it. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1678,7 +1932,7 @@ export interface operations {
             /** @description Missing or invalid bearer token, or absent tenant or user claims. No body. */
             401: {
                 headers: {
-                    /** @description Bearer */
+                    /** @description Bearer; `Bearer error="invalid_token"` when a token was presented and refused (RFC 6750 §3). */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -1693,7 +1947,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over the JSON write limit. */
+            /** @description Body over 256 KiB, counted as it arrives; the message names the limit. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -1708,6 +1962,84 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+        };
+    };
+    getAgentCard: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The A2A protocol version the card is read in (1.0; none: the v0.3 shape). */
+                "A2A-Version"?: string;
+            };
+            path: {
+                /** @description Agent id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The card. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentCard"];
+                };
+            };
+            /** @description The agent is not an A2A agent. Any query parameter: this route takes none; the message names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid bearer token, or absent tenant or user claims. No body. */
+            401: {
+                headers: {
+                    /** @description Bearer; `Bearer error="invalid_token"` when a token was presented and refused (RFC 6750 §3). */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No agent with this id in the caller's tenant. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The agent has no upstream_url. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected server error; no body. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description agent card unavailable: the upstream's card is unreachable, not JSON, or over 1 MiB. */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
             };
         };
     };
@@ -1732,7 +2064,7 @@ export interface operations {
                     "application/json": components["schemas"]["ToolList"];
                 };
             };
-            /** @description The agent is not an MCP agent: only MCP agents have a tool catalog. */
+            /** @description The agent is not an MCP agent: only MCP agents have a tool catalog. Any query parameter: this route takes none; the message names it. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1744,7 +2076,7 @@ export interface operations {
             /** @description Missing or invalid bearer token, or absent tenant or user claims. No body. */
             401: {
                 headers: {
-                    /** @description Bearer */
+                    /** @description Bearer; `Bearer error="invalid_token"` when a token was presented and refused (RFC 6750 §3). */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -1791,7 +2123,7 @@ export interface operations {
                     "application/json": components["schemas"]["ToolDetail"];
                 };
             };
-            /** @description The agent is not an MCP agent: only MCP agents have a tool catalog. */
+            /** @description The agent is not an MCP agent: only MCP agents have a tool catalog. Any query parameter: this route takes none; the message names it. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1803,7 +2135,7 @@ export interface operations {
             /** @description Missing or invalid bearer token, or absent tenant or user claims. No body. */
             401: {
                 headers: {
-                    /** @description Bearer */
+                    /** @description Bearer; `Bearer error="invalid_token"` when a token was presented and refused (RFC 6750 §3). */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -1854,7 +2186,7 @@ export interface operations {
                     "application/json": components["schemas"]["ToolPinResult"];
                 };
             };
-            /** @description Not an MCP agent, a malformed body, or a name never seen on this agent (tools.N names it). */
+            /** @description Not an MCP agent, a malformed body, or a name never seen on this agent (tools.N names it). Any query parameter: this route takes none; the message names it. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1866,7 +2198,7 @@ export interface operations {
             /** @description Missing or invalid bearer token, or absent tenant or user claims. No body. */
             401: {
                 headers: {
-                    /** @description Bearer */
+                    /** @description Bearer; `Bearer error="invalid_token"` when a token was presented and refused (RFC 6750 §3). */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -1917,7 +2249,7 @@ export interface operations {
                     "application/json": components["schemas"]["ToolUnpinResult"];
                 };
             };
-            /** @description Not an MCP agent, or a malformed body. */
+            /** @description Not an MCP agent, or a malformed body. Any query parameter: this route takes none; the message names it. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1929,7 +2261,7 @@ export interface operations {
             /** @description Missing or invalid bearer token, or absent tenant or user claims. No body. */
             401: {
                 headers: {
-                    /** @description Bearer */
+                    /** @description Bearer; `Bearer error="invalid_token"` when a token was presented and refused (RFC 6750 §3). */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -1974,7 +2306,7 @@ export interface operations {
                     "application/json": components["schemas"]["ToolRefreshResult"];
                 };
             };
-            /** @description The agent is not an MCP agent: only MCP agents have a tool catalog. */
+            /** @description The agent is not an MCP agent: only MCP agents have a tool catalog. Any query parameter: this route takes none; the message names it. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1986,7 +2318,7 @@ export interface operations {
             /** @description Missing or invalid bearer token, or absent tenant or user claims. No body. */
             401: {
                 headers: {
-                    /** @description Bearer */
+                    /** @description Bearer; `Bearer error="invalid_token"` when a token was presented and refused (RFC 6750 §3). */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -2065,7 +2397,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid limit or offset. */
+            /** @description Invalid limit or offset. A query parameter this route does not list, or one given twice; the message names it. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2077,7 +2409,7 @@ export interface operations {
             /** @description Missing or invalid bearer token, or absent tenant or user claims. No body. */
             401: {
                 headers: {
-                    /** @description Bearer */
+                    /** @description Bearer; `Bearer error="invalid_token"` when a token was presented and refused (RFC 6750 §3). */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -2116,7 +2448,7 @@ export interface operations {
                     "application/json": components["schemas"]["Credential"];
                 };
             };
-            /** @description Invalid body: a malformed or unknown field, a reserved header_name, bad allowed_hosts, a field of another kind, an OAuth kind without token_url or client_id, a token_url failing the SSRF rules or outside allowed_hosts. */
+            /** @description Invalid body: a malformed or unknown field, a reserved header_name, bad allowed_hosts, a field of another kind, an OAuth kind without token_url or client_id, a token_url failing the SSRF rules or outside allowed_hosts. Any query parameter: this route takes none; the message names it. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2128,13 +2460,13 @@ export interface operations {
             /** @description Missing or invalid bearer token, or absent tenant or user claims. No body. */
             401: {
                 headers: {
-                    /** @description Bearer */
+                    /** @description Bearer; `Bearer error="invalid_token"` when a token was presented and refused (RFC 6750 §3). */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description Body over the JSON write limit. */
+            /** @description Body over 256 KiB, counted as it arrives; the message names the limit. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2173,10 +2505,19 @@ export interface operations {
                     "application/json": components["schemas"]["Credential"];
                 };
             };
+            /** @description Any query parameter: this route takes none; the message names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Missing or invalid bearer token, or absent tenant or user claims. No body. */
             401: {
                 headers: {
-                    /** @description Bearer */
+                    /** @description Bearer; `Bearer error="invalid_token"` when a token was presented and refused (RFC 6750 §3). */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -2225,7 +2566,7 @@ export interface operations {
                     "application/json": components["schemas"]["Credential"];
                 };
             };
-            /** @description Invalid body: a malformed or unknown field, a reserved header_name, bad allowed_hosts, a field of another kind, an OAuth kind without token_url or client_id, a token_url failing the SSRF rules or outside allowed_hosts. */
+            /** @description Invalid body: a malformed or unknown field, a reserved header_name, bad allowed_hosts, a field of another kind, an OAuth kind without token_url or client_id, a token_url failing the SSRF rules or outside allowed_hosts. Any query parameter: this route takes none; the message names it. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2237,7 +2578,7 @@ export interface operations {
             /** @description Missing or invalid bearer token, or absent tenant or user claims. No body. */
             401: {
                 headers: {
-                    /** @description Bearer */
+                    /** @description Bearer; `Bearer error="invalid_token"` when a token was presented and refused (RFC 6750 §3). */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -2252,7 +2593,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over the JSON write limit. */
+            /** @description Body over 256 KiB, counted as it arrives; the message names the limit. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2289,10 +2630,19 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Any query parameter: this route takes none; the message names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Missing or invalid bearer token, or absent tenant or user claims. No body. */
             401: {
                 headers: {
-                    /** @description Bearer */
+                    /** @description Bearer; `Bearer error="invalid_token"` when a token was presented and refused (RFC 6750 §3). */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -2342,6 +2692,8 @@ export interface operations {
                 policy?: "allow" | "warn";
                 /** @description Only this agent's invocations; a value naming no agent matches nothing. */
                 agent_id?: string;
+                /** @description Every invocation of this A2A task (docs/a2a.md), oldest first instead of newest first. */
+                a2a_task_id?: string;
                 /** @description Inclusive lower bound on created_at. RFC 3339 date-time. */
                 since?: string;
                 /** @description Inclusive upper bound on created_at. RFC 3339 date-time. */
@@ -2367,7 +2719,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid status, mode, settlement, policy, since, until, limit or offset; since after until. */
+            /** @description Invalid status, mode, settlement, policy, since, until, limit or offset; since after until. A query parameter this route does not list, or one given twice; the message names it. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2379,7 +2731,7 @@ export interface operations {
             /** @description Missing or invalid bearer token, or absent tenant or user claims. No body. */
             401: {
                 headers: {
-                    /** @description Bearer */
+                    /** @description Bearer; `Bearer error="invalid_token"` when a token was presented and refused (RFC 6750 §3). */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -2415,10 +2767,19 @@ export interface operations {
                     "application/json": components["schemas"]["InvocationDetail"];
                 };
             };
+            /** @description Any query parameter: this route takes none; the message names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Missing or invalid bearer token, or absent tenant or user claims. No body. */
             401: {
                 headers: {
-                    /** @description Bearer */
+                    /** @description Bearer; `Bearer error="invalid_token"` when a token was presented and refused (RFC 6750 §3). */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -2484,7 +2845,7 @@ export interface operations {
                     "application/json": components["schemas"]["Accepted"];
                 };
             };
-            /** @description X-Gateway-Model over 256 bytes; Mcp-Method/Mcp-Name disagreeing with the body; a malformed MCP body; a malformed verified-action envelope. */
+            /** @description X-Gateway-Model over 256 bytes; Mcp-Method/Mcp-Name disagreeing with the body; a malformed MCP or A2A body (not one JSON-RPC 2.0 request, or a batch); an A2A push notification url the SSRF rules refuse ({"error":"push notification url is not allowed (…)"}, nothing forwarded); a malformed verified-action envelope. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2496,7 +2857,7 @@ export interface operations {
             /** @description Missing or invalid bearer token, or absent tenant or user claims. No body. */
             401: {
                 headers: {
-                    /** @description Bearer; when the deployment announces authorization servers, `Bearer resource_metadata="<GW_PUBLIC_URL>/.well-known/oauth-protected-resource/v1/proxy/{id}[/stream]"` (the poll names its agent's transactional path). */
+                    /** @description Bearer, with `error="invalid_token"` when a token was presented and refused (RFC 6750 §3); when the deployment announces authorization servers, `Bearer resource_metadata="<GW_PUBLIC_URL>/.well-known/oauth-protected-resource/v1/proxy/{id}[/stream]"` first (the poll names its agent's transactional path), e.g. `Bearer resource_metadata="…", error="invalid_token"`. */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -2513,7 +2874,7 @@ export interface operations {
                     "application/json": components["schemas"]["X402Challenge"] | components["schemas"]["Error"];
                 };
             };
-            /** @description Denied by policy, or a verified-action MCP tools/call that is missing authorization, fails verification or does not match the verified action; or held by a require_approval rule: {"error":"approval required","approval_id"}. */
+            /** @description Denied by policy, or a verified-action MCP tools/call that is missing authorization, fails verification or does not match the verified action; or held by a require_approval rule: {"error":"approval required","approval_id"}; or, for an MCP or A2A agent, an Origin header naming neither GW_PUBLIC_URL's origin nor one of GW_ALLOWED_ORIGINS: {"error":"origin not allowed"} (DNS rebinding; nothing charged or recorded). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2555,7 +2916,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 33554432 bytes, or an embedded authorization bundle over 1048576 bytes. */
+            /** @description Body over 32 MiB, or an embedded authorization bundle over 1 MiB; the message names the limit. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2573,10 +2934,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit or concurrency limit exceeded. */
+            /** @description Rate limit, concurrency limit or a policy quota (quota exceeded) exceeded. */
             429: {
                 headers: {
-                    /** @description Seconds until the next call may succeed (1..60). */
+                    /** @description Seconds until the next call may succeed (1..60). A policy quota's is the seconds until its window ends, up to 86400. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -2629,7 +2990,7 @@ export interface operations {
                     "*/*": unknown;
                 };
             };
-            /** @description X-Gateway-Model over 256 bytes; Mcp-Method/Mcp-Name disagreeing with the body; a malformed MCP body. */
+            /** @description X-Gateway-Model over 256 bytes; Mcp-Method/Mcp-Name disagreeing with the body; a malformed MCP or A2A body (not one JSON-RPC 2.0 request, or a batch); an A2A push notification url the SSRF rules refuse ({"error":"push notification url is not allowed (…)"}, nothing forwarded). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2641,7 +3002,7 @@ export interface operations {
             /** @description Missing or invalid bearer token, or absent tenant or user claims. No body. */
             401: {
                 headers: {
-                    /** @description Bearer; when the deployment announces authorization servers, `Bearer resource_metadata="<GW_PUBLIC_URL>/.well-known/oauth-protected-resource/v1/proxy/{id}[/stream]"` (the poll names its agent's transactional path). */
+                    /** @description Bearer, with `error="invalid_token"` when a token was presented and refused (RFC 6750 §3); when the deployment announces authorization servers, `Bearer resource_metadata="<GW_PUBLIC_URL>/.well-known/oauth-protected-resource/v1/proxy/{id}[/stream]"` first (the poll names its agent's transactional path), e.g. `Bearer resource_metadata="…", error="invalid_token"`. */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -2658,7 +3019,7 @@ export interface operations {
                     "application/json": components["schemas"]["X402Challenge"] | components["schemas"]["Error"];
                 };
             };
-            /** @description Denied by policy; or held by a require_approval rule: {"error":"approval required","approval_id"}. */
+            /** @description Denied by policy; or held by a require_approval rule: {"error":"approval required","approval_id"}; or, for an MCP or A2A agent, an Origin header naming neither GW_PUBLIC_URL's origin nor one of GW_ALLOWED_ORIGINS: {"error":"origin not allowed"} (DNS rebinding; nothing charged or recorded). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2680,7 +3041,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Method not allowed on this path. A virtual MCP server answers GET and DELETE with a JSON-RPC error (-32000) instead, as its protocol revision does. */
+            /** @description Method not allowed on this path. A virtual MCP server answers GET with a JSON-RPC error (-32000) instead, as its protocol revision does (a DELETE ends an older client's session: 204; 404 or 400 with a JSON-RPC error for a session id that is not valid or missing). */
             405: {
                 headers: {
                     /** @description The methods this path takes. */
@@ -2718,10 +3079,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit or concurrency limit exceeded. */
+            /** @description Rate limit, concurrency limit or a policy quota (quota exceeded) exceeded. */
             429: {
                 headers: {
-                    /** @description Seconds until the next call may succeed (1..60). */
+                    /** @description Seconds until the next call may succeed (1..60). A policy quota's is the seconds until its window ends, up to 86400. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -2809,7 +3170,7 @@ export interface operations {
                     "*/*": unknown;
                 };
             };
-            /** @description X-Gateway-Model over 256 bytes; Mcp-Method/Mcp-Name disagreeing with the body; a malformed MCP body. */
+            /** @description X-Gateway-Model over 256 bytes; Mcp-Method/Mcp-Name disagreeing with the body; a malformed MCP or A2A body (not one JSON-RPC 2.0 request, or a batch); an A2A push notification url the SSRF rules refuse ({"error":"push notification url is not allowed (…)"}, nothing forwarded). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2821,7 +3182,7 @@ export interface operations {
             /** @description Missing or invalid bearer token, or absent tenant or user claims. No body. */
             401: {
                 headers: {
-                    /** @description Bearer; when the deployment announces authorization servers, `Bearer resource_metadata="<GW_PUBLIC_URL>/.well-known/oauth-protected-resource/v1/proxy/{id}[/stream]"` (the poll names its agent's transactional path). */
+                    /** @description Bearer, with `error="invalid_token"` when a token was presented and refused (RFC 6750 §3); when the deployment announces authorization servers, `Bearer resource_metadata="<GW_PUBLIC_URL>/.well-known/oauth-protected-resource/v1/proxy/{id}[/stream]"` first (the poll names its agent's transactional path), e.g. `Bearer resource_metadata="…", error="invalid_token"`. */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -2838,7 +3199,7 @@ export interface operations {
                     "application/json": components["schemas"]["X402Challenge"] | components["schemas"]["Error"];
                 };
             };
-            /** @description Denied by policy; or held by a require_approval rule: {"error":"approval required","approval_id"}. */
+            /** @description Denied by policy; or held by a require_approval rule: {"error":"approval required","approval_id"}; or, for an MCP or A2A agent, an Origin header naming neither GW_PUBLIC_URL's origin nor one of GW_ALLOWED_ORIGINS: {"error":"origin not allowed"} (DNS rebinding; nothing charged or recorded). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2860,7 +3221,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Method not allowed on this path. A virtual MCP server answers GET and DELETE with a JSON-RPC error (-32000) instead, as its protocol revision does. */
+            /** @description Method not allowed on this path. A virtual MCP server answers GET with a JSON-RPC error (-32000) instead, as its protocol revision does (a DELETE ends an older client's session: 204; 404 or 400 with a JSON-RPC error for a session id that is not valid or missing). */
             405: {
                 headers: {
                     /** @description The methods this path takes. */
@@ -2898,10 +3259,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit or concurrency limit exceeded. */
+            /** @description Rate limit, concurrency limit or a policy quota (quota exceeded) exceeded. */
             429: {
                 headers: {
-                    /** @description Seconds until the next call may succeed (1..60). */
+                    /** @description Seconds until the next call may succeed (1..60). A policy quota's is the seconds until its window ends, up to 86400. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -2972,7 +3333,7 @@ export interface operations {
                     "*/*": unknown;
                 };
             };
-            /** @description X-Gateway-Model over 256 bytes; Mcp-Method/Mcp-Name disagreeing with the body; a malformed MCP body. */
+            /** @description X-Gateway-Model over 256 bytes; Mcp-Method/Mcp-Name disagreeing with the body; a malformed MCP or A2A body (not one JSON-RPC 2.0 request, or a batch); an A2A push notification url the SSRF rules refuse ({"error":"push notification url is not allowed (…)"}, nothing forwarded). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2984,7 +3345,7 @@ export interface operations {
             /** @description Missing or invalid bearer token, or absent tenant or user claims. No body. */
             401: {
                 headers: {
-                    /** @description Bearer; when the deployment announces authorization servers, `Bearer resource_metadata="<GW_PUBLIC_URL>/.well-known/oauth-protected-resource/v1/proxy/{id}[/stream]"` (the poll names its agent's transactional path). */
+                    /** @description Bearer, with `error="invalid_token"` when a token was presented and refused (RFC 6750 §3); when the deployment announces authorization servers, `Bearer resource_metadata="<GW_PUBLIC_URL>/.well-known/oauth-protected-resource/v1/proxy/{id}[/stream]"` first (the poll names its agent's transactional path), e.g. `Bearer resource_metadata="…", error="invalid_token"`. */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -3001,7 +3362,7 @@ export interface operations {
                     "application/json": components["schemas"]["X402Challenge"] | components["schemas"]["Error"];
                 };
             };
-            /** @description Denied by policy; or held by a require_approval rule: {"error":"approval required","approval_id"}. */
+            /** @description Denied by policy; or held by a require_approval rule: {"error":"approval required","approval_id"}; or, for an MCP or A2A agent, an Origin header naming neither GW_PUBLIC_URL's origin nor one of GW_ALLOWED_ORIGINS: {"error":"origin not allowed"} (DNS rebinding; nothing charged or recorded). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3023,7 +3384,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Method not allowed on this path. A virtual MCP server answers GET and DELETE with a JSON-RPC error (-32000) instead, as its protocol revision does. */
+            /** @description Method not allowed on this path. A virtual MCP server answers GET with a JSON-RPC error (-32000) instead, as its protocol revision does (a DELETE ends an older client's session: 204; 404 or 400 with a JSON-RPC error for a session id that is not valid or missing). */
             405: {
                 headers: {
                     /** @description The methods this path takes. */
@@ -3061,10 +3422,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit or concurrency limit exceeded. */
+            /** @description Rate limit, concurrency limit or a policy quota (quota exceeded) exceeded. */
             429: {
                 headers: {
-                    /** @description Seconds until the next call may succeed (1..60). */
+                    /** @description Seconds until the next call may succeed (1..60). A policy quota's is the seconds until its window ends, up to 86400. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -3108,6 +3469,84 @@ export interface operations {
             };
         };
     };
+    getProxyAgentCard: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The A2A protocol version the card is read in (1.0; none: the v0.3 shape). */
+                "A2A-Version"?: string;
+            };
+            path: {
+                /** @description Agent id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The card. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentCard"];
+                };
+            };
+            /** @description The agent is not an A2A agent. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid bearer token, or absent tenant or user claims. No body. */
+            401: {
+                headers: {
+                    /** @description Bearer, with `error="invalid_token"` when a token was presented and refused (RFC 6750 §3); when the deployment announces authorization servers, `Bearer resource_metadata="<GW_PUBLIC_URL>/.well-known/oauth-protected-resource/v1/proxy/{id}[/stream]"` first (the poll names its agent's transactional path), e.g. `Bearer resource_metadata="…", error="invalid_token"`. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No agent with this id in the caller's tenant. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The agent has no upstream_url. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected server error; no body. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description agent card unavailable: the upstream's card is unreachable, not JSON, or over 1 MiB. */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     pollInvocation: {
         parameters: {
             query?: never;
@@ -3134,7 +3573,7 @@ export interface operations {
             /** @description Missing or invalid bearer token, or absent tenant or user claims. No body. */
             401: {
                 headers: {
-                    /** @description Bearer; when the deployment announces authorization servers, `Bearer resource_metadata="<GW_PUBLIC_URL>/.well-known/oauth-protected-resource/v1/proxy/{id}[/stream]"` (the poll names its agent's transactional path). */
+                    /** @description Bearer, with `error="invalid_token"` when a token was presented and refused (RFC 6750 §3); when the deployment announces authorization servers, `Bearer resource_metadata="<GW_PUBLIC_URL>/.well-known/oauth-protected-resource/v1/proxy/{id}[/stream]"` first (the poll names its agent's transactional path), e.g. `Bearer resource_metadata="…", error="invalid_token"`. */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -3189,7 +3628,7 @@ export interface operations {
                     "application/json": components["schemas"]["AgentEventRecorded"];
                 };
             };
-            /** @description Invalid event or a field outside the event contract. */
+            /** @description Invalid event or a field outside the event contract. Any query parameter: this route takes none; the message names it. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3201,7 +3640,7 @@ export interface operations {
             /** @description Missing or invalid bearer token, or absent tenant or user claims. No body. */
             401: {
                 headers: {
-                    /** @description Bearer */
+                    /** @description Bearer; `Bearer error="invalid_token"` when a token was presented and refused (RFC 6750 §3). */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -3216,7 +3655,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 32768 bytes. */
+            /** @description Body over 32 KiB, counted as it arrives; the message names the limit. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -3259,7 +3698,7 @@ export interface operations {
                     "application/json": components["schemas"]["AgentEventSummary"];
                 };
             };
-            /** @description Missing agent_id, invalid since/until, or a window too long or reversed. */
+            /** @description Missing agent_id, invalid since/until, or a window too long or reversed. A query parameter this route does not list, or one given twice; the message names it. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3271,7 +3710,7 @@ export interface operations {
             /** @description Missing or invalid bearer token, or absent tenant or user claims. No body. */
             401: {
                 headers: {
-                    /** @description Bearer */
+                    /** @description Bearer; `Bearer error="invalid_token"` when a token was presented and refused (RFC 6750 §3). */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -3322,7 +3761,7 @@ export interface operations {
                     "application/json": components["schemas"]["Analytics"];
                 };
             };
-            /** @description Invalid since, until or bucket, or a window too long or reversed. */
+            /** @description Invalid since, until or bucket, or a window too long or reversed. A query parameter this route does not list, or one given twice; the message names it. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3334,7 +3773,7 @@ export interface operations {
             /** @description Missing or invalid bearer token, or absent tenant or user claims. No body. */
             401: {
                 headers: {
-                    /** @description Bearer */
+                    /** @description Bearer; `Bearer error="invalid_token"` when a token was presented and refused (RFC 6750 §3). */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -3381,7 +3820,7 @@ export interface operations {
                     "application/json": components["schemas"]["AnalyticsSummary"];
                 };
             };
-            /** @description Invalid since or until, or a window too long or reversed. */
+            /** @description Invalid since or until, or a window too long or reversed. A query parameter this route does not list, or one given twice; the message names it. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3393,7 +3832,7 @@ export interface operations {
             /** @description Missing or invalid bearer token, or absent tenant or user claims. No body. */
             401: {
                 headers: {
-                    /** @description Bearer */
+                    /** @description Bearer; `Bearer error="invalid_token"` when a token was presented and refused (RFC 6750 §3). */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -3426,10 +3865,19 @@ export interface operations {
                     "application/json": components["schemas"]["Policy"];
                 };
             };
+            /** @description Any query parameter: this route takes none; the message names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Missing or invalid bearer token, or absent tenant or user claims. No body. */
             401: {
                 headers: {
-                    /** @description Bearer */
+                    /** @description Bearer; `Bearer error="invalid_token"` when a token was presented and refused (RFC 6750 §3). */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -3466,6 +3914,7 @@ export interface operations {
                     on_error?: "allow" | "warn" | "deny";
                     /** @default [] */
                     rules?: unknown[];
+                    answer_rules?: unknown[];
                 };
             };
         };
@@ -3479,7 +3928,7 @@ export interface operations {
                     "application/json": components["schemas"]["PolicyWritten"];
                 };
             };
-            /** @description Malformed document (the message names the field). */
+            /** @description Malformed document (the message names the field). Any query parameter: this route takes none; the message names it. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3491,13 +3940,13 @@ export interface operations {
             /** @description Missing or invalid bearer token, or absent tenant or user claims. No body. */
             401: {
                 headers: {
-                    /** @description Bearer */
+                    /** @description Bearer; `Bearer error="invalid_token"` when a token was presented and refused (RFC 6750 §3). */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description Body over the JSON write limit. */
+            /** @description Body over 256 KiB, counted as it arrives; the message names the limit. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -3531,10 +3980,19 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Any query parameter: this route takes none; the message names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Missing or invalid bearer token, or absent tenant or user claims. No body. */
             401: {
                 headers: {
-                    /** @description Bearer */
+                    /** @description Bearer; `Bearer error="invalid_token"` when a token was presented and refused (RFC 6750 §3). */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -3585,7 +4043,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid since, until, action, limit or offset; since after until. */
+            /** @description Invalid since, until, action, limit or offset; since after until. A query parameter this route does not list, or one given twice; the message names it. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3597,7 +4055,7 @@ export interface operations {
             /** @description Missing or invalid bearer token, or absent tenant or user claims. No body. */
             401: {
                 headers: {
-                    /** @description Bearer */
+                    /** @description Bearer; `Bearer error="invalid_token"` when a token was presented and refused (RFC 6750 §3). */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -3609,6 +4067,65 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+        };
+    };
+    listPolicyQuotas: {
+        parameters: {
+            query?: {
+                /** @description A key value as the rule's key expression produces it (a long one is listed as sha256:<hex>). */
+                key?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The counters. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["PolicyQuotaUse"][];
+                    };
+                };
+            };
+            /** @description An unknown query parameter, or a key over 16 KiB. A query parameter this route does not list, or one given twice; the message names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid bearer token, or absent tenant or user claims. No body. */
+            401: {
+                headers: {
+                    /** @description Bearer; `Bearer error="invalid_token"` when a token was presented and refused (RFC 6750 §3). */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unexpected server error; no body. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Redis does not answer: the shared counts cannot be read. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
             };
         };
     };
@@ -3644,7 +4161,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid status, limit or offset. */
+            /** @description Invalid status, limit or offset. A query parameter this route does not list, or one given twice; the message names it. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3656,7 +4173,7 @@ export interface operations {
             /** @description Missing or invalid bearer token, or absent tenant or user claims. No body. */
             401: {
                 headers: {
-                    /** @description Bearer */
+                    /** @description Bearer; `Bearer error="invalid_token"` when a token was presented and refused (RFC 6750 §3). */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -3692,10 +4209,19 @@ export interface operations {
                     "application/json": components["schemas"]["Approval"];
                 };
             };
+            /** @description Any query parameter: this route takes none; the message names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Missing or invalid bearer token, or absent tenant or user claims. No body. */
             401: {
                 headers: {
-                    /** @description Bearer */
+                    /** @description Bearer; `Bearer error="invalid_token"` when a token was presented and refused (RFC 6750 §3). */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -3746,7 +4272,7 @@ export interface operations {
                     "application/json": components["schemas"]["Approval"];
                 };
             };
-            /** @description Malformed body (the message names the field). */
+            /** @description Malformed body (the message names the field). Any query parameter: this route takes none; the message names it. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3758,7 +4284,7 @@ export interface operations {
             /** @description Missing or invalid bearer token, or absent tenant or user claims. No body. */
             401: {
                 headers: {
-                    /** @description Bearer */
+                    /** @description Bearer; `Bearer error="invalid_token"` when a token was presented and refused (RFC 6750 §3). */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -3827,7 +4353,7 @@ export interface operations {
                     "application/json": components["schemas"]["Approval"];
                 };
             };
-            /** @description Malformed body (the message names the field). */
+            /** @description Malformed body (the message names the field). Any query parameter: this route takes none; the message names it. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3839,7 +4365,7 @@ export interface operations {
             /** @description Missing or invalid bearer token, or absent tenant or user claims. No body. */
             401: {
                 headers: {
-                    /** @description Bearer */
+                    /** @description Bearer; `Bearer error="invalid_token"` when a token was presented and refused (RFC 6750 §3). */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -3881,6 +4407,193 @@ export interface operations {
             };
         };
     };
+    listAuditEvents: {
+        parameters: {
+            query?: {
+                /** @description Page size, clamped to 1..100; default 20. */
+                limit?: number;
+                /** @description Matching items to skip; default 0. */
+                offset?: number;
+                /** @description Inclusive lower bound on created_at. RFC 3339 date-time. */
+                since?: string;
+                /** @description Inclusive upper bound on created_at. RFC 3339 date-time. */
+                until?: string;
+                /** @description Only events of this action. */
+                action?: "agent.create" | "agent.update" | "agent.delete" | "credential.create" | "credential.rotate" | "credential.delete" | "policy.replace" | "policy.delete" | "settlement.replace" | "tools.pin" | "tools.unpin" | "tools.refresh" | "approval.approve" | "approval.deny";
+                /** @description Only events of this actor (a token's sub). */
+                actor?: string;
+                /** @description Only events about this resource. */
+                resource_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of events. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AuditEvent"][];
+                        limit: number;
+                        offset: number;
+                        total: number;
+                    };
+                };
+            };
+            /** @description Invalid since, until, action, actor, resource_id, limit or offset; since after until. A query parameter this route does not list, or one given twice; the message names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid bearer token, or absent tenant or user claims. No body. */
+            401: {
+                headers: {
+                    /** @description Bearer; `Bearer error="invalid_token"` when a token was presented and refused (RFC 6750 §3). */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The token lacks scope audit:read. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected server error; no body. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    exportAuditEvents: {
+        parameters: {
+            query?: {
+                /** @description Inclusive lower bound on created_at. RFC 3339 date-time. */
+                since?: string;
+                /** @description Inclusive upper bound on created_at. RFC 3339 date-time. */
+                until?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One JSON event per line. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-ndjson": string;
+                };
+            };
+            /** @description Invalid since or until; since after until. A query parameter this route does not list, or one given twice; the message names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid bearer token, or absent tenant or user claims. No body. */
+            401: {
+                headers: {
+                    /** @description Bearer; `Bearer error="invalid_token"` when a token was presented and refused (RFC 6750 §3). */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The token lacks scope audit:read. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected server error; no body. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    verifyAuditChain: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The result. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditVerify"];
+                };
+            };
+            /** @description Any query parameter: this route takes none; the message names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid bearer token, or absent tenant or user claims. No body. */
+            401: {
+                headers: {
+                    /** @description Bearer; `Bearer error="invalid_token"` when a token was presented and refused (RFC 6750 §3). */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The token lacks scope audit:read. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected server error; no body. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     getInvocationReceipt: {
         parameters: {
             query?: never;
@@ -3902,10 +4615,19 @@ export interface operations {
                     "application/json": components["schemas"]["Receipt"];
                 };
             };
+            /** @description Any query parameter: this route takes none; the message names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Missing or invalid bearer token, or absent tenant or user claims. No body. */
             401: {
                 headers: {
-                    /** @description Bearer */
+                    /** @description Bearer; `Bearer error="invalid_token"` when a token was presented and refused (RFC 6750 §3). */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -3947,6 +4669,15 @@ export interface operations {
                     "application/json": components["schemas"]["Jwks"];
                 };
             };
+            /** @description Any query parameter: this route takes none; the message names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Unexpected server error; no body. */
             500: {
                 headers: {
@@ -3974,10 +4705,19 @@ export interface operations {
                     "application/json": components["schemas"]["SettlementConfig"];
                 };
             };
+            /** @description Any query parameter: this route takes none; the message names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Missing or invalid bearer token, or absent tenant or user claims. No body. */
             401: {
                 headers: {
-                    /** @description Bearer */
+                    /** @description Bearer; `Bearer error="invalid_token"` when a token was presented and refused (RFC 6750 §3). */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -4023,7 +4763,7 @@ export interface operations {
                     "application/json": components["schemas"]["SettlementConfig"];
                 };
             };
-            /** @description Invalid body: unknown field, a facilitator_url failing SSRF validation, or a credential that does not exist. */
+            /** @description Invalid body: unknown field, a facilitator_url failing SSRF validation, or a credential that does not exist. Any query parameter: this route takes none; the message names it. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4035,13 +4775,13 @@ export interface operations {
             /** @description Missing or invalid bearer token, or absent tenant or user claims. No body. */
             401: {
                 headers: {
-                    /** @description Bearer */
+                    /** @description Bearer; `Bearer error="invalid_token"` when a token was presented and refused (RFC 6750 §3). */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description Body over the JSON write limit. */
+            /** @description Body over 256 KiB, counted as it arrives; the message names the limit. */
             413: {
                 headers: {
                     [name: string]: unknown;

@@ -1,131 +1,25 @@
-import { createPrivateKey, createPublicKey } from "node:crypto";
-import { accessSync, constants, statSync } from "node:fs";
-import { isAbsolute } from "node:path";
 import { ruleOf } from "@gw/core";
 import * as v from "valibot";
+import {
+  actorUri,
+  bool,
+  cidrList,
+  executablePath,
+  int,
+  kmsKey,
+  num,
+  oidcIssuer,
+  optStr,
+  originList,
+  receiptKey,
+  scopeList,
+  url,
+  urlList,
+} from "./rules.ts";
 
 /** Thrown for a bad environment; its message is the one line the process prints before exiting. */
 export class ConfigError extends Error {
   override name = "ConfigError";
-}
-
-// --- typed helpers: every env value is a string or absent -------------------------------------
-const optStr = () => v.optional(v.pipe(v.string(), v.trim(), v.minLength(1, "must not be empty")));
-const bool = (dflt: boolean) =>
-  v.pipe(
-    v.optional(
-      v.picklist(["true", "false", "1", "0", "on", "off"], "must be true or false"),
-      dflt ? "true" : "false",
-    ),
-    v.transform((s) => s === "true" || s === "1" || s === "on"),
-  );
-const int = (dflt: number, min: number, max: number) =>
-  v.pipe(
-    v.optional(v.pipe(v.string(), v.regex(/^\d+$/, "must be a whole number")), String(dflt)),
-    v.transform(Number),
-    v.number(),
-    v.minValue(min, `must be at least ${min}`),
-    v.maxValue(max, `must be at most ${max}`),
-  );
-const num = (dflt: number, min: number) =>
-  v.pipe(
-    v.optional(v.pipe(v.string(), v.regex(/^\d+(\.\d+)?$/, "must be a number")), String(dflt)),
-    v.transform(Number),
-    v.number(),
-    v.minValue(min, `must be at least ${min}`),
-  );
-const url = (protocols: string[]) =>
-  v.optional(
-    v.pipe(
-      v.string(),
-      v.url("must be a URL"),
-      // URL.canParse first: valibot runs this check even after v.url failed, and `new URL` throws.
-      v.check(
-        (s) => URL.canParse(s) && protocols.includes(new URL(s).protocol),
-        `must use ${protocols.join(" or ")}`,
-      ),
-    ),
-  );
-const kmsKey = v.optional(
-  v.pipe(
-    v.string(),
-    v.check((s) => Buffer.from(s, "base64").length === 32, "must be 32 bytes, base64-encoded"),
-    v.transform((s) => Buffer.from(s, "base64")),
-  ),
-);
-/** An Ed25519 private JWK. Messages never echo the value: it is a secret. */
-const receiptKey = v.optional(
-  v.pipe(
-    v.string(),
-    v.check((s) => {
-      try {
-        const k = JSON.parse(s) as Record<string, unknown>;
-        if (k?.kty !== "OKP" || k.crv !== "Ed25519" || typeof k.d !== "string") return false;
-        // The public half is derived from d; a given x must be that one.
-        const priv = createPrivateKey({ key: { kty: "OKP", crv: "Ed25519", d: k.d, x: "" }, format: "jwk" });
-        return k.x === undefined || createPublicKey(priv).export({ format: "jwk" }).x === k.x;
-      } catch {
-        return false;
-      }
-    }, "must be an Ed25519 private JWK (JSON with kty OKP, crv Ed25519, d, and x matching d)"),
-  ),
-);
-const actorUri = v.optional(
-  v.pipe(
-    v.string(),
-    v.check((s) => {
-      try {
-        new URL(s);
-        return true;
-      } catch {
-        return false;
-      }
-    }, "must be a URI"),
-  ),
-);
-const cidrList = v.pipe(
-  v.optional(v.string(), ""),
-  v.transform((s) =>
-    s
-      .split(",")
-      .map((x) => x.trim())
-      .filter(Boolean),
-  ),
-);
-
-/** A comma-separated list of http(s) URLs, each checked; empty entries are dropped. */
-const urlList = v.pipe(
-  v.optional(v.string(), ""),
-  v.transform((s) =>
-    s
-      .split(",")
-      .map((x) => x.trim())
-      .filter(Boolean),
-  ),
-  v.check(
-    (urls) => urls.every((u) => URL.canParse(u) && ["http:", "https:"].includes(new URL(u).protocol)),
-    "must be a comma-separated list of http(s) URLs",
-  ),
-  v.check((urls) => urls.length <= 16, "must name at most 16 URLs"),
-);
-
-// The verifier runs with an empty environment (no PATH): only an absolute path can name it, and a
-// missing or non-executable program would refuse every tools/call, so it is refused at start-up.
-const executablePath = v.optional(
-  v.pipe(
-    v.string(),
-    v.check(isAbsolute, "must be an absolute path (the verifier runs with no PATH)"),
-    v.check(isExecutableFile, "must name an executable file"),
-  ),
-);
-
-function isExecutableFile(path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK);
-    return statSync(path).isFile();
-  } catch {
-    return false;
-  }
 }
 
 /**
@@ -150,6 +44,14 @@ const EnvSchema = v.object({
   GW_JWT_REQUIRE_EXP: bool(true),
   /** Dev-only HS256 secret; used only when GW_JWKS_URL is unset. */
   GW_DEV_JWT_SECRET: v.optional(v.pipe(v.string(), v.minLength(32, "must be at least 32 characters"))),
+  /** Where `pnpm start` keeps the dev secret it generated; unset → `.gw-dev.json` at the repository root. */
+  GW_DEV_FILE: optStr(),
+  /**
+   * Signs the `Mcp-Session-Id` a virtual MCP server issues to clients of older revisions (docs/mcp.md,
+   * Older revisions); the same on every replica. Unset → derived from GW_KMS_KEY, else a fixed
+   * development key.
+   */
+  GW_MCP_SESSION_SECRET: v.optional(v.pipe(v.string(), v.minLength(32, "must be at least 32 characters"))),
   /** base64 32-byte key-encryption key for credentials; unset → ephemeral key. */
   GW_KMS_KEY: kmsKey,
   /** Verifier program; set → verified-action mode (docs/verifier.md). */
@@ -171,7 +73,26 @@ const EnvSchema = v.object({
    * metadata (RFC 9728, docs/api.md). Empty: no metadata route, 401s carry a plain Bearer challenge.
    */
   GW_OAUTH_AUTHORIZATION_SERVERS: urlList,
+  /**
+   * Origins, besides GW_PUBLIC_URL's, whose browsers may call MCP agents: a request to one with
+   * another `Origin` is refused 403 (DNS rebinding, docs/security.md, Origin check).
+   */
+  GW_ALLOWED_ORIGINS: originList,
   GW_ALLOW_HTTP_UPSTREAMS: bool(false),
+  /**
+   * Console sign-in with the organisation's identity provider (docs/console.md): the issuer, a
+   * public client registered there, and scopes requested besides `openid`. Set together with
+   * GW_JWKS_URL: the tokens the console obtains are verified like any other.
+   */
+  GW_OIDC_ISSUER: oidcIssuer,
+  GW_OIDC_CLIENT_ID: v.optional(
+    v.pipe(
+      v.string(),
+      v.trim(),
+      v.regex(/^[\x21-\x7e]{1,255}$/, "must be 1 to 255 printable characters without spaces"),
+    ),
+  ),
+  GW_OIDC_SCOPES: scopeList,
   /** PEM bundle trusted for upstream TLS in addition to the system store (private CAs). */
   GW_UPSTREAM_CA_FILE: optStr(),
   GW_RATE_LIMIT_RPS: num(10, 0.001),
@@ -231,7 +152,10 @@ const EnvSchema = v.object({
   GW_STREAM_RECORD_DEFER_MS: int(500, 0, 60_000),
   GW_SHUTDOWN_TIMEOUT_MS: int(25_000, 0, 600_000),
   GW_LOG_LEVEL: v.optional(
-    v.picklist(["trace", "debug", "info", "warn", "error", "fatal", "silent"]),
+    v.picklist(
+      ["trace", "debug", "info", "warn", "error", "fatal", "silent"],
+      "must be one of trace, debug, info, warn, error, fatal, silent",
+    ),
     "info",
   ),
   GW_VERSION: v.optional(v.string(), "0.1.0"),
@@ -253,10 +177,24 @@ export type Config = Readonly<
   Omit<Env, "PORT"> & {
     port: number;
     publicUrl: string;
+    /**
+     * The origins an `Origin` header of a call to an MCP agent may name: GW_PUBLIC_URL's and
+     * GW_ALLOWED_ORIGINS, normalised (see `normalOrigin`), computed once at start-up.
+     */
+    allowedOrigins: ReadonlySet<string>;
     /** "memory" when the embedded PGlite store is used. */
     store: "memory" | "postgres";
   }
 >;
+
+/**
+ * A copy of this process's environment: the one read of `process.env` in the code base. A service
+ * or command line tool passes it to `loadConfig`; one that adjusts the environment before parsing
+ * it (`pnpm demo` allows its own local upstreams) adjusts this copy.
+ */
+export function processEnv(): Record<string, string | undefined> {
+  return { ...process.env };
+}
 
 /** Parse and validate the environment once; throws ConfigError naming the first bad variable. */
 export function loadConfig(env: Record<string, string | undefined>, opts: { defaultPort: number }): Config {
@@ -278,13 +216,33 @@ export function loadConfig(env: Record<string, string | undefined>, opts: { defa
       "invalid configuration: GW_RECEIPT_SIGNING_KEY and GW_RECEIPT_ACTOR must be set together",
     );
   }
+  checkOidc(parsed);
   const port = parsed.PORT === undefined ? opts.defaultPort : Number(parsed.PORT);
   if (port < 0 || port > 65535) throw new ConfigError("invalid configuration: PORT must be a port number");
   const { PORT: _port, ...rest } = parsed;
+  const publicUrl = (parsed.GW_PUBLIC_URL ?? `http://localhost:${port}`).replace(/\/+$/, "");
   return Object.freeze({
     ...rest,
     port,
-    publicUrl: (parsed.GW_PUBLIC_URL ?? `http://localhost:${port}`).replace(/\/+$/, ""),
+    publicUrl,
+    allowedOrigins: new Set([new URL(publicUrl).origin, ...parsed.GW_ALLOWED_ORIGINS]),
     store: parsed.DATABASE_URL ? "postgres" : "memory",
   });
+}
+
+/** The console's OIDC settings go together, and need a JWKS to verify what the issuer signs. */
+function checkOidc(parsed: Env) {
+  const issuer = parsed.GW_OIDC_ISSUER;
+  const client = parsed.GW_OIDC_CLIENT_ID;
+  if ((issuer === undefined) !== (client === undefined)) {
+    throw new ConfigError("invalid configuration: GW_OIDC_ISSUER and GW_OIDC_CLIENT_ID must be set together");
+  }
+  if (issuer === undefined && parsed.GW_OIDC_SCOPES.length > 0) {
+    throw new ConfigError("invalid configuration: GW_OIDC_SCOPES needs GW_OIDC_ISSUER and GW_OIDC_CLIENT_ID");
+  }
+  if (issuer !== undefined && parsed.GW_JWKS_URL === undefined) {
+    throw new ConfigError(
+      "invalid configuration: GW_OIDC_ISSUER needs GW_JWKS_URL (the issuer's JWKS, so the gateway accepts the tokens it signs)",
+    );
+  }
 }

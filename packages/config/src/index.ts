@@ -1,1 +1,3 @@
+export * from "./cli.ts";
 export * from "./config.ts";
+export * from "./origin.ts";

@@ -15,16 +15,57 @@ export const CONSOLE_DIR = fileURLToPath(new URL("../dist/console/", import.meta
  * The console's Content-Security-Policy: everything from this origin only, no inline script or
  * style, no framing, no form posts, no base-tag tricks. `img-src data:` is for the empty favicon.
  */
-export const CONSOLE_CSP = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data:",
-  "connect-src 'self'",
-  "base-uri 'none'",
-  "form-action 'none'",
-  "frame-ancestors 'none'",
-].join("; ");
+export const CONSOLE_CSP = consoleCsp(null);
+
+/**
+ * The CSP for a deployment: with sign-in through an identity provider, the page also fetches the
+ * issuer's discovery document and token endpoint, so `connect-src` names the issuer's origin too
+ * (and nothing else: an identity provider whose token endpoint is on another origin is refused by
+ * the browser, and the sign-in screen says so).
+ */
+export function consoleCsp(oidc: ConsoleOidc | null): string {
+  const connect = oidc ? `connect-src 'self' ${new URL(oidc.issuer).origin}` : "connect-src 'self'";
+  return [
+    "default-src 'none'",
+    "script-src 'self'",
+    "style-src 'self'",
+    "img-src 'self' data:",
+    connect,
+    "base-uri 'none'",
+    "form-action 'none'",
+    "frame-ancestors 'none'",
+  ].join("; ");
+}
+
+/**
+ * What the page needs to sign in with the organisation's identity provider, served unauthenticated
+ * at `/console/config.json` (docs/console.md "Sign-in with the identity provider"). Nothing here is
+ * secret: the client is a public one (PKCE, no client secret).
+ */
+export type ConsoleOidc = {
+  issuer: string;
+  client_id: string;
+  /** `openid` first, then the configured scopes (no duplicates). */
+  scopes: string[];
+  /** GW_PUBLIC_URL + "/console/": where the identity provider sends the browser back. */
+  redirect_uri: string;
+};
+
+/** The console's sign-in settings from the configuration; null when GW_OIDC_ISSUER is unset. */
+export function consoleOidcOf(config: {
+  publicUrl: string;
+  GW_OIDC_ISSUER?: string | undefined;
+  GW_OIDC_CLIENT_ID?: string | undefined;
+  GW_OIDC_SCOPES: readonly string[];
+}): ConsoleOidc | null {
+  if (!config.GW_OIDC_ISSUER || !config.GW_OIDC_CLIENT_ID) return null;
+  return {
+    issuer: config.GW_OIDC_ISSUER,
+    client_id: config.GW_OIDC_CLIENT_ID,
+    scopes: [...new Set(["openid", ...config.GW_OIDC_SCOPES])],
+    redirect_uri: `${config.publicUrl}/console/`,
+  };
+}
 
 const TYPES: Record<string, string> = {
   ".html": "text/html; charset=utf-8",

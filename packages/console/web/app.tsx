@@ -1,17 +1,19 @@
-import { useEffect, useMemo, useState } from "preact/hooks";
+import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { createApi, unwrap } from "./api.ts";
+import { completeSignIn, forgetPending, isCallback, loadSettings, type OidcSettings } from "./oidc.ts";
 import { href, useRoute } from "./router.ts";
 import { AgentEventsScreen } from "./screens/agent-events.tsx";
 import { AgentsScreen } from "./screens/agents.tsx";
 import { AnalyticsScreen } from "./screens/analytics.tsx";
 import { ApprovalsScreen } from "./screens/approvals.tsx";
+import { AuditScreen } from "./screens/audit.tsx";
 import { CredentialsScreen } from "./screens/credentials.tsx";
 import { InvocationsScreen } from "./screens/invocations.tsx";
 import { OverviewScreen } from "./screens/overview.tsx";
 import { PolicyScreen } from "./screens/policy.tsx";
 import { SettlementScreen } from "./screens/settlement.tsx";
 import { SignIn } from "./screens/signin.tsx";
-import { storedToken, storeToken } from "./session.ts";
+import { readSession, type StoredSession, storeSession } from "./session.ts";
 import type { Capabilities, Me } from "./types.ts";
 import { messageOf, type Session, SessionContext } from "./ui.tsx";
 
@@ -25,19 +27,37 @@ const NAV: Array<[string, string]> = [
   ["/settlement", "Settlement"],
   ["/analytics", "Analytics"],
   ["/agent-events", "Agent events"],
+  ["/audit", "Audit"],
 ];
 
+const EXPIRED = "Your sign-in expired. Sign in again.";
+/** setTimeout's longest delay (about 24.8 days); a later expiry is checked again then. */
+const MAX_DELAY_MS = 2 ** 31 - 1;
+
 export function App() {
-  const [token, setToken] = useState<string | null>(storedToken);
+  const [initial] = useState(() => readSession());
+  const [held, setHeld] = useState<StoredSession | null>(initial.session);
+  const token = held?.token ?? null;
   const [ident, setIdent] = useState<{ me: Me; caps: Capabilities } | null>(null);
-  const [signInError, setSignInError] = useState<string>();
+  const [signInError, setSignInError] = useState<string | undefined>(initial.expired ? EXPIRED : undefined);
+  // undefined while /console/config.json is read; null: no identity provider on this deployment.
+  const [oidc, setOidc] = useState<OidcSettings | null | undefined>(undefined);
+  const [completing, setCompleting] = useState(() => isCallback(new URL(location.href)));
+  const completeStarted = useRef(false);
   const route = useRoute();
 
   const signOut = (why?: string) => {
-    storeToken(null);
-    setToken(null);
+    storeSession(null);
+    forgetPending();
+    setHeld(null);
     setIdent(null);
     setSignInError(why);
+  };
+  const signInWith = (next: StoredSession) => {
+    storeSession(next);
+    setSignInError(undefined);
+    setIdent(null);
+    setHeld(next);
   };
   const api = useMemo(
     () =>
@@ -47,6 +67,44 @@ export function App() {
       }),
     [token],
   );
+
+  useEffect(() => {
+    loadSettings().then(setOidc);
+  }, []);
+
+  // The identity provider sent the browser back (`/console/?code=…&state=…` or `?error=…`): the
+  // answer leaves the address bar and the history at once, and is used at most once.
+  useEffect(() => {
+    if (!completing || oidc === undefined || completeStarted.current) return;
+    completeStarted.current = true;
+    const answer = new URL(location.href);
+    history.replaceState(null, "", `${location.pathname}${location.hash || "#/"}`);
+    const done = oidc
+      ? completeSignIn(oidc, answer)
+      : Promise.reject(new Error("This deployment has no identity provider sign-in."));
+    done.then(
+      (next) => {
+        setCompleting(false);
+        signInWith(next);
+      },
+      (e: unknown) => {
+        setCompleting(false);
+        signOut(messageOf(e));
+      },
+    );
+  }, [completing, oidc]);
+
+  // A token whose expiry is known sends the operator back to sign-in when it expires, rather than
+  // at the first refused call.
+  useEffect(() => {
+    const expiresAt = held?.expiresAt;
+    if (!held || expiresAt === undefined) return;
+    const timer = setTimeout(
+      () => (Date.now() >= expiresAt ? signOut(EXPIRED) : setHeld({ ...held })),
+      Math.min(Math.max(0, expiresAt - Date.now()), MAX_DELAY_MS),
+    );
+    return () => clearTimeout(timer);
+  }, [held]);
 
   // A stored token is checked once per page load; a rejected one sends the user back to sign-in.
   useEffect(() => {
@@ -61,14 +119,21 @@ export function App() {
     };
   }, [token, ident, api]);
 
+  if (completing) {
+    return (
+      <main class="center" aria-busy="true">
+        <p>Signing in…</p>
+      </main>
+    );
+  }
   if (!token) {
     return (
       <SignIn
         error={signInError}
+        oidc={oidc}
         onToken={(t) => {
-          storeToken(t);
-          setSignInError(undefined);
-          setToken(t);
+          forgetPending();
+          signInWith({ token: t });
         }}
       />
     );
@@ -125,6 +190,8 @@ function Screen({ section }: { section: string }) {
       return <PolicyScreen />;
     case "/approvals":
       return <ApprovalsScreen />;
+    case "/audit":
+      return <AuditScreen />;
     case "/settlement":
       return <SettlementScreen />;
     case "/analytics":

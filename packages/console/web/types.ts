@@ -27,7 +27,10 @@ export type PolicyBody = NonNullable<
   paths["/v1/policy"]["put"]["requestBody"]
 >["content"]["application/json"];
 export type PolicyDecision = Schema<"PolicyDecision">;
+export type PolicyQuotaUse = Schema<"PolicyQuotaUse">;
 export type Approval = Schema<"Approval">;
+export type AuditEvent = Schema<"AuditEvent">;
+export type AuditVerify = Schema<"AuditVerify">;
 export type SettlementConfig = Schema<"SettlementConfig">;
 export type PutSettlementConfigBody = Schema<"PutSettlementConfig">;
 export type AnalyticsRow = Schema<"Analytics">["data"][number];

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { DomainError, isStoreUnavailable, StoreDeadline } from "./errors.ts";
 
-// "The store cannot be reached" vs "this statement is wrong" (issue 24, item 2): the first is a 503
+// "The store cannot be reached" vs "this statement is wrong" (docs/reliability.md): the first is a 503
 // and a reason to retry a record write; the second is a bug, a 500, and must never be retried.
 
 const coded = (message: string, code: string) => Object.assign(new Error(message), { code });

@@ -78,7 +78,7 @@ const MAX_CAUSE_DEPTH = 8;
  * The driver's error is often wrapped: drizzle's query builder throws a DrizzleQueryError ("Failed
  * query") whose `cause` is the postgres-js error, and a refused dual-stack connect is an
  * AggregateError of one error per address. So the `cause` chain and `errors` are read too;
- * reading only the top-level code answered a Postgres outage with 500 (issue 24).
+ * reading only the top-level code would answer a Postgres outage with 500 instead of 503.
  */
 export function isStoreUnavailable(e: unknown, depth = 0): boolean {
   if (typeof e !== "object" || e === null || depth > MAX_CAUSE_DEPTH) return false;

@@ -1,7 +1,7 @@
 import { randomFillSync } from "node:crypto";
 import { V7Generator } from "uuidv7";
 
-export type IdPrefix = "agt" | "inv" | "cred" | "pdec" | "rcpt" | "evt" | "req" | "apr";
+export type IdPrefix = "agt" | "inv" | "cred" | "pdec" | "rcpt" | "evt" | "req" | "apr" | "aud";
 
 /**
  * Random words for the UUIDv7 generator, drawn from the CSPRNG 4 KiB at a time (the package's own

@@ -2,7 +2,7 @@
 -- With the status predicate, every statement that changes one row by id and checks its status (the
 -- worker's claim, failIfOpen, the repeat) could be planned through this index, and was whenever
 -- ANALYZE had last seen no open rows: the claim then walked every open row of every tenant per batch,
--- so the drain slowed as the backlog grew (issue 14, fifth round: 2,112 µs of Postgres CPU per call).
+-- so the drain slowed as the backlog grew (2,112 µs of Postgres CPU per call; ADR 0024).
 -- Those statements do not name completed_at, so only the primary key can serve them now; the queries
 -- that list open rows (reconciler, sweeper) say "completed_at is null" themselves.
 -- Every terminal write sets completed_at; rows that somehow lack it get it first, so none counts as open.

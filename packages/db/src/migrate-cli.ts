@@ -1,12 +1,20 @@
+import { ConfigError, loadCliEnv, MigrateEnvSchema } from "@gw/config";
 import { openStore } from "./client.ts";
 import { migrate } from "./migrate.ts";
 
-// `pnpm migrate`: applies migrations to DATABASE_URL and exits non-zero on failure.
-const url = process.env.DATABASE_URL;
-if (!url) {
-  console.error("DATABASE_URL is required");
-  process.exit(2);
+// `pnpm migrate`: applies migrations to DATABASE_URL (MigrateEnvSchema, @gw/config) and exits
+// non-zero on failure.
+function databaseUrl(): string {
+  try {
+    return loadCliEnv(MigrateEnvSchema).DATABASE_URL;
+  } catch (e) {
+    if (!(e instanceof ConfigError)) throw e;
+    console.error(e.message);
+    process.exit(2);
+  }
 }
+
+const url = databaseUrl();
 const store = await openStore(url, { maxConnections: 1 });
 try {
   const { applied } = await migrate(store);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { coalesce } from "../src/repos/coalesce.ts";
+import { coalesce } from "../src/coalesce.ts";
 
 describe("coalesce (group commit)", () => {
   it("writes at once when idle and batches what queues behind busy flushes", async () => {

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { openStore } from "../src/client.ts";
 import { agents } from "../src/schema/index.ts";
 
-// The errors the real drivers throw, as `isStoreUnavailable` must read them (issue 24, item 2): a
+// The errors the real drivers throw, as `isStoreUnavailable` must read them (docs/reliability.md): a
 // store nobody answers on is unavailable on the query builder's path (drizzle wraps the driver's
 // error in its own) and on the raw one; a statement the store refuses is a bug on both.
 

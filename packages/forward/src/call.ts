@@ -1,36 +1,49 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { InvocationHandle } from "@gw/invocations";
-import type { AdmittedPayment } from "@gw/payments";
 import type { Logger } from "@gw/telemetry";
-import type { Target } from "@gw/upstream";
-import type { VirtualServer } from "@gw/virtual";
+import { type Target, targetOf } from "@gw/upstream";
+import { type MemberAgent, type VirtualServer, virtualServer } from "@gw/virtual";
+import type { Forwarded } from "./forwarded.ts";
+import { type Protocol, protocolOf } from "./protocols/index.ts";
 
 /**
- * An admitted call as step 9 sees it: the fields both modes have, whether the call came through
- * steps 1–8 just now (streaming) or was stored and claimed by a worker (transactional).
+ * An admitted call as step 9 sees it: what the pipeline built (`Forwarded`), whether it came
+ * through steps 1–8 just now (streaming) or was stored and claimed by a worker (transactional),
+ * and what the process forwarding it adds (`Local`), joined by `forwardCallOf`.
  */
-export type ForwardCall = {
-  readonly tenantId: string;
-  readonly agentId: string;
-  readonly invocationId: string;
-  /** POST on both modes; GET (standalone SSE stream) and DELETE (session end) for MCP streaming. */
-  readonly method: "POST" | "GET" | "DELETE";
+export type ForwardCall = Readonly<Forwarded> & {
   /** The agent's own upstream (null for a virtual MCP server); `chooseTarget` decides where the call goes. */
   readonly target: Target | null;
   /**
-   * A virtual MCP server's name and callable members (docs/mcp.md, Virtual MCP servers); null for
-   * every other agent. Its requests are routed to one member or answered from several.
+   * A virtual MCP server's name and callable members now (docs/mcp.md, Virtual MCP servers); null
+   * for every other agent. Its requests are routed to one member or answered from several.
    */
-  readonly virtual: VirtualServer | null;
-  readonly protocol: "http" | "mcp";
-  /** JSON-RPC method of an MCP call: it decides whether a retry is allowed. */
-  readonly mcpMethod: string | null;
-  /** JSON-RPC id of an MCP request: a collected event stream is read up to its response. */
-  readonly mcpRequestId: string | number | null;
-  readonly captureBodies: boolean;
-  /** false: the agent emits no receipt, so nothing is hashed. */
-  readonly emitReceipts: boolean | null | undefined;
-  readonly credentialRef: string | null;
+  readonly server: VirtualServer | null;
+  /** The protocol the agent speaks: how the call is retried, collected and which answer hooks apply. */
+  readonly speaks: Protocol;
+  /** What the answer guard learns during the call (null when no answer rule applies). */
+  readonly guard: GuardState | null;
+} & Omit<Local, "target">;
+
+/**
+ * The answer guard's part of one call: the secret step 9 injected (set once the credential is
+ * opened), and what the guard did to the answer, recorded with the invocation.
+ */
+export type GuardState = {
+  secret: string;
+  outcome: {
+    action: "redacted" | "blocked" | "warned";
+    findings: Readonly<Record<string, number>>;
+  } | null;
+};
+
+/** What the process that forwards a call adds to it: nothing of it is stored with the call. */
+export type Local = {
+  /**
+   * The agent's upstream as the process already parsed it (the proxy's agent cache); absent: it
+   * is parsed from `upstreamUrl`.
+   */
+  readonly target?: Target | null;
   /**
    * The caller's own bearer token, read only when the credential exchanges it (oauth2_token_exchange,
    * docs/credentials.md): from the request on the streaming path, unsealed from the stored request
@@ -41,21 +54,80 @@ export type ForwardCall = {
    * Who made the call, as policy conditions see a caller: known on the streaming path, where a
    * filtered tool list can be judged for this caller; absent in the worker (docs/tools.md).
    */
-  readonly caller?: {
-    readonly principal: { sub: string; scopes: readonly string[]; claims: Readonly<Record<string, unknown>> };
-    readonly agentName: string;
-    readonly mode: "streaming" | "transactional";
-  };
-  /** The verified x402 payment, settled before the dial when its tenant has a facilitator. */
-  readonly payment: AdmittedPayment | null | undefined;
-  /** The caller's headers to forward (upstreamRequestHeaders filters them). */
-  readonly headers: readonly string[];
-  readonly clientAddress: string | undefined;
+  readonly caller?:
+    | {
+        readonly principal: {
+          sub: string;
+          scopes: readonly string[];
+          claims: Readonly<Record<string, unknown>>;
+        };
+        readonly agentName: string;
+        readonly mode: "streaming" | "transactional";
+      }
+    | undefined;
   /** Headers for the caller's answer; settlement adds its receipt here. */
   readonly responseHeaders: Record<string, string>;
   /** The record port: how the invocation ends (both modes write through the lifecycle). */
   readonly record: InvocationHandle;
 };
+
+/**
+ * How the process finds a member agent of a virtual MCP server when the call is made: the agent
+ * cache on the streaming path, the store in the worker.
+ */
+export type AgentLookup = (
+  tenantId: string,
+  agentId: string,
+) => Promise<{ readonly row: Omit<MemberAgent, "target">; readonly target: Target | null } | undefined>;
+
+/**
+ * The one adapter from a forwarded call to the call step 9 runs, for both modes: the process's
+ * own part added, the upstream parsed unless the process had it, and a virtual server's members
+ * looked up as they are now (a member deactivated or deleted since is left out).
+ */
+export function forwardCallOf(
+  call: Forwarded,
+  local: Local,
+  deps: { readonly agents: AgentLookup; readonly config: { GW_VERSION: string; publicUrl: string } },
+): ForwardCall | Promise<ForwardCall> {
+  // Every field by name, in one literal: a spread of the forwarded call followed by the process's
+  // own fields made V8 build a fresh hidden class per call for each added field (6.5 KiB of
+  // garbage per call, the proxy's largest allocation; docs/performance.md, Streaming: allocation
+  // per call).
+  const adapted: ForwardCall = {
+    invocationId: call.invocationId,
+    tenantId: call.tenantId,
+    agentId: call.agentId,
+    method: call.method,
+    upstreamUrl: call.upstreamUrl,
+    virtual: call.virtual,
+    credentialRef: call.credentialRef,
+    protocol: call.protocol,
+    mcpMethod: call.mcpMethod,
+    mcpRequestId: call.mcpRequestId,
+    captureBodies: call.captureBodies,
+    emitReceipts: call.emitReceipts,
+    headers: call.headers,
+    clientAddress: call.clientAddress,
+    payment: call.payment,
+    answerGuard: call.answerGuard,
+    target: local.target !== undefined ? local.target : call.upstreamUrl ? targetOf(call.upstreamUrl) : null,
+    server: null,
+    speaks: protocolOf(call.protocol),
+    guard: call.answerGuard ? { secret: "", outcome: null } : null,
+    subjectToken: local.subjectToken,
+    caller: local.caller,
+    responseHeaders: local.responseHeaders,
+    record: local.record,
+  };
+  const spec = call.virtual;
+  if (spec === null) return adapted;
+  const lookup = async (id: string) => {
+    const found = await deps.agents(call.tenantId, id);
+    return found ? { ...found.row, target: found.target } : undefined;
+  };
+  return virtualServer(spec, lookup, deps.config).then((server) => ({ ...adapted, server }));
+}
 
 /** The request body: bytes already held, the live request stream, or none (an MCP GET/DELETE). */
 export type BodySource = Buffer | IncomingMessage | null;

@@ -1,7 +1,8 @@
 import type { IncomingHttpHeaders } from "node:http";
 import { LIMITS } from "@gw/core";
-import { collectJsonRpcFromSse, isEventStream, McpSseError } from "@gw/mcp";
+import { collectJsonRpcFromSse, isEventStream, SseCollectError } from "@gw/jsonrpc";
 import { type OpenAnswer, readCapped } from "@gw/upstream";
+import type { Protocol } from "./protocols/index.ts";
 
 /** What a collected call keeps of an upstream answer: the body to store, or why there is none. */
 export type ReadBody =
@@ -10,15 +11,16 @@ export type ReadBody =
 
 /**
  * The body reader of a collected (transactional) call, capped at LIMITS.transactMaxBodyBytes. When an MCP
- * request is answered 2xx with `text/event-stream`, the stored body is the JSON-RPC response
+ * request (a protocol that collects up to a request id) is answered 2xx with `text/event-stream`,
+ * the stored body is the JSON-RPC response
  * collected from the stream, as application/json: reading stops as soon as it arrives, and
  * notifications sent before it are dropped (docs/mcp.md). Any other answer is read whole.
  */
 export function answerReader(call: {
-  readonly protocol: "http" | "mcp";
+  readonly speaks: Protocol;
   readonly mcpRequestId: string | number | null;
 }): (answer: OpenAnswer) => Promise<ReadBody> {
-  const requestId = call.protocol === "mcp" ? call.mcpRequestId : null;
+  const requestId = call.speaks.collectUpTo(call.mcpRequestId);
   return async ({ status, headers, body }) => {
     const contentType = single(headers["content-type"]);
     if (requestId !== null && status >= 200 && status < 300 && isEventStream(contentType)) {
@@ -29,7 +31,7 @@ export function answerReader(call: {
         return { ok: true, body: Buffer.from(json), contentType: "application/json" };
       } catch (e) {
         // The stream's own I/O errors propagate: the retry policy classifies them.
-        if (e instanceof McpSseError) return { ok: false, failure: e.reason };
+        if (e instanceof SseCollectError) return { ok: false, failure: e.reason };
         throw e;
       }
     }

@@ -29,10 +29,7 @@ export async function openCallCredential(
     });
   } catch (e) {
     if (!(e instanceof CredentialError)) throw e;
-    caller.log.warn(
-      { invocation_id: call.invocationId, reason: e.reason, detail: e.detail },
-      "credential could not be opened",
-    );
+    caller.log.warn({ invocation_id: call.invocationId, ...e.logFields() }, "credential could not be opened");
     return "refused";
   }
 }

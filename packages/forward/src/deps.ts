@@ -1,5 +1,6 @@
 import type { Runtime } from "@gw/runtime";
-import type { AnswerHook } from "./hooks.ts";
+import type { AgentLookup } from "./call.ts";
+import type { AnswerHooks } from "./protocols/index.ts";
 
 /**
  * What step 9 needs of the runtime. Kept apart from call.ts: the hooks it carries read a
@@ -9,6 +10,11 @@ export type ForwardDeps = Pick<
   Runtime,
   "store" | "keyring" | "dispatcher" | "config" | "features" | "oauth"
 > & {
-  /** The answer-side features (hooks.ts); none: every answer goes on as the upstream sent it. */
-  readonly answerHooks?: readonly AnswerHook[];
+  /** A virtual MCP server's member agents, looked up when its call is made. */
+  readonly agents: AgentLookup;
+  /**
+   * The answer-side features (hooks.ts) of each protocol (`answerHooksFor`); none: every answer
+   * goes on as the upstream sent it.
+   */
+  readonly answerHooks?: AnswerHooks;
 };

@@ -1,24 +1,15 @@
-import { isRetryableMcpMethod } from "@gw/mcp";
 import {
   type Cancel,
   callUpstreamStreaming,
   type OneShotBody,
   type OpenAnswer,
-  openUpstream,
+  openStream,
   type Target,
   upstreamRequestHeaders,
 } from "@gw/upstream";
 import type { InjectedHeader } from "@gw/vault";
 import type { ForwardCall } from "./call.ts";
 import type { ForwardDeps } from "./deps.ts";
-
-/**
- * Whether transient failures (connection errors, 502/503/504) may be retried: any http call, and
- * of MCP only the idempotent methods (initialize, tools/list, resources/list, prompts/list).
- */
-export function isRetrySafe(call: { protocol: "http" | "mcp"; mcpMethod: string | null }): boolean {
-  return call.protocol === "http" || isRetryableMcpMethod(call.mcpMethod);
-}
 
 function headersFor(call: ForwardCall, credential: InjectedHeader | undefined, keepContentLength: boolean) {
   return upstreamRequestHeaders(call.headers, {
@@ -35,7 +26,8 @@ function retryOf(call: ForwardCall, deps: ForwardDeps) {
   return {
     retries: deps.config.GW_UPSTREAM_RETRIES,
     baseMs: deps.config.GW_RETRY_BASE_MS,
-    retryable: isRetrySafe(call),
+    // Transient failures are retried only where the protocol allows it for this method.
+    retryable: call.speaks.retryable(call.mcpMethod),
   };
 }
 
@@ -51,7 +43,7 @@ export function dialStream(
   signal: Cancel,
   deps: ForwardDeps,
 ) {
-  return openUpstream({
+  return openStream({
     dispatcher: deps.dispatcher,
     target,
     method: call.method,

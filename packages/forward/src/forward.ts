@@ -1,27 +1,37 @@
-import { ERROR_CLASS, type Failure, outcomeOfStatus } from "@gw/invocations";
+import { ERROR_CLASS } from "@gw/invocations";
 import { notForwarded, type Settled, settleForForward, settlementFailed } from "@gw/payments";
 import { recordAddedDuration, recordProxyCall, recordUpstreamDuration } from "@gw/telemetry";
 import { Cancel, type Target } from "@gw/upstream";
 import { type InjectedHeader, redactHeaders, redactSecret } from "@gw/vault";
 import { upstreamError } from "./answers.ts";
-import { type AnswerSink, type BodySource, type ForwardCall, gatewayHeaders } from "./call.ts";
+import {
+  type AnswerSink,
+  type BodySource,
+  type ForwardCall,
+  forwardCallOf,
+  gatewayHeaders,
+  type Local,
+} from "./call.ts";
 import { answerReader, keptHeaders } from "./collect.ts";
 import { openCallCredential } from "./credential.ts";
 import type { ForwardDeps } from "./deps.ts";
 import { dialCollect, dialStream } from "./dial.ts";
+import { eachEventHead, eachEventSource } from "./each-event.ts";
+import type { Forwarded } from "./forwarded.ts";
 import { holdBody } from "./hold.ts";
 import { type Answer, AnswerPlan, onAnswer } from "./hooks.ts";
-import { type Relayed, relay } from "./relay.ts";
-import { drain, keep, type Relay, relayedFacts } from "./sink.ts";
+import { relay } from "./relay.ts";
+import { renewed, routeToMember, sessionLost } from "./routed.ts";
+import { drain, keep, type Relay, relayCompleted, relayedFacts, relayFailed } from "./sink.ts";
 import { Tap } from "./tap.ts";
 import { chooseTarget } from "./target.ts";
 import { serveVirtual } from "./virtual.ts";
 
 /**
  * Step 9 of the proxy pipeline, the one definition both modes run: the streaming route hands it
- * a call it just admitted, the worker a call it just claimed. It chooses the target, opens the
- * agent's credential (a routed call of a virtual MCP server: its member's), settles when the call is priced (a call whose settlement failed is never
- * forwarded), dials with the retry rules, runs the answer through the answer hooks and the tap,
+ * a call it just admitted, the worker a call it just claimed, each with its own part (`Local`).
+ * It chooses the target, opens the agent's credential (a routed call of a virtual MCP server: its
+ * member's), settles when the call is priced (a call whose settlement failed is never forwarded), dials with the retry rules, runs the answer through the answer hooks and the tap,
  * and ends the invocation through the call's record port. `sink` decides what happens to the
  * answer: relayed to the caller as it arrives, or collected for the poll.
  *
@@ -29,13 +39,21 @@ import { serveVirtual } from "./virtual.ts";
  * 504) once its record is on its way.
  */
 export async function forward(
-  call: ForwardCall,
+  forwarded: Forwarded,
+  local: Local,
   source: BodySource,
   sink: AnswerSink,
   deps: ForwardDeps,
 ): Promise<void> {
+  const adapted = forwardCallOf(forwarded, local, deps);
+  const call = adapted instanceof Promise ? await adapted : adapted;
   const tap = new Tap(call, source, sink.kind === "relay", deps.features.receipts, performance.now());
-  const route = chooseTarget(call, source);
+  let route = chooseTarget(call, source, deps.config);
+  if (route.kind === "upstream" && route.member && call.server) {
+    // A routed call of a virtual server, in its member's revision (routed.ts).
+    const toMember = routeToMember(route, call.server, deps, sink.caller.log);
+    route = toMember instanceof Promise ? await toMember : toMember;
+  }
   let credential: InjectedHeader | undefined;
   if (route.kind === "upstream") {
     tap.routedAgentId = route.routedAgentId;
@@ -43,6 +61,7 @@ export async function forward(
     if (opened === "refused") return refuse(call, tap, sink, "credential", notForwarded(call.payment));
     credential = opened;
     tap.secret = credential?.secret ?? "";
+    if (call.guard) call.guard.secret = tap.secret;
   }
   // Settle-then-forward: the upstream is dialled only once the payment settled.
   const settled = await settleForForward(settleDeps(deps), call.tenantId, call.payment);
@@ -51,8 +70,11 @@ export async function forward(
   // A virtual MCP server answering from its members (docs/mcp.md): the one branch for it here.
   if (route.kind === "virtual") return serveVirtual(call, route, tap, settled, sink, deps);
   const { target, body } = route;
-  if (sink.kind === "relay") return relayCall(route.call, target, credential, tap, settled, sink, deps, body);
-  return collectCall(route.call, target, credential, tap, settled, deps, body);
+  // An older member's session that expired (404) is opened anew and the call sent once more.
+  const again = "link" in route ? (status: 404) => renewed(route, status, deps, sink.caller.log) : null;
+  if (sink.kind === "relay")
+    return relayCall(route.call, target, credential, tap, settled, sink, deps, body, again);
+  return collectCall(route.call, target, credential, tap, settled, deps, body, again);
 }
 
 function settleDeps(deps: ForwardDeps) {
@@ -100,6 +122,7 @@ async function relayCall(
   sink: Relay,
   deps: ForwardDeps,
   body: Buffer | null,
+  again: Again,
 ): Promise<void> {
   const { outgoing } = sink.caller;
   const cancel = new Cancel();
@@ -110,59 +133,62 @@ async function relayCall(
   });
   // What the gateway adds to a streaming call: everything before the upstream is dialled.
   recordAddedDuration(performance.now() - sink.start, { mode: "streaming" });
-  const opened = await dialStream(call, target, credential, body ?? tap.held ?? tap.upload, cancel, deps);
+  let opened = await dialStream(call, target, credential, body ?? tap.held ?? tap.upload, cancel, deps);
+  if (again && opened.kind === "open" && opened.res.statusCode === 404) {
+    // An older member's session expired: opened anew and the call sent once more; a second 404
+    // (or no new session) is the caller's JSON-RPC error, the member's 404 never theirs.
+    await opened.res.body.dump().catch(() => {});
+    const renewedCall = await again(404);
+    if (renewedCall) opened = await dialStream(renewedCall, target, credential, body, cancel, deps);
+    if (!renewedCall || (opened.kind === "open" && opened.res.statusCode === 404)) {
+      if (opened.kind === "open") await opened.res.body.dump().catch(() => {});
+      relayFailed(call, tap, settled, sink, "unreachable", undefined);
+      drain(sink);
+      throw sessionLost(gatewayHeaders(call), call.mcpRequestId);
+    }
+  }
+  // The member's session id is the gateway's, never the caller's (whose session is the gateway's own).
+  if (again && opened.kind === "open") delete opened.res.headers["mcp-session-id"];
   if (opened.kind === "failure") {
     const failure = cancel.aborted ? "cancelled" : opened.failure;
-    relayFailed(call, tap, sink, failure, undefined, settled);
+    relayFailed(call, tap, settled, sink, failure, undefined);
     drain(sink);
     throw upstreamError(failure, gatewayHeaders(call));
   }
   const { res } = opened;
   let head: Answer = { status: res.statusCode, headers: res.headers, body: null };
   // The answer hooks (hooks.ts): null for every answer no feature asked for.
-  const opening = AnswerPlan.open(deps.answerHooks, call, head, tap.held);
+  const opening = AnswerPlan.open(deps.answerHooks?.[call.protocol], call, head, tap.held);
   const plan = opening instanceof Promise ? await opening : opening;
   if (plan?.hold) {
-    const held = await holdBody(res.body, plan.maxBytes);
+    const held = await holdBody(res.body, plan.maxBytes, plan.endsAt);
     if (held.kind === "failure") {
       const failure = cancel.aborted ? "cancelled" : held.failure;
-      relayFailed(call, tap, sink, failure, undefined, settled);
+      relayFailed(call, tap, settled, sink, failure, undefined);
       throw upstreamError(failure, gatewayHeaders(call));
     }
     head = await plan.reshape({ ...head, body: held.body }, held.whole);
   }
+  // An SSE answer judged event by event (A2A under answer rules): relayed as the transform makes it.
+  if (plan?.each) head = eachEventHead(head);
   const own = gatewayHeaders(call);
   own["x-request-id"] = sink.caller.requestId;
-  const relayed = await relay(res, head, outgoing, own, {
+  tap.learner = call.speaks.learn(head);
+  const relayed = await relay(plan?.each ? eachEventSource(res, plan.each) : res, head, outgoing, own, {
     t0: tap.t0,
     capture: tap.respCapture,
     secret: tap.secret,
     digest: tap.respDigest,
     tee: plan?.hold ? null : plan,
+    learn: tap.learner,
   });
   plan?.finish(relayed.ended === "end");
   // A standalone GET stream is ended by the client: that is its normal end, not a cancellation.
   const closedNormally = relayed.ended === "client_closed" && call.method === "GET";
   if (relayed.ended !== "end" && !closedNormally) {
-    return relayFailed(call, tap, sink, relayed.failure ?? "unreachable", relayed, settled);
+    return relayFailed(call, tap, settled, sink, relayed.failure ?? "unreachable", relayed);
   }
-  const { status, errorClass } = outcomeOfStatus(relayed.upstreamStatus);
-  recordProxyCall({ mode: "streaming", outcome: status, errorClass: errorClass ?? "none" });
-  const facts = relayedFacts(tap, relayed, settled.facts(status === "succeeded"));
-  keep(sink, call, call.record.complete(relayed.upstreamStatus, facts, tap.digests()));
-}
-
-function relayFailed(
-  call: ForwardCall,
-  tap: Tap,
-  sink: Relay,
-  failure: Failure,
-  relayed: Relayed | undefined,
-  settled: Settled,
-): void {
-  recordProxyCall({ mode: "streaming", outcome: "failed", errorClass: ERROR_CLASS[failure] });
-  const facts = relayedFacts(tap, relayed, settled.facts(false));
-  keep(sink, call, call.record.fail(failure, facts, relayed ? tap.digests() : undefined));
+  relayCompleted(call, tap, settled, sink, relayed);
 }
 
 /** Transactional: the answer read whole (capped), redacted, and stored for the poll with the record. */
@@ -174,15 +200,19 @@ async function collectCall(
   settled: Settled,
   deps: ForwardDeps,
   sent: Buffer | null,
+  again: Again,
 ): Promise<void> {
-  const result = await dialCollect(
-    call,
-    target,
-    credential,
-    sent ?? tap.held ?? EMPTY,
-    answerReader(call),
-    deps,
-  );
+  const payload = sent ?? tap.held ?? EMPTY;
+  let result = await dialCollect(call, target, credential, payload, answerReader(call), deps);
+  if (again && result.kind === "answer" && result.status === 404) {
+    const renewedCall = await again(404);
+    if (renewedCall)
+      result = await dialCollect(renewedCall, target, credential, payload, answerReader(call), deps);
+    if (!renewedCall || (result.kind === "answer" && result.status === 404)) {
+      return call.record.fail("unreachable", tap.collectedFacts({ attempts: 2 }, settled.facts(false)));
+    }
+  }
+  if (again && result.kind === "answer") delete result.headers["mcp-session-id"];
   recordUpstreamDuration(tap.elapsed(), { mode: "transactional" });
   if (result.kind === "failure") {
     return call.record.fail(
@@ -196,7 +226,7 @@ async function collectCall(
     return call.record.fail(result.body.failure, facts);
   }
   const answer = await onAnswer(
-    deps.answerHooks,
+    deps.answerHooks?.[call.protocol],
     call,
     // A collected event stream was turned into its JSON-RPC response: the hooks read it as that.
     {
@@ -208,6 +238,8 @@ async function collectCall(
   );
   // An upstream that reflects the injected secret must not get it stored (docs/credentials.md).
   const body = Buffer.from(redactSecret(answer.body ?? EMPTY, tap.secret));
+  tap.learner = call.speaks.learn(answer);
+  tap.learner?.add(body);
   const facts = tap.collectedFacts(
     { attempts, upstreamStatus: answer.status, body },
     settled.facts(answer.status < 400),
@@ -225,3 +257,6 @@ async function collectCall(
 }
 
 const EMPTY = Buffer.alloc(0);
+
+/** How a routed call on an older member's session is sent again after a 404 (routed.ts); null for every other call. */
+type Again = ((status: 404) => Promise<ForwardCall | null>) | null;

@@ -7,12 +7,14 @@ export type Held = { kind: "held"; body: Buffer; whole: true } | { kind: "held";
 
 /**
  * Reads an answer body that a feature holds before the caller sees it (a `tools/list` answer to
- * filter), up to `maxBytes`: past it the upstream is abandoned and nothing is kept. The stream's
+ * filter, a guarded result), up to `maxBytes` (or until `endsAt` says it is complete): past it the upstream is abandoned and nothing is kept. The stream's
  * idle time-out still applies; an upstream that breaks off is a failure like a broken relay.
  */
 export function holdBody(
   body: Readable,
   maxBytes: number,
+  /** Whether a chunk completed what is held (an SSE answer's response event): reading stops there. */
+  endsAt?: ((chunk: Buffer) => boolean) | null,
 ): Promise<Held | { kind: "failure"; failure: Failure }> {
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
@@ -32,6 +34,10 @@ export function holdBody(
         return;
       }
       chunks.push(chunk);
+      if (endsAt?.(chunk)) {
+        finish({ kind: "held", body: Buffer.concat(chunks), whole: true });
+        body.destroy();
+      }
     });
     body.once("end", () => finish({ kind: "held", body: Buffer.concat(chunks), whole: true }));
     body.once("error", (e) =>

@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from "node:http";
 import type { ForwardCall } from "./call.ts";
+import { type EventTransform, eachEventWhole } from "./each-event.ts";
 
 /** An upstream answer's head, as every answer-side feature first sees it. */
 export type AnswerHead = {
@@ -29,6 +30,12 @@ export type BodyUse = {
   readonly maxBytes: number;
   readonly seen?: (body: Buffer | null) => void;
   readonly reshape?: (answer: Answer, whole: boolean) => Answer | Promise<Answer>;
+  /**
+   * A held answer whose end is known before the stream's (an SSE answer's response event): fed
+   * each chunk, true once what is held is complete; the rest of the stream is not read.
+   */
+  readonly endsAt?: (chunk: Buffer) => boolean;
+  readonly each?: EventTransform;
 };
 
 /**
@@ -51,6 +58,10 @@ export type AnswerHook = (
 export class AnswerPlan {
   readonly hold: boolean;
   readonly maxBytes: number;
+  /** A lone holder's `endsAt` (several holders read to the end of the stream). */
+  readonly endsAt: ((chunk: Buffer) => boolean) | null;
+  /** A per-event transform of the relayed stream, when nothing holds the answer whole. */
+  readonly each: EventTransform | null;
   #chunks: Buffer[] = [];
   #size = 0;
   #over = false;
@@ -58,6 +69,11 @@ export class AnswerPlan {
   private constructor(private readonly uses: readonly BodyUse[]) {
     this.hold = uses.some((u) => u.hold);
     this.maxBytes = Math.max(...uses.map((u) => u.maxBytes));
+    const holders = uses.filter((u) => u.hold);
+    this.endsAt = holders.length === 1 ? (holders[0]?.endsAt ?? null) : null;
+    this.each = this.hold ? null : (uses.find((u) => u.each)?.each ?? null);
+    // Nothing to tee when no observer wants the body (a per-event transform alone keeps nothing).
+    this.#over = !uses.some((u) => !u.hold && u.seen);
   }
 
   static open(
@@ -101,11 +117,15 @@ export class AnswerPlan {
     for (const u of this.uses) u.seen?.(body);
   }
 
-  /** A held or collected answer: observers see it, holders reshape it, in order. */
+  /**
+   * A held or collected answer: observers see it, holders and per-event transforms reshape it, in
+   * order (a per-event transform reads it whatever its size: its bound is per event).
+   */
   async reshape(answer: Answer, whole: boolean): Promise<Answer> {
     let out = answer;
     for (const u of this.uses) {
-      if (!u.hold) u.seen?.(whole ? answer.body : null);
+      if (u.each) out = await eachEventWhole(out, u.each);
+      else if (!u.hold) u.seen?.(whole ? answer.body : null);
       else if (u.reshape) out = await u.reshape(out, whole);
     }
     return out;

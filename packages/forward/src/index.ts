@@ -1,6 +1,12 @@
+export * from "./agent-card.ts";
 export * from "./call.ts";
 export type { ForwardDeps } from "./deps.ts";
-export { isRetrySafe } from "./dial.ts";
 export { forward } from "./forward.ts";
+export * from "./forwarded.ts";
+export * from "./gateway-call.ts";
+export { guardAnswerHook } from "./guard.ts";
 export type { Answer, AnswerHead, AnswerHook, BodyUse } from "./hooks.ts";
+export * from "./protocols/index.ts";
+export { sessionsOf } from "./session-key.ts";
+export * from "./stored.ts";
 export { chooseTarget } from "./target.ts";

@@ -1,25 +1,21 @@
+import { LIMITS } from "@gw/core";
+import { firstLine, isEventStream, isRecord, parseJson } from "@gw/jsonrpc";
 import type { Logger } from "@gw/telemetry";
 import { recordVirtualMemberFailure } from "@gw/telemetry";
 import { Cancel, readCapped } from "@gw/upstream";
 import { redactSecret } from "@gw/vault";
-import {
-  firstLine,
-  isRecord,
-  type Json,
-  type Member,
-  type MemberPort,
-  type MemberStream,
-  type OwnAnswer,
-} from "@gw/virtual";
+import type { Json, Member, MemberPort, MemberReply, MemberStream, OwnAnswer } from "@gw/virtual";
 import type { ForwardCall } from "./call.ts";
 import { answerReader } from "./collect.ts";
 import { openCallCredential } from "./credential.ts";
 import type { ForwardDeps } from "./deps.ts";
 import { dialCollect, dialStream } from "./dial.ts";
+import { asSent, discoveredFrom, linkedBody, linkedCall, mcpNameOf } from "./member-adapt.ts";
+import { knownLink, type Link, LinkError, linkOf } from "./member-link.ts";
 import { memberCall } from "./target.ts";
 
 /** A member's answer is at most this large when it is read whole to be merged. */
-const MEMBER_ANSWER_MAX_BYTES = 8 * 1024 * 1024;
+const MEMBER_ANSWER_MAX_BYTES = LIMITS.virtualMemberAnswerMaxBytes;
 
 /**
  * How a virtual server calls its members on this call: each member call is an upstream call of
@@ -27,18 +23,40 @@ const MEMBER_ANSWER_MAX_BYTES = 8 * 1024 * 1024;
  * host, the retry rules of the method, the transactional time-out), read whole. A member that
  * fails is logged with its agent id and counted (`gw.virtual.member_failures`).
  */
-export function memberPort(call: ForwardCall, deps: ForwardDeps, log: Logger): MemberPort {
+export function memberPort(
+  call: ForwardCall,
+  deps: ForwardDeps,
+  log: Logger,
+  /** An older client's revision (docs/mcp.md, Older revisions); null: 2026-07-28. */
+  client: string | null = null,
+): MemberPort {
   return {
     call: async (member, body, method) => {
-      const mcall = memberCall(call, member, null, method);
-      const credential = await openCallCredential(mcall, member.target.host, deps, { log });
-      if (credential === "refused") return { kind: "failure", reason: "credential" };
-      const read = answerReader(mcall);
-      const result = await dialCollect(mcall, member.target, credential, body, read, deps);
-      if (result.kind === "failure") return { kind: "failure", reason: result.failure };
-      if (!result.body.ok) return { kind: "failure", reason: result.body.failure };
-      const text = redactSecret(result.body.body, credential?.secret ?? "");
-      return { kind: "answer", status: result.status, message: jsonRpc(Buffer.from(text)) };
+      const known = knownLink(member);
+      let link: Link;
+      try {
+        link = known ?? (await linkOf(member, call, deps, log));
+      } catch (e) {
+        if (e instanceof LinkError) return { kind: "failure", reason: e.reason };
+        throw e;
+      }
+      if (link.kind === "session" && method === "server/discover") {
+        return { kind: "answer", status: 200, message: discoveredFrom(link, requestIdOf(body)) };
+      }
+      const first = await callOnce(call, member, link, body, method, client, deps, log);
+      // An older member's session that expired (404): a new one, and the request once more.
+      if (link.kind !== "session" || first.kind !== "answer" || first.status !== 404) return first;
+      try {
+        link = await linkOf(member, call, deps, log, link);
+      } catch (e) {
+        if (e instanceof LinkError) return { kind: "failure", reason: e.reason };
+        throw e;
+      }
+      const second = await callOnce(call, member, link, body, method, client, deps, log);
+      // Bounded: a member that drops its session again gets no third try.
+      return second.kind === "answer" && second.status === 404
+        ? { kind: "failure", reason: "session_lost" }
+        : second;
     },
     failed: (member, method, reason) => {
       log.warn(
@@ -50,15 +68,45 @@ export function memberPort(call: ForwardCall, deps: ForwardDeps, log: Logger): M
   };
 }
 
+/** One member call: step 9's dial of the member, in the member's revision. */
+async function callOnce(
+  call: ForwardCall,
+  member: Member,
+  link: Link,
+  body: Buffer,
+  method: string,
+  client: string | null,
+  deps: ForwardDeps,
+  log: Logger,
+): Promise<MemberReply> {
+  let mcall = memberCall(call, member, null, method);
+  let sent = body;
+  if (!asSent(link, client)) {
+    mcall = linkedCall(mcall, link, method, link.kind === "stateless" ? mcpNameOf(body, method) : null);
+    sent = linkedBody(body, link, client);
+  }
+  const credential = await openCallCredential(mcall, member.target.host, deps, { log });
+  if (credential === "refused") return { kind: "failure", reason: "credential" };
+  const read = answerReader(mcall);
+  const result = await dialCollect(mcall, member.target, credential, sent, read, deps);
+  if (result.kind === "failure") return { kind: "failure", reason: result.failure };
+  if (!result.body.ok) return { kind: "failure", reason: result.body.failure };
+  // A notification's 202 has no body: an answer all the same.
+  if (result.body.body.length === 0) return { kind: "answer", status: result.status, message: null };
+  const text = redactSecret(result.body.body, credential?.secret ?? "");
+  return { kind: "answer", status: result.status, message: jsonRpc(Buffer.from(text)) };
+}
+
+function requestIdOf(body: Buffer): unknown {
+  const msg = parseJson(body.toString("utf8"));
+  return isRecord(msg) ? msg.id : null;
+}
+
 /** A member's JSON-RPC message, or null when its answer is empty or not one. */
 function jsonRpc(body: Buffer): Json | null {
   if (body.length === 0) return null;
-  try {
-    const msg: unknown = JSON.parse(body.toString("utf8"));
-    return isRecord(msg) && msg.jsonrpc === "2.0" ? msg : null;
-  } catch {
-    return null;
-  }
+  const msg = parseJson(body.toString("utf8"));
+  return isRecord(msg) && msg.jsonrpc === "2.0" ? msg : null;
 }
 
 /** What opening the members' `subscriptions/listen` streams gave: the open streams, and the members' other answers. */
@@ -79,6 +127,9 @@ export async function openListens(
 ): Promise<Opened> {
   const opened = await Promise.all(
     members.map(async (member) => {
+      // An older member has no subscriptions/listen: it adds no stream (docs/mcp.md, Older revisions).
+      const link = knownLink(member) ?? (await linkOf(member, call, deps, log).catch(() => null));
+      if (link?.kind === "session") return undefined;
       const mcall = memberCall(call, member, null, "subscriptions/listen");
       const credential = await openCallCredential(mcall, member.target.host, deps, { log });
       if (credential === "refused") return port.failed(member, "subscriptions/listen", "credential");
@@ -108,11 +159,16 @@ async function listenOf(
   res: { statusCode: number; headers: Record<string, unknown>; body: AsyncIterable<Buffer> },
   close: () => void,
 ): Promise<MemberStream | OwnAnswer | null> {
-  const type = String(res.headers["content-type"] ?? "");
+  const type = res.headers["content-type"];
   const ok = res.statusCode < 300;
-  if (ok && type.includes("text/event-stream")) return { body: res.body, format: "sse", close };
+  if (ok && isEventStream(typeof type === "string" ? type : null))
+    return { body: res.body, format: "sse", close };
   if (ok) {
-    const { first, rest } = await firstLine(res.body).catch(() => ({ first: "", rest: res.body }));
+    // The acknowledgement is one line; a member whose first line never ends is held at most so much.
+    const { first, rest } = await firstLine(res.body, MEMBER_ANSWER_MAX_BYTES).catch(() => ({
+      first: "",
+      rest: res.body,
+    }));
     const head = jsonRpc(Buffer.from(first));
     if (head && typeof head.method === "string") return { body: rest, format: "lines", close };
     close();

@@ -1,11 +1,11 @@
 import type { ServerResponse } from "node:http";
 import type { Failure } from "@gw/invocations";
 import type { Digest } from "@gw/receipts";
-import { classifyFailure, downstreamResponseHeaders } from "@gw/upstream";
+import { type BodySink, classifyFailure, downstreamResponseHeaders, type RelaySource } from "@gw/upstream";
 import { redactSecretText } from "@gw/vault";
-import type { Dispatcher } from "undici";
 import type { Capture } from "./capture.ts";
 import type { Answer, AnswerPlan } from "./hooks.ts";
+import type { AnswerLearner } from "./protocols/index.ts";
 
 /** How a relayed answer ended, with what was delivered. */
 export type Relayed = {
@@ -25,7 +25,7 @@ export type Relayed = {
  * the stream. The body itself is relayed verbatim.
  */
 export function relay(
-  res: Dispatcher.ResponseData,
+  res: RelaySource,
   /** The answer's head as the answer hooks left it. */
   head: Answer,
   outgoing: ServerResponse,
@@ -37,6 +37,8 @@ export function relay(
     digest?: Digest | null;
     /** An answer hook's tee (a `tools/list` answer the catalog learns from). */
     tee?: AnswerPlan | null;
+    /** The protocol's learner (A2A), fed each chunk once it was written to the caller. */
+    learn?: AnswerLearner | null;
   },
 ): Promise<Relayed> {
   const upstreamStatus = head.status;
@@ -46,38 +48,71 @@ export function relay(
   // A body of known length follows at once: its headers leave with its first bytes, in one write.
   // A stream (SSE, chunked) may wait long for its first event: its headers go now.
   if (head.headers["content-length"] === undefined) outgoing.flushHeaders();
-  let ttftMs: number | null = null;
-  let respSize = 0;
-  const up = res.body;
-  return new Promise((resolve) => {
-    let settled = false;
-    const done = (ended: Relayed["ended"], failure: Failure | null) => {
-      if (settled) return;
-      settled = true;
-      resolve({ upstreamStatus, ttftMs, respSize, ended, failure });
-    };
-    up.on("data", (chunk: Buffer) => {
-      if (ttftMs === null) ttftMs = Math.round(performance.now() - opts.t0);
-      respSize += chunk.length;
-      opts.capture?.add(chunk);
-      opts.digest?.update(chunk);
-      opts.tee?.add(chunk);
-      if (!outgoing.write(chunk)) up.pause();
-    });
-    outgoing.on("drain", () => up.resume());
-    up.once("end", () => outgoing.end(() => done("end", null)));
-    up.once("error", (e) => {
-      if (settled) return;
-      // Headers are out: the only honest signal left to the caller is an aborted response.
-      outgoing.destroy();
-      done("broken", classifyFailure(e) === "timeout" ? "timeout" : "unreachable");
-    });
-    outgoing.once("close", () => {
+  return new Promise((resolve) => res.relayTo(new Relaying(res, outgoing, upstreamStatus, opts, resolve)));
+}
+
+type RelayOpts = Parameters<typeof relay>[4];
+
+/**
+ * One relayed body, fed by undici's parser chunk by chunk (`BodySink`): written to the caller as
+ * it comes, the upstream read paused while the caller's socket is full. One object per call: its
+ * methods are the sink, its fields what was delivered.
+ */
+class Relaying implements BodySink {
+  ttftMs: number | null = null;
+  respSize = 0;
+  settled = false;
+
+  constructor(
+    private readonly res: RelaySource,
+    private readonly outgoing: ServerResponse,
+    private readonly upstreamStatus: number,
+    private readonly opts: RelayOpts,
+    private readonly resolve: (r: Relayed) => void,
+  ) {
+    outgoing.on("close", () => {
       if (outgoing.writableFinished) return;
-      up.destroy();
-      done("client_closed", "cancelled");
+      this.done("client_closed", "cancelled");
+      res.abandon();
     });
-  });
+  }
+
+  data(chunk: Buffer): boolean {
+    const { opts, outgoing } = this;
+    if (this.ttftMs === null) this.ttftMs = Math.round(performance.now() - opts.t0);
+    this.respSize += chunk.length;
+    opts.capture?.add(chunk);
+    opts.digest?.update(chunk);
+    opts.tee?.add(chunk);
+    const room = outgoing.write(chunk);
+    // The caller is slow: the upstream read waits for its socket to drain.
+    if (!room) outgoing.once("drain", () => this.res.resume());
+    opts.learn?.add(chunk);
+    return room;
+  }
+
+  end(): void {
+    this.outgoing.end(() => this.done("end", null));
+  }
+
+  error(e: Error): void {
+    if (this.settled) return;
+    // The caller went away first (its close cancelled the call): not the upstream's fault.
+    if (this.outgoing.destroyed) {
+      this.done("client_closed", "cancelled");
+      return;
+    }
+    // Headers are out: the only honest signal left to the caller is an aborted response.
+    this.outgoing.destroy();
+    this.done("broken", classifyFailure(e) === "timeout" ? "timeout" : "unreachable");
+  }
+
+  done(ended: Relayed["ended"], failure: Failure | null): void {
+    if (this.settled) return;
+    this.settled = true;
+    const { upstreamStatus, ttftMs, respSize } = this;
+    this.resolve({ upstreamStatus, ttftMs, respSize, ended, failure });
+  }
 }
 
 /**
@@ -107,7 +142,13 @@ function deliverHeld(
   head: Answer,
   outgoing: ServerResponse,
   own: Record<string, string>,
-  opts: { t0: number; capture: Capture | null; secret: string; digest?: Digest | null },
+  opts: {
+    t0: number;
+    capture: Capture | null;
+    secret: string;
+    digest?: Digest | null;
+    learn?: AnswerLearner | null;
+  },
 ): Promise<Relayed> {
   const body = head.body as Buffer;
   const upstreamStatus = head.status;
@@ -115,6 +156,7 @@ function deliverHeld(
   const ttftMs = Math.round(performance.now() - opts.t0);
   opts.capture?.add(body);
   opts.digest?.update(body);
+  opts.learn?.add(body);
   return new Promise((resolve) => {
     let settled = false;
     const done = (ended: Relayed["ended"], failure: Failure | null) => {

@@ -1,5 +1,6 @@
-import type { Facts } from "@gw/invocations";
-import { recordUpstreamDuration } from "@gw/telemetry";
+import { ERROR_CLASS, type Facts, type Failure, outcomeOfStatus } from "@gw/invocations";
+import type { Settled } from "@gw/payments";
+import { recordProxyCall, recordUpstreamDuration } from "@gw/telemetry";
 import type { AnswerSink, ForwardCall } from "./call.ts";
 import type { Relayed } from "./relay.ts";
 import type { Tap } from "./tap.ts";
@@ -28,4 +29,32 @@ export function drain(sink: Relay): void {
 export function relayedFacts(tap: Tap, relayed: Relayed | undefined, paid: Facts): Facts {
   recordUpstreamDuration(tap.elapsed(), { mode: "streaming" });
   return tap.relayedFacts(relayed, paid);
+}
+
+/** A relayed call that was answered: the metric, and its record completed in the background. */
+export function relayCompleted(
+  call: ForwardCall,
+  tap: Tap,
+  settled: Settled,
+  sink: Relay,
+  relayed: Relayed,
+): void {
+  const { status, errorClass } = outcomeOfStatus(relayed.upstreamStatus);
+  recordProxyCall({ mode: "streaming", outcome: status, errorClass: errorClass ?? "none" });
+  const facts = relayedFacts(tap, relayed, settled.facts(status === "succeeded"));
+  keep(sink, call, call.record.complete(relayed.upstreamStatus, facts, tap.digests()));
+}
+
+/** A relayed call that failed (`relayed`: what was delivered before it did, if anything). */
+export function relayFailed(
+  call: ForwardCall,
+  tap: Tap,
+  settled: Settled,
+  sink: Relay,
+  failure: Failure,
+  relayed: Relayed | undefined,
+): void {
+  recordProxyCall({ mode: "streaming", outcome: "failed", errorClass: ERROR_CLASS[failure] });
+  const facts = relayedFacts(tap, relayed, settled.facts(false));
+  keep(sink, call, call.record.fail(failure, facts, relayed ? tap.digests() : undefined));
 }

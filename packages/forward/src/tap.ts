@@ -5,6 +5,7 @@ import type { OneShotBody } from "@gw/upstream";
 import { redactSecret } from "@gw/vault";
 import type { BodySource, ForwardCall } from "./call.ts";
 import { Capture } from "./capture.ts";
+import type { AnswerLearner } from "./protocols/index.ts";
 import type { Relayed } from "./relay.ts";
 import { uploadOf } from "./upload.ts";
 
@@ -31,6 +32,8 @@ export class Tap {
   secret = "";
   /** The member of a virtual MCP server that served the call (routed_agent_id). */
   routedAgentId: string | null = null;
+  /** What the protocol learns from the answer as it passes (A2A: task, context, state); null for most. */
+  learner: AnswerLearner | null = null;
 
   constructor(
     private readonly call: ForwardCall,
@@ -65,6 +68,10 @@ export class Tap {
       reqSize: held?.length ?? this.upload?.size() ?? 0,
       completedAt: new Date(),
       ...(this.routedAgentId === null ? {} : { routedAgentId: this.routedAgentId }),
+      ...(this.call.guard?.outcome
+        ? { answerAction: this.call.guard.outcome.action, answerFindings: this.call.guard.outcome.findings }
+        : {}),
+      ...(this.learner === null ? {} : this.learner.facts()),
       ...paid,
       ...(this.call.captureBodies
         ? { bodyCaptured: true, reqBody: held ? capped(held) : (this.reqCapture?.bytes() ?? Buffer.alloc(0)) }
@@ -74,11 +81,12 @@ export class Tap {
 
   /** A relayed call's facts: what was delivered (nothing when it ended before an answer). */
   relayedFacts(relayed: Relayed | undefined, paid: Facts): Facts {
+    // Named fields first, spreads after: fields added after a spread cost V8 a new hidden class per call.
     return {
-      ...this.facts(paid),
       ttftMs: relayed?.ttftMs ?? null,
       respSize: relayed?.respSize ?? 0,
       upstreamStatus: relayed?.upstreamStatus ?? null,
+      ...this.facts(paid),
       ...(this.respCapture
         ? { respBody: Buffer.from(redactSecret(this.respCapture.bytes(), this.secret)) }
         : {}),
@@ -92,8 +100,8 @@ export class Tap {
   collectedFacts(answered: { attempts: number; upstreamStatus?: number; body?: Buffer }, paid: Facts): Facts {
     const { body } = answered;
     return {
-      ...this.facts(paid),
       attempts: answered.attempts,
+      ...this.facts(paid),
       ...(answered.upstreamStatus === undefined ? {} : { upstreamStatus: answered.upstreamStatus }),
       ...(body
         ? { respSize: body.length, ...(this.call.captureBodies ? { respBody: capped(body) } : {}) }

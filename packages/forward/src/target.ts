@@ -1,6 +1,8 @@
+import type { Failure } from "@gw/invocations";
 import type { Target } from "@gw/upstream";
-import { type Member, type Plan, planRequest, type VirtualServer } from "@gw/virtual";
+import { endSession, type Member, type Plan, planRequest, type VirtualServer } from "@gw/virtual";
 import type { BodySource, ForwardCall } from "./call.ts";
+import { type SessionKeyConfig, sessionsOf } from "./session-key.ts";
 
 /**
  * Where a call goes. `upstream`: dialled at `target` (the agent's own upstream, or the member of a
@@ -16,11 +18,19 @@ export type Route =
       readonly body: Buffer | null;
       /** The member that serves a routed call of a virtual server. */
       readonly routedAgentId: string | null;
+      /** That member, and the older client's revision when the caller is one (`routed.ts`). */
+      readonly member?: Member;
+      readonly client?: string | null;
     }
   | {
       readonly kind: "virtual";
       readonly server: VirtualServer;
-      readonly plan: Exclude<Plan, { kind: "routed" }>;
+      /** `routed`: a routed call whose member and caller speak different revisions (`routed.ts`). */
+      readonly plan: Plan;
+      /** A routed call whose member could not be spoken to (its handshake failed): fails like an upstream call. */
+      readonly failure?: { readonly reason: Failure; readonly routedAgentId: string };
+      /** The member a routed call was meant for, when the virtual server answers it instead. */
+      readonly routedAgentId?: string;
     };
 
 /**
@@ -29,14 +39,17 @@ export type Route =
  * names (by the prefix of the exposed name), called with the member's own name, credential and
  * upstream. Cheap and calls nothing.
  */
-export function chooseTarget(call: ForwardCall, source: BodySource): Route {
-  const server = call.virtual;
+export function chooseTarget(call: ForwardCall, source: BodySource, config: SessionKeyConfig): Route {
+  const { server } = call;
   if (!server)
     return { kind: "upstream", call, target: call.target as Target, body: null, routedAgentId: null };
+  const session = { tenantId: call.tenantId, agentId: call.agentId, sessions: sessionsOf(config) };
+  const sessionId = header(call.headers, "mcp-session-id");
+  if (call.method === "DELETE") return { kind: "virtual", server, plan: endSession(sessionId, session) };
   const plan = planRequest(server, Buffer.isBuffer(source) ? source : EMPTY, {
     protocolVersion: header(call.headers, "mcp-protocol-version"),
-    origin: header(call.headers, "origin"),
-    host: header(call.headers, "host"),
+    sessionId,
+    session,
   });
   if (plan.kind !== "routed") return { kind: "virtual", server, plan };
   return {
@@ -45,6 +58,8 @@ export function chooseTarget(call: ForwardCall, source: BodySource): Route {
     target: plan.member.target,
     body: plan.body,
     routedAgentId: plan.member.agentId,
+    member: plan.member,
+    client: plan.client,
   };
 }
 
@@ -62,7 +77,7 @@ export function memberCall(
     ...call,
     agentId: member.agentId,
     target: member.target,
-    virtual: null,
+    server: null,
     credentialRef: member.credentialRef,
     ...(mcpMethod === undefined ? {} : { mcpMethod }),
     headers: name === null ? call.headers : withHeader(call.headers, "mcp-name", name),

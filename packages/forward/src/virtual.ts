@@ -1,29 +1,32 @@
-import { ERROR_CLASS, type Failure, outcomeOfStatus } from "@gw/invocations";
+import type { Failure } from "@gw/invocations";
 import type { Settled } from "@gw/payments";
-import { recordProxyCall } from "@gw/telemetry";
 import {
   ERRORS,
   type FanOut,
   fanOut,
+  type MemberPort,
   mergeListen,
   notifyAll,
   type OwnAnswer,
+  REVISION,
   requestId,
   rpcError,
+  shapedFor,
 } from "@gw/virtual";
 import { upstreamError } from "./answers.ts";
 import { type AnswerSink, type ForwardCall, gatewayHeaders } from "./call.ts";
 import type { ForwardDeps } from "./deps.ts";
 import { onAnswer } from "./hooks.ts";
 import { memberPort, openListens } from "./member-port.ts";
-import type { Relayed } from "./relay.ts";
-import { drain, keep, type Relay, relayedFacts } from "./sink.ts";
+import { sessionsOf } from "./session-key.ts";
+import { drain, type Relay, relayCompleted, relayFailed } from "./sink.ts";
 import type { Tap } from "./tap.ts";
 import type { Route } from "./target.ts";
 
 type Served = Extract<Route, { kind: "virtual" }>;
 const JSON_TYPE = "application/json";
 const EMPTY = Buffer.alloc(0);
+const SESSION_LOST = "Member server unavailable: its session expired again after it was opened anew";
 
 /**
  * A virtual MCP server's request that no single member serves as it is (docs/mcp.md, Virtual MCP
@@ -42,7 +45,12 @@ export async function serveVirtual(
   deps: ForwardDeps,
 ): Promise<void> {
   const { plan, server } = route;
-  const port = memberPort(call, deps, sink.caller.log);
+  if (route.failure) {
+    tap.routedAgentId = route.failure.routedAgentId;
+    return failed(call, tap, settled, sink, route.failure.reason);
+  }
+  const client = plan.kind === "fanout" || plan.kind === "routed" ? plan.client : null;
+  const port = memberPort(call, deps, sink.caller.log, client);
   if (plan.kind === "listen") {
     if (sink.kind === "relay") return listen(call, route, tap, settled, sink, deps);
     // A subscription is a stream; the transactional path stores one answer.
@@ -55,19 +63,59 @@ export async function serveVirtual(
     return deliver(call, tap, settled, sink, deps, { status: refusal.status, body: encode(refusal) });
   }
   if (plan.kind === "notify") {
-    await notifyAll(server, plan.body, "notification", port);
+    if (plan.members) await notifyAll(server, plan.body, "notification", port);
     return deliver(call, tap, settled, sink, deps, { status: 202, body: null });
   }
-  const outcome: FanOut =
-    plan.kind === "own"
-      ? { kind: "answer", answer: plan.answer, servedBy: null }
-      : await fanOut(server, plan.method, plan.message, port);
+  let outcome: FanOut;
+  if (plan.kind === "own") outcome = { kind: "answer", answer: plan.answer, servedBy: null };
+  else if (plan.kind === "routed") outcome = await routedOnce(call, plan, port);
+  else outcome = await fanOut(server, plan.method, plan.message, port, plan.client);
   if (outcome.kind === "failure") return failed(call, tap, settled, sink, outcome.reason);
-  tap.routedAgentId = outcome.servedBy;
+  tap.routedAgentId = outcome.servedBy ?? route.routedAgentId ?? null;
+  const { answer } = outcome;
+  // Answers in the caller's revision's shapes (docs/mcp.md, Older revisions).
+  const message = plan.kind === "own" ? answer.message : shapedFor(answer.message, client ?? REVISION);
+  const headers: Record<string, string> = {};
+  if (plan.kind === "fanout" && plan.method === "initialize" && client !== null && answer.status === 200) {
+    // The older client's session: signed, verified by any replica, nothing stored.
+    headers["mcp-session-id"] = sessionsOf(deps.config).issue({
+      tenantId: call.tenantId,
+      agentId: call.agentId,
+      revision: client,
+    });
+  }
   return deliver(call, tap, settled, sink, deps, {
-    status: outcome.answer.status,
-    body: encode(outcome.answer),
+    status: answer.status,
+    // 204: an older client's session ended, no body.
+    body: answer.status === 204 ? null : Buffer.from(JSON.stringify(message)),
+    headers,
   });
+}
+
+/**
+ * A routed call whose member and caller speak different revisions: the member asked in its own
+ * (`memberPort`), its answer re-shaped for the caller; no answer fails like an upstream's.
+ */
+async function routedOnce(
+  call: ForwardCall,
+  plan: Extract<Served["plan"], { kind: "routed" }>,
+  port: MemberPort,
+): Promise<FanOut> {
+  const reply = await port.call(plan.member, plan.body, call.mcpMethod ?? "tools/call");
+  if (reply.kind === "failure" && reply.reason === "session_lost") {
+    const lost = rpcError(502, call.mcpRequestId, ERRORS.internal, SESSION_LOST);
+    return { kind: "answer", answer: lost, servedBy: plan.member.agentId };
+  }
+  if (reply.kind === "failure") {
+    port.failed(plan.member, call.mcpMethod ?? "tools/call", reply.reason);
+    return { kind: "failure", reason: reply.reason === "timeout" ? "timeout" : "unreachable" };
+  }
+  if (!reply.message) return { kind: "failure", reason: "unreachable" };
+  return {
+    kind: "answer",
+    answer: { status: reply.status, message: reply.message },
+    servedBy: plan.member.agentId,
+  };
 }
 
 function encode(answer: OwnAnswer): Buffer {
@@ -84,11 +132,11 @@ async function deliver(
   settled: Settled,
   sink: AnswerSink,
   deps: ForwardDeps,
-  own: { status: number; body: Buffer | null },
+  own: { status: number; body: Buffer | null; headers?: Record<string, string> },
 ): Promise<void> {
-  const headers = own.body ? { "content-type": JSON_TYPE } : {};
+  const headers: Record<string, string> = own.body ? { "content-type": JSON_TYPE } : {};
   const answer = await onAnswer(
-    deps.answerHooks,
+    deps.answerHooks?.[call.protocol],
     call,
     { status: own.status, headers, body: own.body },
     tap.held,
@@ -101,7 +149,7 @@ async function deliver(
       result: {
         status: answer.status,
         contentType: body.length > 0 ? JSON_TYPE : null,
-        headers: null,
+        headers: own.headers && Object.keys(own.headers).length > 0 ? own.headers : null,
         body,
         expiresAt: new Date(Date.now() + deps.config.GW_RESULT_TTL_SECONDS * 1000),
       },
@@ -111,6 +159,7 @@ async function deliver(
   const { outgoing } = sink.caller;
   const head: Record<string, string> = { ...gatewayHeaders(call), "x-request-id": sink.caller.requestId };
   if (body.length > 0) head["content-type"] = JSON_TYPE;
+  Object.assign(head, own.headers);
   head["content-length"] = String(body.length);
   tap.respCapture?.add(body);
   tap.respDigest?.update(body);
@@ -126,28 +175,8 @@ async function deliver(
     ended: ended ? ("end" as const) : ("client_closed" as const),
     failure: ended ? null : ("cancelled" as const),
   };
-  if (!ended) return streamFailed(call, tap, settled, sink, "cancelled", relayed);
-  completed(call, tap, settled, sink, relayed);
-}
-
-function completed(call: ForwardCall, tap: Tap, settled: Settled, sink: Relay, relayed: Relayed): void {
-  const { status, errorClass } = outcomeOfStatus(relayed.upstreamStatus);
-  recordProxyCall({ mode: "streaming", outcome: status, errorClass: errorClass ?? "none" });
-  const facts = relayedFacts(tap, relayed, settled.facts(status === "succeeded"));
-  keep(sink, call, call.record.complete(relayed.upstreamStatus, facts, tap.digests()));
-}
-
-function streamFailed(
-  call: ForwardCall,
-  tap: Tap,
-  settled: Settled,
-  sink: Relay,
-  failure: Failure,
-  relayed: Relayed | undefined,
-): void {
-  recordProxyCall({ mode: "streaming", outcome: "failed", errorClass: ERROR_CLASS[failure] });
-  const facts = relayedFacts(tap, relayed, settled.facts(false));
-  keep(sink, call, call.record.fail(failure, facts, relayed ? tap.digests() : undefined));
+  if (!ended) return relayFailed(call, tap, settled, sink, "cancelled", relayed);
+  relayCompleted(call, tap, settled, sink, relayed);
 }
 
 /** No member answered a fan-out: the call fails as an upstream call that got no answer would. */
@@ -161,7 +190,7 @@ async function failed(
   if (sink.kind === "collect") {
     return call.record.fail(failure, tap.collectedFacts({ attempts: 1 }, settled.facts(false)));
   }
-  streamFailed(call, tap, settled, sink, failure, undefined);
+  relayFailed(call, tap, settled, sink, failure, undefined);
   drain(sink);
   throw upstreamError(failure, gatewayHeaders(call));
 }
@@ -214,5 +243,11 @@ async function listen(
   }
   merged.close();
   if (!outgoing.destroyed) await new Promise<void>((r) => outgoing.end(r));
-  completed(call, tap, settled, sink, { upstreamStatus: 200, ttftMs, respSize, ended: "end", failure: null });
+  relayCompleted(call, tap, settled, sink, {
+    upstreamStatus: 200,
+    ttftMs,
+    respSize,
+    ended: "end",
+    failure: null,
+  });
 }

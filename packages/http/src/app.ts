@@ -1,4 +1,10 @@
-import { bearerToken, type Principal, type TokenVerifier } from "@gw/auth";
+import {
+  authenticate,
+  type BearerError,
+  formatBearerChallenge,
+  type Principal,
+  type TokenVerifier,
+} from "@gw/auth";
 import type { Logger } from "@gw/telemetry";
 import type { HttpBindings } from "@hono/node-server";
 import { RESPONSE_ALREADY_SENT } from "@hono/node-server/utils/response";
@@ -63,20 +69,22 @@ export function createBaseApp(opts: { logger: Logger; accessLog?: boolean }): Ho
 }
 
 /**
- * Bearer authentication: 401 with an empty body for anything short of a valid token. The 401
- * carries `WWW-Authenticate` (RFC 6750 §3): `challenge` builds it from the path called (the proxy
- * names its protected-resource metadata there, RFC 9728 §5.1); by default a plain `Bearer`.
+ * Bearer authentication: 401 with an empty body for anything short of a valid token (the scheme
+ * name in any case, RFC 7235). The 401 carries `WWW-Authenticate` (RFC 6750 §3), with
+ * `error="invalid_token"` when a token was presented: `challenge` builds it from the path called
+ * and that error (the proxy names its protected-resource metadata there, RFC 9728 §5.1).
  */
 export function requireAuth(
   verify: TokenVerifier,
-  opts: { challenge?: (path: string) => string } = {},
+  opts: { challenge?: (path: string, error: BearerError | undefined) => string } = {},
 ): MiddlewareHandler<AppEnv> {
-  const challenge = opts.challenge ?? (() => "Bearer");
+  const challenge = opts.challenge ?? ((_path, error) => formatBearerChallenge({ error }));
   return async (c, next) => {
-    const token = bearerToken(c.req.header("authorization"));
-    const principal = token ? await verify(token) : null;
-    if (!principal) return c.body(null, 401, { "WWW-Authenticate": challenge(c.req.path) });
-    c.set("principal", principal);
+    const auth = await authenticate(verify, c.req.header("authorization"));
+    if (!auth.principal) {
+      return c.body(null, 401, { "WWW-Authenticate": challenge(c.req.path, auth.error) });
+    }
+    c.set("principal", auth.principal);
     await next();
   };
 }

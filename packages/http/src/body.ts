@@ -1,13 +1,17 @@
 import type { IncomingMessage } from "node:http";
-import { DomainError, invalid, LIMITS, ruleOf, tooLarge } from "@gw/core";
+import { bytesText, DomainError, invalid, LIMITS, ruleOf, tooLarge } from "@gw/core";
 import type { Context } from "hono";
 import * as v from "valibot";
 import { assertNoNul } from "./text.ts";
 
+/** The 413 of a body over `maxBytes`: it names the limit (docs/interface.md, Errors). */
+export const bodyTooLarge = (maxBytes: number) =>
+  tooLarge(`request body is larger than ${bytesText(maxBytes)}`);
+
 /** Reads the request body counting bytes as they arrive; Content-Length alone is never trusted. */
 export async function readBodyCapped(req: Request, maxBytes: number): Promise<Uint8Array> {
   const declared = Number(req.headers.get("content-length") ?? Number.NaN);
-  if (Number.isFinite(declared) && declared > maxBytes) throw tooLarge("request body is too large");
+  if (Number.isFinite(declared) && declared > maxBytes) throw bodyTooLarge(maxBytes);
   if (!req.body) return new Uint8Array(0);
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -18,7 +22,7 @@ export async function readBodyCapped(req: Request, maxBytes: number): Promise<Ui
     size += value.byteLength;
     if (size > maxBytes) {
       await reader.cancel().catch(() => {});
-      throw tooLarge("request body is too large");
+      throw bodyTooLarge(maxBytes);
     }
     chunks.push(value);
   }
@@ -96,8 +100,7 @@ export async function readJson<const S extends v.GenericSchema>(
  */
 export function readNodeBodyCapped(incoming: IncomingMessage, maxBytes: number): Promise<Buffer> {
   const declared = Number(incoming.headers["content-length"] ?? Number.NaN);
-  if (Number.isFinite(declared) && declared > maxBytes)
-    return Promise.reject(tooLarge("request body is too large"));
+  if (Number.isFinite(declared) && declared > maxBytes) return Promise.reject(bodyTooLarge(maxBytes));
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -111,7 +114,7 @@ export function readNodeBodyCapped(incoming: IncomingMessage, maxBytes: number):
       if (size > maxBytes) {
         cleanup();
         incoming.resume();
-        reject(tooLarge("request body is too large"));
+        reject(bodyTooLarge(maxBytes));
         return;
       }
       chunks.push(chunk);

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
 import { invalid } from "@gw/core";
-import { type Logger, tracer } from "@gw/telemetry";
+import { type Logger, startMovableSpan } from "@gw/telemetry";
 import {
   type Context,
   context,
@@ -24,17 +24,22 @@ export function requestIdOf(given: string | undefined): string {
 /**
  * One server span per request, child of the caller's traceparent when it sent one; upstream calls
  * made while handling it become its children (run them inside the returned context). No headers or
- * bodies are recorded.
+ * bodies are recorded. Without a traceparent header the span may still join the caller's trace
+ * that an MCP message names in `params._meta` (`traceMcpCall` of @gw/telemetry). `route`, when
+ * known up front, names the span at once (an MCP call renames it).
  */
 export function startServerSpan(
   method: string,
   requestId: string,
   headers: IncomingHttpHeaders,
+  route?: string,
 ): { span: Span; ctx: Context } {
   const parent = propagation.extract(context.active(), headers);
-  const span = tracer.startSpan(
-    method,
-    { kind: SpanKind.SERVER, attributes: { "http.request.method": method, "gw.request_id": requestId } },
+  const attributes: Record<string, string> = { "http.request.method": method, "gw.request_id": requestId };
+  if (route) attributes["http.route"] = route;
+  const span = startMovableSpan(
+    route ? `${method} ${route}` : method,
+    { kind: SpanKind.SERVER, attributes },
     parent,
   );
   return { span, ctx: trace.setSpan(parent, span) };
@@ -107,7 +112,7 @@ export function serveExchange(
       return log;
     },
   };
-  const { span, ctx } = startServerSpan(method, requestId, incoming.headers);
+  const { span, ctx } = startServerSpan(method, requestId, incoming.headers, route);
   const run = async (): Promise<void> => {
     checkQuery(url);
     await handle(x);
@@ -116,7 +121,8 @@ export function serveExchange(
     .with(ctx, run)
     .catch((err: unknown) => answerError(x, err))
     .then(() => {
-      endServerSpan(span, method, route, outgoing.statusCode);
+      // Named by its route from the start, so an MCP call's name (`tools/call get_weather`) stays.
+      endServerSpan(span, method, undefined, outgoing.statusCode);
       // Nothing of the line is built when `info` is off.
       if (!logger.isLevelEnabled("info")) return;
       const ms = Math.round((performance.now() - start) * 10) / 10;

@@ -1,6 +1,75 @@
 import { invalid, LIMITS } from "@gw/core";
+import type { Context, MiddlewareHandler } from "hono";
 import { hasNul } from "./text.ts";
 import { parseTimestamp } from "./timestamp.ts";
+
+/**
+ * The query parameters a route takes, declared once where the route is registered:
+ * `app.get("/agents", takesQuery(...PAGE_QUERY, "protocol"), handler)`. A parameter it does not
+ * take, or one of them given twice (every parameter is single-valued), is a 400 naming it, before
+ * the handler runs. `queryRule` extends the rule to every route of an app that declared nothing:
+ * such a route takes no query at all. The handler then reads `c.req.query()` as usual.
+ */
+export function takesQuery(...names: string[]): MiddlewareHandler {
+  const taken = Object.freeze([...names]);
+  const check: MiddlewareHandler = async (c, next) => {
+    refuseQuery(c.req.url, taken);
+    await next();
+  };
+  DECLARED.set(check, taken);
+  return check;
+}
+
+/** `limit` and `offset`, as pageOf reads them. */
+export const PAGE_QUERY = ["limit", "offset"] as const;
+/** `since` and `until`, as rangeOf reads them. */
+export const RANGE_QUERY = ["since", "until"] as const;
+
+const DECLARED = new WeakMap<object, readonly string[]>();
+
+/** The query parameters a registered handler declares (a `takesQuery` middleware), else undefined. */
+export function queryTakenBy(handler: unknown): readonly string[] | undefined {
+  return typeof handler === "function" ? DECLARED.get(handler) : undefined;
+}
+
+/**
+ * Middleware for a whole app or family: a route that declared its parameters with `takesQuery`
+ * checks them itself; any other route takes none, so every query parameter on it is a 400.
+ * A path no route serves is left to the 404 and 405 answers.
+ */
+export function queryRule(): MiddlewareHandler {
+  return async (c, next) => {
+    if (!declaresQuery(c)) refuseQuery(c.req.url, []);
+    await next();
+  };
+}
+
+function declaresQuery(c: Context): boolean {
+  // The matched routes in the order they run: the first concrete one is the route that answers.
+  const routes = c.req.matchedRoutes;
+  const target = routes.find((r) => r.method !== "ALL");
+  if (!target) return true;
+  return routes.some((r) => r.method === target.method && r.path === target.path && DECLARED.has(r.handler));
+}
+
+// A name is quoted back only when it is a short plain identifier (a long one may be a pasted
+// secret); anything else is described, not echoed.
+const PLAIN_NAME = /^[A-Za-z0-9_.[\]-]{1,32}$/;
+
+function refuseQuery(url: string, taken: readonly string[]): void {
+  const q = url.indexOf("?");
+  if (q < 0) return;
+  const seen = new Set<string>();
+  for (const [name] of new URLSearchParams(url.slice(q + 1))) {
+    const shown = PLAIN_NAME.test(name) ? `"${name}"` : "with a name this route does not take";
+    if (!taken.includes(name)) {
+      const takes = taken.length ? `this route takes ${taken.join(", ")}` : "this route takes none";
+      throw invalid(`unknown query parameter ${shown}; ${takes}`);
+    }
+    if (seen.has(name)) throw invalid(`query parameter ${shown} given more than once`);
+    seen.add(name);
+  }
+}
 
 /** `limit` (default 20, clamped to 1..max) and `offset` (default 0) of every list. */
 export function pageOf(q: Record<string, string | undefined>, max = 100): { limit: number; offset: number } {

@@ -70,12 +70,25 @@ export function listen(
 /** What a draining server answers every new request, on whichever connection it arrives. */
 const SHUTTING_DOWN = JSON.stringify({ error: "server is shutting down; retry the request" });
 
+const CLOSED_ON_DRAIN = new WeakSet<ServerResponse>();
+
+/**
+ * Marks a response that never ends by itself (an MCP agent's standalone GET stream, which stays
+ * open for whatever the server may send): graceful shutdown closes it as soon as draining starts,
+ * as a network break the client reconnects after (to another replica), instead of holding the
+ * whole drain window open for it.
+ */
+export function closeOnDrain(res: ServerResponse): void {
+  CLOSED_ON_DRAIN.add(res);
+}
+
 /**
  * Graceful shutdown on keep-alive connections (docs/operations.md). Until `start`, it only tracks
  * the responses in flight. Once draining: a response whose headers are not out yet says
  * `Connection: close`; a connection is closed as soon as its response is done; and a request that
  * still arrives on an open connection gets a clean 503 with `Connection: close` instead of being
- * admitted (or reset), on the Hono routes and the direct ones alike.
+ * admitted (or reset), on the Hono routes and the direct ones alike. A response marked with
+ * `closeOnDrain` is closed at once.
  */
 function drainState() {
   let draining = false;
@@ -103,7 +116,10 @@ function drainState() {
       draining = true;
       // Node writes `Connection: close` for a response that may not keep its connection alive,
       // and closes the connection after it; one whose headers are out is closed on "close" above.
-      for (const res of inFlight) if (!res.headersSent) res.shouldKeepAlive = false;
+      for (const res of inFlight) {
+        if (CLOSED_ON_DRAIN.has(res)) res.destroy();
+        else if (!res.headersSent) res.shouldKeepAlive = false;
+      }
     },
   };
   return state;

@@ -11,7 +11,7 @@ export * from "./invocations.ts";
 export * from "./lifecycle.ts";
 export * from "./outcome.ts";
 export * from "./reconcile.ts";
+export type { DecisionRecord } from "./repos/decision-rows.ts";
 export { ReservationTaken } from "./repos/invocation-reservations.ts";
 export { type InvocationUpdate, invocationRepo, type NewInvocation } from "./repos/invocations.ts";
 export * from "./serialize.ts";
-export * from "./stored-job.ts";

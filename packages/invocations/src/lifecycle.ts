@@ -1,6 +1,7 @@
 import { isStoreUnavailable } from "@gw/core";
 import type { Reservation, Store } from "@gw/db";
 import { ERROR_CLASS, type Failure, outcomeOfStatus } from "./outcome.ts";
+import type { DecisionRecord } from "./repos/decision-rows.ts";
 import { insertWithReservations, type StoredRequest } from "./repos/invocation-reservations.ts";
 import { createClaimer, failIfOpen, markRepeat } from "./repos/invocation-states.ts";
 import { createInvocationWriter } from "./repos/invocation-writer.ts";
@@ -33,23 +34,25 @@ export type InvocationHandle = {
   failUnsettled: (facts: Facts) => Promise<void>;
 };
 
-/** The pace a stored request body is granted on top of the open's deadline: 8 MiB/s. */
-const STORED_BYTES_PER_MS = (8 * 1024 * 1024) / 1000;
-/** The undo of a late durable open retries at least this often while the store is down. */
+/** The pace a stored request body is granted on top of the open's deadline: a busy server's 2 MiB/s. */
+const STORED_BYTES_PER_MS = (2 * 1024 * 1024) / 1000;
 /**
  * The least time between two flushes of records (docs/performance.md): a record after a quiet
  * spell is written at once, under load it waits at most this long for the rows arriving with it.
  */
 const RECORD_SPACING_MS = 5;
+/** The undo of a late durable open retries at least this often while the store is down. */
 const UNDO_RETRY_MS = 250;
 /**
  * An invocation insert refused because a row with its id exists (unique_violation on the primary
- * key). Ids are fresh UUIDv7s: the row is the call's own, written by an attempt whose answer was lost.
+ * key), or its decision's (written in the same statement, so either may be reported first). Ids are
+ * fresh UUIDv7s: the rows are the call's own, written by an attempt whose answer was lost.
  */
 function isOwnRowThere(e: unknown): boolean {
   if (typeof e !== "object" || e === null) return false;
   const { code, constraint_name, constraint } = e as Record<string, unknown>;
-  return code === "23505" && (constraint_name ?? constraint) === "invocations_pkey";
+  const on = constraint_name ?? constraint;
+  return code === "23505" && (on === "invocations_pkey" || on === "policy_decisions_pkey");
 }
 /** The error class of a call ended while open: a lost job or an error answered (internal), a caller gone (cancelled). */
 type EndClass = "internal" | "cancelled";
@@ -97,22 +100,34 @@ export function createInvocationLifecycle(opts: {
     maxInFlight: 1,
     spacingMs: RECORD_SPACING_MS,
   });
+  // The `running` row of a stream that outlived its defer point, on a writer of its own: flushed as
+  // soon as it is due, never after the spacing above nor behind a batch of final-state records.
+  // Until it commits, a crash of this process leaves no trace of the stream, so this is the part
+  // of the loss bound the writer decides (docs/reliability.md "What a crashed proxy loses").
+  // They still go in batches (rows due while one flush runs share the next), without waiting to.
+  const opens = createInvocationWriter(store.recordsQuery, { maxInFlight: 1 });
   const retryMs = opts.recordRetryMs ?? 600_000;
   // Records (streaming opens, every terminal write) are held and retried while the store is
   // unreachable, so an outage delays them instead of leaving rows open (docs/reliability.md).
-  const fast = {
-    insert: (t: string, row: NewInvocation, set?: InvocationUpdate) =>
+  const insertWith =
+    (writer: typeof records) =>
+    (t: string, row: NewInvocation, set?: InvocationUpdate, decision?: DecisionRecord): Promise<void> =>
       withStoreRetry(
         () =>
-          records.insert(t, row, set).catch((e: unknown) => {
+          writer.insert(t, row, set, decision).catch((e: unknown) => {
             // The row is there already: an earlier attempt committed and its answer was lost (the
             // connection broke after the commit), so this retry must not fail the record. A bare
-            // row is then written; a record with its outcome updates the row to it.
+            // row is then written; a record with its outcome updates the row to it. The decision
+            // committed with that attempt.
             if (!isOwnRowThere(e)) throw e;
             return set ? records.update(t, row.id as string, set, undefined) : undefined;
           }),
         retryMs,
-      ),
+      );
+  const fast = {
+    insert: insertWith(records),
+    /** A deferred stream's `running` row (see `opens`). */
+    open: insertWith(opens),
     update: (...a: Parameters<typeof records.update>) => withStoreRetry(() => records.update(...a), retryMs),
   };
   const durable = createInvocationWriter(store.query);
@@ -120,6 +135,14 @@ export function createInvocationLifecycle(opts: {
   const claim = createClaimer(store.recordsQuery);
   const withRequest = createRequestWriter(store.query);
   const openDeadlineMs = opts.openDeadlineMs ?? 1_500;
+  // A decision committed with its invocation: its hook (receipts) hears it, fail-open.
+  const noted = (decision: DecisionRecord | undefined) => () => {
+    try {
+      decision?.recorded?.();
+    } catch {
+      // Fail-open, as the terminal hook.
+    }
+  };
   const terminal = (e: TerminalEvent) => {
     try {
       opts.onTerminal?.(e);
@@ -169,23 +192,27 @@ export function createInvocationLifecycle(opts: {
         reservations?: readonly Reservation[] | undefined;
         /** A transactional call's job, stored with the row (the reconciler rebuilds it from there). */
         request?: StoredRequest | undefined;
+        /** The call's policy decision, written in the same statement as the row. */
+        decision?: DecisionRecord | undefined;
       },
     ): Promise<void> {
       const held = o.reservations && o.reservations.length > 0;
-      const write = held
-        ? insertWithReservations(store.query, tenantId, row, o.reservations ?? [], o.request)
+      const d = o.decision;
+      const inserted = held
+        ? insertWithReservations(store.query, tenantId, row, o.reservations ?? [], o.request, d)
         : o.request
-          ? withRequest(tenantId, row, o.request)
+          ? withRequest(tenantId, row, o.request, d)
           : o.durable
-            ? durable.insert(tenantId, row)
-            : fast.insert(tenantId, row);
+            ? durable.insert(tenantId, row, undefined, d)
+            : fast.insert(tenantId, row, undefined, d);
+      const write = d?.recorded ? inserted.then(noted(d)) : inserted;
       if (!o.durable && !held) return write;
       // A durable open answers the caller: bounded. If it commits after the caller was answered
       // 503, the row is ended at once, so a call whose caller got an error never runs.
       const ref = { tenantId, id: row.id as string, agentId: row.agentId as string };
       const undo = () => void abandon(ref);
       // A big stored body takes its time to travel and commit even with a healthy store: the
-      // deadline grows with it (a 32 MiB body gets 4 s more), so only a stalled store gets 503.
+      // deadline grows with it (a 32 MiB body gets 16 s more), so only a stalled store gets 503.
       const deadline = openDeadlineMs + (o.request?.body.length ?? 0) / STORED_BYTES_PER_MS;
       try {
         await withDeadline(write, deadline, undo);
@@ -200,16 +227,26 @@ export function createInvocationLifecycle(opts: {
      * A streaming record written off the critical path: nothing is written unless the call
      * outlives `deferMs`, when its `running` row is inserted; a call that ends before is recorded
      * by one INSERT of its final state. Either way `complete`/`fail` on the returned handle end it.
+     * The call's policy decision goes in the first of those inserts (same batch, same durability).
      */
-    openDeferred(row: NewInvocation & { id: string }, ref: InvocationRef, deferMs: number): InvocationHandle {
+    openDeferred(
+      row: NewInvocation & { id: string },
+      ref: InvocationRef,
+      deferMs: number,
+      decision?: DecisionRecord,
+    ): InvocationHandle {
       let inserted: Promise<boolean> | null = null;
       const timer = setTimeout(() => {
-        inserted = fast.insert(ref.tenantId, row).then(
-          () => true,
+        inserted = fast.open(ref.tenantId, row, undefined, decision).then(
+          () => {
+            noted(decision)();
+            return true;
+          },
           () => false,
         );
       }, deferMs);
-      const whole = (set: InvocationUpdate) => () => fast.insert(ref.tenantId, row, set);
+      const whole = (set: InvocationUpdate) => () =>
+        fast.insert(ref.tenantId, row, set, decision).then(noted(decision));
       const end = (set: InvocationUpdate, extras?: Extras): Promise<void> => {
         const open = inserted;
         if (open === null) {

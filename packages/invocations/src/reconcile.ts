@@ -39,8 +39,11 @@ export type ReconcileOptions = {
   pendingGraceMs: number;
   /** A transactional running row is overdue after GW_JOB_LOCK_MS + GW_TRANSACT_TIMEOUT_MS + slack. */
   runningDeadlineMs: number;
-  /** Whether a call may run again after its worker died (idempotent MCP methods only). */
-  mayRepeat: (call: { protocol: "http" | "mcp"; mcpMethod: string | null }) => boolean;
+  /**
+   * Whether a call may run again after its worker died (idempotent MCP methods only), from the
+   * protocol its stored request names (null: no stored request).
+   */
+  mayRepeat: (call: { protocol: string | null; mcpMethod: string | null }) => boolean;
   /** Rows looked at per pass. */
   batch?: number;
 };
@@ -69,8 +72,7 @@ export async function reconcileOnce(
 
   const overdue = new Date(now.getTime() - opts.runningDeadlineMs);
   for (const row of await overdueRunning(store.query, overdue, batch)) {
-    const protocol = row.protocol === "mcp" ? "mcp" : "http";
-    if (row.protocol !== null && opts.mayRepeat({ protocol, mcpMethod: row.mcpMethod })) {
+    if (opts.mayRepeat(row)) {
       if (await requeueRunning(store.query, row.tenantId, row.id, overdue)) report.requeued++;
     } else if (await invocations.failIfOpen(row)) report.failed++;
   }

@@ -54,6 +54,17 @@ export const InvocationItem = v.object({
   completed_at: v.nullable(Time),
   /** A virtual MCP server's call: the member agent that served it (null for a fan-out or any other call). */
   routed_agent_id: NullableString,
+  /** What the answer rules did to the answer (docs/policy.md "Answer guardrails"); null: nothing. */
+  answer_action: v.nullable(v.picklist(["redacted", "blocked", "warned"])),
+  /** The acting answer rule's findings: kind → count, never the matched text; null: none. */
+  answer_findings: v.nullable(v.record(v.string(), Int)),
+  /** An A2A call (docs/a2a.md): its JSON-RPC method as sent; null for other protocols. */
+  a2a_method: NullableString,
+  /** The A2A task: from the request, or else learned from the answer. */
+  a2a_task_id: NullableString,
+  a2a_context_id: NullableString,
+  /** The last task state the answer carried (`TASK_STATE_COMPLETED`, v0.3 `completed`, ...). */
+  a2a_task_state: NullableString,
 });
 export type InvocationItemJson = v.InferOutput<typeof InvocationItem>;
 
@@ -111,6 +122,12 @@ export function invocationJson(row: InvocationItemRow): InvocationItemJson {
     created_at: row.createdAt.toISOString(),
     completed_at: iso(row.completedAt),
     routed_agent_id: row.routedAgentId,
+    answer_action: row.answerAction,
+    answer_findings: row.answerFindings,
+    a2a_method: row.a2aMethod,
+    a2a_task_id: row.a2aTaskId,
+    a2a_context_id: row.a2aContextId,
+    a2a_task_state: row.a2aTaskState,
   };
 }
 

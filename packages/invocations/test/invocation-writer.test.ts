@@ -215,7 +215,9 @@ describe.each(stores)("invocation writer (%s store)", (_name, url) => {
       [tenantId, ids[0]],
     );
     expect(rows).toHaveLength(ids.length - 1);
-    for (const r of rows) expect(r).toMatchObject({ status: "running", attempts: 1 });
+    // The claim is a HOT update: `status` (indexed) stays pending, `started_at` says it runs.
+    for (const r of rows) expect(r).toMatchObject({ status: "pending", attempts: 1 });
+    for (const r of rows) expect(r.started_at).not.toBeNull();
     // Claimed rows are not claimed again.
     expect(await claim(tenantId, ids[2] as string)).toBe(false);
   });

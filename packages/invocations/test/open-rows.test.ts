@@ -2,6 +2,7 @@ import { migrate, openStore, type Store } from "@gw/db";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CLAIM_SQL, FAIL_OPEN_SQL, REPEAT_SQL } from "../src/repos/invocation-states.ts";
 import { overdueRunning, stalePending } from "../src/repos/reliability.ts";
+import { statusSql } from "../src/repos/run-state.ts";
 
 // The by-id state changes (the worker's claim, failIfOpen, the repeat) must be planned through the
 // primary key whatever ANALYZE last saw. Before migration 0010 the open-row index answered to
@@ -83,5 +84,42 @@ describe("open rows (embedded store: its statistics are this test's alone)", () 
       "inv_b_3",
     ]);
     expect(await overdueRunning(store.query, before, 10)).toEqual([]);
+  });
+});
+
+// ADR 0030: the claim writes only columns no index reads, so it is a HOT update (no index entry
+// written); the completion is then the call's one update that indexes see.
+describe("the claim is a HOT update (embedded store)", () => {
+  let store: Store;
+  beforeAll(async () => {
+    store = await openStore(undefined);
+    await migrate(store);
+  });
+  afterAll(() => store.close());
+
+  it("claim: HOT, status still pending, reads as running; completion: not HOT", async () => {
+    const claim = CLAIM_SQL.replace("$1::text[]", "array['ten_h']").replace("$2::text[]", "array['inv_h_1']");
+    const counters = `select pg_stat_get_xact_tuples_updated('invocations'::regclass)::int as updated,
+      pg_stat_get_xact_tuples_hot_updated('invocations'::regclass)::int as hot`;
+    const rows = await store.session(async (exec) => {
+      await exec(`begin;
+        insert into invocations (id, tenant_id, agent_id, mode, status) values ('inv_h_1', 'ten_h', 'agt_h', 'transactional', 'pending')`);
+      try {
+        const claimed = await exec(claim);
+        const afterClaim =
+          await exec(`${counters}, (select ${statusSql()} from invocations where id = 'inv_h_1') as reads,
+          (select status from invocations where id = 'inv_h_1') as stored`);
+        await exec(
+          "update invocations set status = 'succeeded', completed_at = now(), latency_ms = 3 where id = 'inv_h_1'",
+        );
+        const afterDone = await exec(counters);
+        return { claimed, afterClaim: afterClaim[0], afterDone: afterDone[0] };
+      } finally {
+        await exec("rollback");
+      }
+    });
+    expect(rows.claimed).toHaveLength(1);
+    expect(rows.afterClaim).toMatchObject({ updated: 1, hot: 1, reads: "running", stored: "pending" });
+    expect(rows.afterDone).toMatchObject({ updated: 2, hot: 1 });
   });
 });

@@ -3,6 +3,7 @@ import { migrate, openStore, type Store } from "@gw/db";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createInvocationLifecycle, type Lifecycle } from "../src/lifecycle.ts";
 import { reconcileOnce } from "../src/reconcile.ts";
+import { statusSql } from "../src/repos/run-state.ts";
 
 // The store of the suite (DATABASE_URL, else the embedded one): the same SQL either way.
 let store: Store;
@@ -28,10 +29,15 @@ const QUEUE = `reconcile-${randomUUID()}`;
 const inv = () => `inv_${randomUUID()}`;
 const GRACE_MS = 5_000;
 
-/** Makes a row (and its stored request) look as if it had been opened `ago` ms before now. */
+/**
+ * Makes a row (and its stored request) look as if it had been opened (and, if claimed, started)
+ * `ago` ms before now. An unclaimed row keeps `started_at` null: set, it would read as running.
+ */
 async function age(id: string, ago: number) {
   await store.query(
-    "update invocations set created_at = now() - make_interval(secs => $2::float8 / 1000), started_at = now() - make_interval(secs => $2::float8 / 1000) where id = $1",
+    `update invocations set created_at = now() - make_interval(secs => $2::float8 / 1000),
+       started_at = case when started_at is null then null else now() - make_interval(secs => $2::float8 / 1000) end
+     where id = $1`,
     [id, ago],
   );
   await store.query(
@@ -42,7 +48,7 @@ async function age(id: string, ago: number) {
 
 async function status(tenantId: string, id: string) {
   const [r] = await store.query(
-    "select status, error_class from invocations where tenant_id = $1 and id = $2",
+    `select ${statusSql()} as status, error_class from invocations where tenant_id = $1 and id = $2`,
     [tenantId, id],
   );
   return r;

@@ -2,13 +2,13 @@ import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { withinDeadline } from "@gw/core";
 import { migrate, openStore, type Store } from "@gw/db";
-import { startTcpForwarder, type TcpForwarder, TEST_DATABASE_URL } from "@gw/testkit";
+import { startTcpForwarder, type TcpForwarder, TEST_DATABASE_URL } from "@gw/fixtures";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createInvocationLifecycle, type Lifecycle, type TerminalEvent } from "../src/lifecycle.ts";
 import type { NewInvocation } from "../src/repos/invocations.ts";
 
 // Record writes (a streaming call's row, every terminal write) are held and retried while the store
-// is unreachable (`withStoreRetry`, issue 24 item 2): an outage delays them, it never drops one. The
+// is unreachable (`withStoreRetry`, docs/reliability.md): an outage delays them, it never drops one. The
 // lifecycle writes through a TCP forwarder this file cuts, so what it meets is the driver's own
 // error (a reset connection, a refused connect); the rows are read on a direct connection.
 
@@ -17,7 +17,7 @@ const suite = TEST_DATABASE_URL ? describe : describe.skip;
 
 type Row = { id: string; status: string; error_class: string | null; upstream_status: number | null };
 
-suite("record writes across a Postgres outage (issue 24)", () => {
+suite("record writes across a Postgres outage", () => {
   let fwd: TcpForwarder;
   let store: Store;
   let direct: Store;

@@ -1,3 +1,1 @@
-export * from "./collect.ts";
 export * from "./parse.ts";
-export * from "./sse.ts";

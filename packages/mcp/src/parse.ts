@@ -1,9 +1,10 @@
-import { invalid } from "@gw/core";
+import { invalid, LIMITS } from "@gw/core";
+import { isRecord, type JsonObject, type JsonRpcId, readMessage } from "@gw/jsonrpc";
 
 /** Recorded method and tool names are capped like the model header: they land in invocation rows. */
-export const MCP_NAME_MAX_BYTES = 256;
+export const MCP_NAME_MAX_BYTES = LIMITS.mcpNameMaxBytes;
 
-export type JsonRpcId = string | number;
+export type { JsonRpcId } from "@gw/jsonrpc";
 
 /**
  * One JSON-RPC 2.0 message posted to an MCP server over Streamable HTTP, as far as the gateway
@@ -35,6 +36,12 @@ type McpRequestMessage = {
    * policy conditions; never recorded.
    */
   arguments?: unknown;
+  /**
+   * `params._meta.traceparent` and `tracestate` when they are strings, as sent (unvalidated: the
+   * tracing side checks the W3C format and ignores a bad value). Never forwarded differently: the
+   * body stays verbatim.
+   */
+  traceContext?: { traceparent: string; tracestate?: string };
 };
 
 const decoder = new TextDecoder("utf-8", { fatal: true });
@@ -57,36 +64,45 @@ export function parseMcpRequest(body: Uint8Array): McpMessage {
     throw invalid("JSON-RPC batches are not supported: send one JSON-RPC 2.0 message per request");
   }
   if (!isRecord(value)) throw invalid("MCP request body must be a JSON-RPC 2.0 message object");
-  if (value.jsonrpc !== "2.0") throw invalid('jsonrpc must be "2.0"');
-  if ("method" in value) return requestOf(value);
-  if ("result" in value || "error" in value) return responseOf(value);
-  throw invalid("MCP request body must be a JSON-RPC 2.0 request, notification or response");
+  const msg = readMessage(value);
+  switch (msg.kind) {
+    case "invalid":
+      throw invalid(msg.problem.startsWith("must ") ? `MCP request body ${msg.problem}` : msg.problem);
+    case "response":
+      return { kind: "response", method: null, tool: null, name: null, id: msg.id, isNotification: false };
+    case "notification":
+      named(msg.method);
+      if (msg.method === "tools/call") {
+        toolOf(msg.params);
+        throw invalid("tools/call must be a request with an id, not a notification");
+      }
+      return {
+        kind: "notification",
+        method: msg.method,
+        tool: null,
+        name: null,
+        id: null,
+        isNotification: true,
+      };
+    case "request":
+      return requestOf(msg.method, msg.id, msg.params);
+  }
 }
 
-function requestOf(msg: Record<string, unknown>): McpMessage {
-  const { method, params } = msg;
-  if (typeof method !== "string" || method === "") throw invalid("method must be a non-empty string");
+/** A method name the record can hold: storable, at most MCP_NAME_MAX_BYTES. */
+function named(method: string): void {
   storable("method", method);
   if (byteLength(method) > MCP_NAME_MAX_BYTES) {
     throw invalid(`method must be at most ${MCP_NAME_MAX_BYTES} bytes`);
   }
-  if ("result" in msg || "error" in msg) {
-    throw invalid("a JSON-RPC request must not carry result or error");
-  }
-  if (params !== undefined && !isRecord(params) && !Array.isArray(params)) {
-    throw invalid("params must be an object or an array");
-  }
+}
+
+function requestOf(method: string, id: JsonRpcId, params: JsonObject | unknown[] | undefined): McpMessage {
+  named(method);
   const tool = method === "tools/call" ? toolOf(params) : null;
-  if (!("id" in msg)) {
-    if (tool !== null) throw invalid("tools/call must be a request with an id, not a notification");
-    return { kind: "notification", method, tool: null, name: null, id: null, isNotification: true };
-  }
-  // MCP narrows JSON-RPC here: a request id is a string or a number, never null.
-  const { id } = msg;
-  if (typeof id !== "string" && typeof id !== "number") throw invalid("id must be a string or a number");
   // Stored with a transactional call's job (jsonb).
   if (typeof id === "string") storable("id", id);
-  return {
+  const message: McpRequestMessage = {
     kind: "request",
     method,
     tool,
@@ -95,6 +111,17 @@ function requestOf(msg: Record<string, unknown>): McpMessage {
     isNotification: false,
     arguments: tool !== null && isRecord(params) ? params.arguments : undefined,
   };
+  const traceContext = traceContextOf(params);
+  if (traceContext) message.traceContext = traceContext;
+  return message;
+}
+
+/** The W3C trace context a caller put in `params._meta` (MCP's own propagation), read from the parse. */
+function traceContextOf(params: unknown): McpRequestMessage["traceContext"] {
+  if (!isRecord(params) || !isRecord(params._meta)) return undefined;
+  const { traceparent, tracestate } = params._meta;
+  if (typeof traceparent !== "string") return undefined;
+  return typeof tracestate === "string" ? { traceparent, tracestate } : { traceparent };
 }
 
 function toolOf(params: unknown): string {
@@ -107,24 +134,6 @@ function toolOf(params: unknown): string {
     throw invalid(`params.name must be at most ${MCP_NAME_MAX_BYTES} bytes`);
   }
   return name;
-}
-
-function responseOf(msg: Record<string, unknown>): McpMessage {
-  if ("result" in msg && "error" in msg) {
-    throw invalid("a JSON-RPC response carries either result or error, not both");
-  }
-  if ("error" in msg) {
-    const { error } = msg;
-    if (!isRecord(error) || !Number.isInteger(error.code) || typeof error.message !== "string") {
-      throw invalid("error must be an object with an integer code and a string message");
-    }
-  }
-  // A response to a request the receiver could not parse has id null (JSON-RPC 2.0 §5).
-  const { id } = msg;
-  if (id !== null && typeof id !== "string" && typeof id !== "number") {
-    throw invalid("id must be a string, a number or null");
-  }
-  return { kind: "response", method: null, tool: null, name: null, id, isNotification: false };
 }
 
 /** The methods whose `Mcp-Name` the gateway knows where to find in the body. */
@@ -161,10 +170,6 @@ const RETRYABLE: ReadonlySet<string> = new Set([
  */
 export function isRetryableMcpMethod(method: string | null): boolean {
   return method !== null && RETRYABLE.has(method);
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
 function byteLength(s: string): number {

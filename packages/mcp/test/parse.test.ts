@@ -272,3 +272,31 @@ describe("isRetryableMcpMethod", () => {
     expect(isRetryableMcpMethod(null)).toBe(false);
   });
 });
+
+describe("parseMcpRequest: the caller's trace context in params._meta", () => {
+  const tp = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+  const request = (meta: unknown) => ({
+    jsonrpc: "2.0",
+    id: 1,
+    method: "tools/call",
+    params: { name: "echo", arguments: {}, _meta: meta },
+  });
+
+  it("reads traceparent and tracestate as sent (validated by the tracing side)", () => {
+    expect(parseMcpRequest(bytes(request({ traceparent: tp, tracestate: "a=b" }))).kind).toBe("request");
+    expect(parseMcpRequest(bytes(request({ traceparent: tp, tracestate: "a=b" })))).toMatchObject({
+      traceContext: { traceparent: tp, tracestate: "a=b" },
+    });
+    expect(parseMcpRequest(bytes(request({ traceparent: "not one" })))).toMatchObject({
+      traceContext: { traceparent: "not one" },
+    });
+  });
+
+  it("has none when _meta, its traceparent or params are absent or of another type", () => {
+    for (const meta of [undefined, null, "x", [tp], { traceparent: 1 }, { tracestate: "a=b" }]) {
+      expect(parseMcpRequest(bytes(request(meta))), JSON.stringify(meta)).not.toHaveProperty("traceContext");
+    }
+    const list = parseMcpRequest(bytes({ jsonrpc: "2.0", id: 2, method: "tools/list" }));
+    expect(list).not.toHaveProperty("traceContext");
+  });
+});

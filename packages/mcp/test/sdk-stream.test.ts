@@ -1,6 +1,6 @@
+import { collectJsonRpcFromSse, isEventStream } from "@gw/jsonrpc";
 import { type McpUpstream, mcpInitialize, startMcpUpstream } from "@gw/testkit";
 import { afterEach, describe, expect, it } from "vitest";
-import { collectJsonRpcFromSse, isEventStream } from "../src/collect.ts";
 import { parseMcpRequest } from "../src/parse.ts";
 
 // The collector against what the official SDK server really writes: its SSE framing, its

@@ -1,4 +1,4 @@
-import { LIMITS } from "@gw/core";
+import { bytesText, LIMITS } from "@gw/core";
 import { ErrorBody } from "@gw/http";
 import * as v from "valibot";
 import type { Param, Response } from "./route.ts";
@@ -9,6 +9,10 @@ export const idSchema = (prefix: string) =>
 
 /** `{"error": "..."}` with the situations that produce it. */
 export const error = (description: string): Response => ({ description, body: { json: ErrorBody } });
+
+/** The 413 of a body over `maxBytes`; its message names the limit ("request body is larger than 256 KiB"). */
+export const bodyTooLarge = (maxBytes: number): Response =>
+  error(`Body over ${bytesText(maxBytes)}, counted as it arrives; the message names the limit.`);
 
 /** A JSON answer described by the serializer's own schema. */
 export const ok = (description: string, json: v.GenericSchema): Response => ({ description, body: { json } });

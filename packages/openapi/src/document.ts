@@ -1,3 +1,4 @@
+import { error } from "./common.ts";
 import { componentSchemas, inlineSchema } from "./convert.ts";
 import { FAMILIES, type Family } from "./families/index.ts";
 import { PATH_PARAMS } from "./params.ts";
@@ -39,7 +40,7 @@ export function buildOpenApiDocument(opts: DocumentOptions = {}): OpenApiDocumen
       title: "Agent gateway API",
       version: opts.version ?? "0.1.0",
       description:
-        'Multi-tenant gateway in front of upstream agents (HTTP and MCP). Every route but the public ones needs `Authorization: Bearer <token>`; a missing or invalid token is a 401 with no body. Errors with a body are `{"error": "..."}`; 500 has no body. See docs/api.md.',
+        'Multi-tenant gateway in front of upstream agents (HTTP and MCP). Every route but the public ones needs `Authorization: Bearer <token>` (the scheme name in any case); a missing or invalid token is a 401 with no body. Errors with a body are `{"error": "..."}`; 500 has no body. See docs/api.md.',
     },
     ...(opts.publicUrl ? { servers: [{ url: opts.publicUrl }] } : {}),
     security: [{ bearer: [] }],
@@ -81,7 +82,8 @@ function operationOf(route: Route, components: Record<string, never> | object) {
     schema: inlineSchema(p.schema, named),
   }));
   const responses: Record<string, unknown> = {};
-  for (const [status, res] of Object.entries(route.responses)) responses[status] = responseOf(res, named);
+  for (const [status, res] of Object.entries(withQueryRule(route)))
+    responses[status] = responseOf(res, named);
   if (!route.public) responses["401"] = unauthorized(route.path);
   responses["500"] = { description: "Unexpected server error; no body." };
   return {
@@ -102,6 +104,21 @@ function operationOf(route: Route, components: Record<string, never> | object) {
       : {}),
     responses: sortedByStatus(responses),
   };
+}
+
+/**
+ * The control plane's query rule (docs/interface.md, Conventions): a route under /v1 outside the
+ * proxy family takes the query parameters it lists and no other, each once; anything else is a 400.
+ */
+function withQueryRule(route: Route): Route["responses"] {
+  if (!route.path.startsWith("/v1/") || route.path.startsWith("/v1/proxy/")) return route.responses;
+  const takes = (route.params ?? []).some((p) => p.in === "query");
+  const rule = takes
+    ? "A query parameter this route does not list, or one given twice; the message names it."
+    : "Any query parameter: this route takes none; the message names it.";
+  const current = route.responses["400"];
+  const bad = current ? { ...current, description: `${current.description} ${rule}` } : error(rule);
+  return { ...route.responses, "400": bad };
 }
 
 function responseOf(res: Response, named: Parameters<typeof inlineSchema>[1]) {
@@ -125,8 +142,8 @@ function unauthorized(path: string) {
     headers: {
       "WWW-Authenticate": {
         description: proxy
-          ? 'Bearer; when the deployment announces authorization servers, `Bearer resource_metadata="<GW_PUBLIC_URL>/.well-known/oauth-protected-resource/v1/proxy/{id}[/stream]"` (the poll names its agent\'s transactional path).'
-          : "Bearer",
+          ? 'Bearer, with `error="invalid_token"` when a token was presented and refused (RFC 6750 §3); when the deployment announces authorization servers, `Bearer resource_metadata="<GW_PUBLIC_URL>/.well-known/oauth-protected-resource/v1/proxy/{id}[/stream]"` first (the poll names its agent\'s transactional path), e.g. `Bearer resource_metadata="…", error="invalid_token"`.'
+          : 'Bearer; `Bearer error="invalid_token"` when a token was presented and refused (RFC 6750 §3).',
         schema: { type: "string" },
       },
     },

@@ -1,7 +1,9 @@
 import { invalid, notFound } from "@gw/core";
-import { credentialRepo, type Db, type SettlementConfigRow, settlementConfigRepo } from "@gw/db";
+import type { Db, SettlementConfigRow } from "@gw/db";
 import { type SsrfPolicy, validateUpstreamUrl } from "@gw/upstream";
+import { credentialRepo } from "@gw/vault";
 import * as v from "valibot";
+import { settlementConfigRepo } from "./repos/settlement-configs.ts";
 
 export type SettlementCtx = {
   db: Db;

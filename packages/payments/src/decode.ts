@@ -1,20 +1,14 @@
+import { LIMITS } from "@gw/core";
 import type { PaymentPayloadV1, PaymentPayloadV2 } from "@x402/core/schemas";
 import { PaymentPayloadV1Schema, PaymentPayloadV2Schema } from "@x402/core/schemas";
 import * as v from "valibot";
 import { paymentFailed } from "./errors.ts";
 
-/**
- * Longest payment header accepted, in characters. An EOA payment encodes to well under 2 KiB (v2,
- * with `accepted` and `resource`, about 1.3 KiB); the cap keeps a hostile header from costing more
- * than a look.
- */
-export const PAYMENT_HEADER_MAX_CHARS = 8 * 1024;
-
 const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
 const MAX_UINT256 = (1n << 256n) - 1n;
 
 // abortPipeEarly: valibot runs a pipe's later actions after an earlier one failed, so without it
-// `BigInt` would see "1.5" or "1e3" and throw out of safeParse (a 500, issue 24).
+// `BigInt` would see "1.5" or "1e3" and throw out of safeParse (a 500, not a 402).
 const Uint256 = v.config(
   v.pipe(
     v.string(),
@@ -60,7 +54,7 @@ function one(value: HeaderValue): string | undefined {
 
 function parseBase64Json(raw: string): unknown {
   const s = raw.trim();
-  if (s.length === 0 || s.length > PAYMENT_HEADER_MAX_CHARS || s.length % 4 !== 0 || !BASE64.test(s)) {
+  if (s.length === 0 || s.length > LIMITS.paymentHeaderMaxChars || s.length % 4 !== 0 || !BASE64.test(s)) {
     throw paymentFailed();
   }
   try {

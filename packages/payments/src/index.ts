@@ -5,6 +5,7 @@ export * from "./decode.ts";
 export * from "./errors.ts";
 export * from "./networks.ts";
 export * from "./price.ts";
+export { settlementConfigRepo } from "./repos/settlement-configs.ts";
 export * from "./settlement/call.ts";
 export * from "./settlement/facilitator.ts";
 export * from "./settlement/settle.ts";

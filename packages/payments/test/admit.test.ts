@@ -1,5 +1,5 @@
 import type { AgentPrice } from "@gw/db";
-import { newPayer, signPayment } from "@gw/testkit";
+import { newPayer, signPayment } from "@gw/fixtures";
 import { describe, expect, it } from "vitest";
 import { admitPayment } from "../src/index.ts";
 

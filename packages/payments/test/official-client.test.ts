@@ -1,5 +1,5 @@
 import type { AgentPrice } from "@gw/db";
-import { newPayer } from "@gw/testkit";
+import { newPayer } from "@gw/fixtures";
 import { x402Client, x402HTTPClient } from "@x402/core/client";
 import { registerExactEvmScheme } from "@x402/evm/exact/client";
 import { describe, expect, it } from "vitest";

@@ -1,5 +1,5 @@
 import type { AgentPrice } from "@gw/db";
-import { type Facilitator, newPayer, signPayment, startFacilitator } from "@gw/testkit";
+import { type Facilitator, newPayer, signPayment, startFacilitator } from "@gw/fixtures";
 import { createUpstreamDispatcher, ssrfPolicy } from "@gw/upstream";
 import { decodePaymentResponseHeader } from "@x402/core/http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -1,11 +1,11 @@
+import { LIMITS } from "@gw/core";
 import type { AgentPrice } from "@gw/db";
-import { b64, newPayer, signPayment } from "@gw/testkit";
+import { b64, newPayer, signPayment } from "@gw/fixtures";
 import { decodePaymentRequiredHeader } from "@x402/core/http";
 import { describe, expect, it } from "vitest";
 import {
   challengeBody,
   decodePayment,
-  PAYMENT_HEADER_MAX_CHARS,
   paymentChallenge,
   paymentNonceReservation,
   requirementsFor,
@@ -246,7 +246,7 @@ describe("malformed headers never give anything but the domain 402", () => {
         ),
       },
     ],
-    ["a huge header", { "x-payment": "A".repeat(PAYMENT_HEADER_MAX_CHARS + 4) }],
+    ["a huge header", { "x-payment": "A".repeat(LIMITS.paymentHeaderMaxChars + 4) }],
     ["both headers at once", { "x-payment": b64("{}"), "payment-signature": b64("{}") }],
     ["a repeated header", { "x-payment": [b64("{}"), b64("{}")] }],
     ["an empty header", { "x-payment": "" }],

@@ -1,5 +1,6 @@
-import { APPROVAL_STATUSES, type Approval } from "@gw/db";
+import { APPROVAL_STATUSES } from "@gw/db";
 import * as v from "valibot";
+import type { Approval } from "./repos/approvals.ts";
 
 export { APPROVAL_STATUSES };
 

@@ -1,13 +1,16 @@
 import { createHash } from "node:crypto";
-import { newId } from "@gw/core";
-import { type Approval, type ApprovalBinding, type ApprovalFilter, approvalsRepo, type Query } from "@gw/db";
+import { LIMITS, newId } from "@gw/core";
+import type { Query } from "@gw/db";
 import { canonicalJson } from "@gw/verifier";
+import {
+  type Approval,
+  type ApprovalBinding,
+  type ApprovalFilter,
+  approvalsRepo,
+} from "./repos/approvals.ts";
 
 /** Pending approvals expire after a day (docs/policy.md "Approvals"). */
 export const APPROVAL_PENDING_SECONDS = 86_400;
-/** The arguments shown to the approver; larger ones are bound by digest only (`arguments` null). */
-export const APPROVAL_ARGUMENTS_MAX_BYTES = 65_536;
-
 /** What binds an approval to a call, from the call as the gateway parsed it. */
 export type ApprovalCall = {
   tenantId: string;
@@ -38,7 +41,8 @@ export async function bindingOf(
     try {
       const canonical = canonicalJson(call.arguments === undefined ? {} : call.arguments);
       digest = sha256(canonical);
-      if (Buffer.byteLength(canonical) <= APPROVAL_ARGUMENTS_MAX_BYTES) shown = canonical;
+      // Larger arguments are bound by digest only (`arguments` null).
+      if (Buffer.byteLength(canonical) <= LIMITS.approvalArgumentsMaxBytes) shown = canonical;
     } catch {
       digest = null;
     }

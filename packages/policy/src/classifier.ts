@@ -1,11 +1,10 @@
+import { LIMITS } from "@gw/core";
 import { type Dispatcher, request } from "undici";
 import * as v from "valibot";
 import type { ClassifierRef, Decision } from "./compile.ts";
 import type { PolicyInput } from "./input.ts";
 import { ACTIONS, type PolicyAction } from "./schema.ts";
 
-/** A classifier's answer is small; anything larger is garbage, and reading stops there. */
-const MAX_ANSWER_BYTES = 16 * 1024;
 const REASON_MAX = 200;
 
 const Answer = v.strictObject({
@@ -34,14 +33,14 @@ export function safeReason(s: string): string {
   return cleaned.length > REASON_MAX ? cleaned.slice(0, REASON_MAX) : cleaned;
 }
 
-type Failure = "timed out" | "unreachable" | "answered an error status" | "answer malformed";
+export type Failure = "timed out" | "unreachable" | "answered an error status" | "answer malformed";
 
 async function readCapped(body: Dispatcher.ResponseData["body"]): Promise<Buffer | null> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of body) {
     size += (chunk as Buffer).length;
-    if (size > MAX_ANSWER_BYTES) {
+    if (size > LIMITS.classifierAnswerMaxBytes) {
       body.destroy();
       return null;
     }
@@ -60,14 +59,36 @@ export async function askClassifier(
   input: PolicyInput,
   opts: { dispatcher: Dispatcher; onError: PolicyAction },
 ): Promise<Decision> {
+  const posted = await postClassifier(ref, classifierPayload(input), opts.dispatcher);
+  const parsed = posted.ok ? parseAnswer(posted.bytes) : undefined;
+  if (parsed) {
+    return {
+      action: parsed.action,
+      matchedRule: ref.position,
+      reason: parsed.reason ? `classifier: ${safeReason(parsed.reason)}` : "classifier",
+    };
+  }
+  const failure = posted.ok ? "answer malformed" : posted.failure;
+  return { action: opts.onError, matchedRule: "", reason: `on_error: classifier ${failure}` };
+}
+
+/**
+ * POSTs a JSON payload to a classifier webhook through the SSRF-guarded dispatcher, bounded by
+ * `timeoutMs` and by LIMITS.classifierAnswerMaxBytes of answer: the answer's bytes on a 2xx, else
+ * why there are none. Never throws.
+ */
+export async function postClassifier(
+  ref: { readonly url: string; readonly timeoutMs: number },
+  payload: string,
+  dispatcher: Dispatcher,
+): Promise<{ ok: true; bytes: Buffer } | { ok: false; failure: Failure }> {
   const signal = AbortSignal.timeout(ref.timeoutMs);
-  let failure: Failure;
   try {
     const res = await request(ref.url, {
       method: "POST",
-      dispatcher: opts.dispatcher,
+      dispatcher,
       headers: { "content-type": "application/json", accept: "application/json" },
-      body: classifierPayload(input),
+      body: payload,
       signal,
       headersTimeout: ref.timeoutMs,
       bodyTimeout: ref.timeoutMs,
@@ -76,23 +97,13 @@ export async function askClassifier(
     res.body.on("error", () => {});
     if (res.statusCode < 200 || res.statusCode > 299) {
       res.body.destroy();
-      failure = "answered an error status";
-    } else {
-      const bytes = await readCapped(res.body);
-      const parsed = bytes ? parseAnswer(bytes) : undefined;
-      if (parsed) {
-        return {
-          action: parsed.action,
-          matchedRule: ref.position,
-          reason: parsed.reason ? `classifier: ${safeReason(parsed.reason)}` : "classifier",
-        };
-      }
-      failure = "answer malformed";
+      return { ok: false, failure: "answered an error status" };
     }
+    const bytes = await readCapped(res.body);
+    return bytes ? { ok: true, bytes } : { ok: false, failure: "answer malformed" };
   } catch {
-    failure = signal.aborted ? "timed out" : "unreachable";
+    return { ok: false, failure: signal.aborted ? "timed out" : "unreachable" };
   }
-  return { action: opts.onError, matchedRule: "", reason: `on_error: classifier ${failure}` };
 }
 
 function parseAnswer(bytes: Buffer): v.InferOutput<typeof Answer> | undefined {

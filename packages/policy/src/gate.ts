@@ -1,25 +1,36 @@
-import { DomainError, withinDeadline } from "@gw/core";
-import { type Db, policyRepo, type Query } from "@gw/db";
+import { DomainError, newId, withinDeadline } from "@gw/core";
+import type { Db, Query } from "@gw/db";
 import { recordPolicyDecision } from "@gw/telemetry";
 import type { Dispatcher } from "undici";
+import { type AnswerSelection, answerRulesFor } from "./answer/select.ts";
 import { bindingOf, useOrRequestApproval } from "./approvals.ts";
 import { createPolicyCache, type PolicyCache } from "./cache.ts";
 import type { CompiledPolicy, Decision } from "./compile.ts";
-import { createDecisionRecorder } from "./decisions.ts";
+import { createDecisionRecorder, type UnrecordedDecision } from "./decisions.ts";
 import { evaluatePolicy } from "./evaluate.ts";
 import type { PolicyInput } from "./input.ts";
+import { limitsOf, type QuotaStore, quotaDecision } from "./quota.ts";
+import { policyRepo } from "./repos/policies.ts";
 
 export type RecordedDecision = Decision & {
   readonly id: string;
   /** The approval a `require_approval` rule asked for (deny) or used (allow). */
   readonly approvalId?: string;
+  /**
+   * An allow or warn, not yet written: the caller writes it with the call's invocation, or through
+   * `writeAlone` when the call is refused before it has one. Absent on a deny (committed already).
+   */
+  readonly unrecorded?: UnrecordedDecision;
+  /** The answer rules that apply to the call's answer (null: none; the answer is not read). */
+  readonly answer: AnswerSelection | null;
 };
 
 export type PolicyGate = {
   /**
-   * Evaluates the call once and records the decision (denials too). Null when the tenant has no
-   * policy document: nothing is evaluated or recorded then. Never throws for a deny: the caller
-   * answers it (see `deniedByPolicy`).
+   * Evaluates the call once. A deny is recorded before this resolves; an allow or warn comes back
+   * `unrecorded`, to be written with the call's invocation (docs/policy.md "Decisions"). Null when
+   * the tenant has no policy document: nothing is evaluated or recorded then. Never throws for a
+   * deny: the caller answers it (see `deniedByPolicy`).
    */
   decide: (
     input: PolicyInput,
@@ -27,11 +38,22 @@ export type PolicyGate = {
   ) => Promise<RecordedDecision | null>;
   /** The tenant's compiled policy (cached), or null when it has none. */
   policyOf: (tenantId: string) => Promise<CompiledPolicy | null>;
+  /** Writes an allow or warn whose call was refused before its invocation existed. */
+  writeAlone: (d: UnrecordedDecision) => Promise<void>;
   close: () => void;
 };
 
 /** The one answer to a denied call: 403, nothing created, nothing forwarded. */
 export const deniedByPolicy = () => new DomainError("forbidden", "denied by policy");
+
+/**
+ * A call refused by a spent quota counter (docs/policy.md "Quotas"): 429 with the seconds until
+ * that counter's window ends (not capped at 60).
+ */
+export const quotaExceeded = (retryAfterSeconds: number) =>
+  new DomainError("rate_limited", "quota exceeded", {
+    headers: { "Retry-After": String(retryAfterSeconds) },
+  });
 
 /** A call held for a person's decision: 403 with the approval to decide (docs/policy.md "Approvals"). */
 export const approvalRequired = (approvalId: string) =>
@@ -42,7 +64,8 @@ export const approvalRequired = (approvalId: string) =>
 /**
  * Step 6 of the pipeline as one object: the tenant's compiled policy from a short cache (policy
  * writes invalidate it through `subscribe`), evaluation, the classifier through the SSRF-guarded
- * dispatcher, and the decision record. `onDecision` runs after the record commits (receipts).
+ * dispatcher, and the decision record. `onDecision` runs after the record commits (receipts): a
+ * deny's before `decide` resolves, an allow's or warn's with its invocation.
  */
 export function createPolicyGate(opts: {
   db: Db;
@@ -64,6 +87,8 @@ export function createPolicyGate(opts: {
     agentId: string,
     tool: string,
   ) => Promise<{ status: string; digest: string | null }>;
+  /** The counters of `limit` rules (one count for the deployment); without it they are not counted. */
+  quotas?: QuotaStore;
 }): PolicyGate {
   const cache = createPolicyCache({
     // Bounded: with the store down the caller gets 503 in time, not a hang (docs/reliability.md).
@@ -85,15 +110,61 @@ export function createPolicyGate(opts: {
         dispatcher: opts.dispatcher,
       });
       if (decision.requiresApproval) decision = await approve(decision, input, call);
+      // Limit rules charge only a call the decision lets through; none → nothing more to do.
+      if (decision.action !== "deny" && policy.limits.length > 0 && opts.quotas) {
+        decision = await charge(opts.quotas, policy, input, decision);
+      }
       recordPolicyDecision({ action: decision.action });
+      if (decision.action !== "deny") {
+        // Written with the call's invocation: no write of its own before the call goes on.
+        const id = newId("pdec");
+        const decided = decision;
+        const unrecorded: UnrecordedDecision = {
+          tenantId: input.tenantId,
+          id,
+          agentId: input.agentId,
+          protocol: input.protocol,
+          mcpTool: input.mcpTool,
+          action: decided.action,
+          matchedRule: decided.matchedRule,
+          reason: decided.reason,
+          at: new Date(),
+          recorded: () => opts.onDecision?.(id, input, decided),
+        };
+        return { ...decided, id, unrecorded, answer: answerRulesFor(policy, input) };
+      }
       // Bounded like the load: a stalled store must not hold the caller (or its in-flight slot).
       const id = await withinDeadline(recorder.record(input, decision));
       opts.onDecision?.(id, input, decision);
-      return { ...decision, id };
+      return { ...decision, id, answer: null };
     },
+    writeAlone: (d) => withinDeadline(recorder.writeAlone(d)),
     policyOf: cache.get,
     close: cache.close,
   };
+
+  /**
+   * Charges the call to the counters of every `limit` rule that holds, all or nothing. A rule
+   * whose `when` or key cannot be evaluated gives `on_error`: deny refuses the call (nothing
+   * charged); warn or allow let it through without that rule's counter (warn with its reason).
+   */
+  async function charge(
+    quotas: QuotaStore,
+    policy: CompiledPolicy,
+    input: PolicyInput,
+    decided: Decision & { approvalId?: string },
+  ): Promise<Decision & { approvalId?: string }> {
+    const { charges, error } = limitsOf(policy, input);
+    if (error?.action === "deny") return error;
+    const passed = error?.action === "warn" ? error : decided;
+    if (charges.length === 0) return passed;
+    const verdict = await quotas.charge(input.tenantId, policy.version, charges);
+    if (verdict.allowed) return passed;
+    return quotaDecision(
+      (charges[verdict.index] as (typeof charges)[number]).rule,
+      verdict.retryAfterSeconds,
+    );
+  }
 
   /** A `require_approval` rule decided: the call passes once on a used approval, else it waits. */
   async function approve(

@@ -5,7 +5,8 @@
 export type PolicyInput = {
   tenantId: string;
   agentId: string;
-  protocol: "http" | "mcp";
+  protocol: "http" | "mcp" | "a2a";
+  /** The JSON-RPC method: MCP's, or an A2A call's (`SendMessage`, v0.3 `message/send`, ...). */
   mcpMethod: string | null;
   mcpTool: string | null;
   model: string | null;
@@ -15,7 +16,7 @@ export type PolicyInput = {
   principal: { sub: string; scopes: readonly string[]; claims: Readonly<Record<string, unknown>> };
   agentName: string;
   mode: "streaming" | "transactional";
-  /** `params.arguments` of a parsed tools/call; undefined for anything else. */
+  /** `params.arguments` of a parsed tools/call, the `params` of an A2A request; undefined for anything else. */
   arguments: unknown;
   /**
    * The called tool's catalog status and digest (docs/tools.md), filled by the gate for a

@@ -1,6 +1,7 @@
-import { type Db, type DecisionFilter, policyRepo } from "@gw/db";
+import type { Db } from "@gw/db";
 import { type SsrfPolicy, validateUpstreamUrl } from "@gw/upstream";
 import { compilePolicy } from "./compile.ts";
+import { type DecisionFilter, policyRepo } from "./repos/policies.ts";
 import type { PolicyDocument } from "./schema.ts";
 
 export type PolicyCtx = {
@@ -35,10 +36,29 @@ export async function putPolicy({ ctx, input }: { ctx: PolicyCtx; input: PolicyD
         }
       : rule,
   );
-  // Conditions are compiled and type-checked now (400 naming `rules.N.when`), so that a stored
+  const answerRules = input.answer_rules?.map((rule, i) =>
+    rule.classifier
+      ? {
+          ...rule,
+          classifier: {
+            ...rule.classifier,
+            url: validateUpstreamUrl(rule.classifier.url, {
+              ...ctx.ssrf,
+              field: `answer_rules.${i}.classifier.url`,
+            }),
+          },
+        }
+      : rule,
+  );
+  // Conditions and answer patterns are compiled and type-checked now (400 naming `rules.N.when`,
+  // `answer_rules.N.when` or `answer_rules.N.detect.patterns.M`), so that a stored
   // document always compiles on the hot path.
   compilePolicy(input, 0);
-  return policyRepo.put(ctx.db, ctx.tenantId, { ...input, rules });
+  return policyRepo.put(ctx.db, ctx.tenantId, {
+    ...input,
+    rules,
+    ...(answerRules ? { answer_rules: answerRules } : {}),
+  });
 }
 
 /**

@@ -1,4 +1,5 @@
 import * as v from "valibot";
+import { ANSWER_LIMITS, answerRuleOf } from "./answer/schema.ts";
 
 /** Bounds of a policy document: evaluation cost stays small whatever a tenant writes. */
 export const POLICY_LIMITS = Object.freeze({
@@ -7,13 +8,17 @@ export const POLICY_LIMITS = Object.freeze({
   maxNameLength: 256,
   classifierDefaultTimeoutMs: 2_000,
   classifierMaxTimeoutMs: 10_000,
+  /** The most requests a `limit` rule may allow per window. */
+  maxLimitRequests: 1_000_000_000,
 });
 
 export const ACTIONS = ["allow", "warn", "deny"] as const;
 const Action = v.picklist(ACTIONS, 'must be "allow", "warn" or "deny"');
 /** A rule may also hold the call for a person's decision (docs/policy.md "Approvals"). */
-export const RULE_ACTIONS = [...ACTIONS, "require_approval"] as const;
-const RuleAction = v.picklist(RULE_ACTIONS, 'must be "allow", "warn", "deny" or "require_approval"');
+export const RULE_ACTIONS = [...ACTIONS, "require_approval", "limit"] as const;
+const RuleAction = v.picklist(RULE_ACTIONS, 'must be "allow", "warn", "deny", "require_approval" or "limit"');
+/** The fixed UTC windows a `limit` rule counts in (docs/policy.md "Quotas"). */
+export const LIMIT_WINDOWS = ["second", "minute", "hour", "day"] as const;
 
 /** valibot's object schemas accept arrays (they have no unknown keys): refuse them first. */
 const obj = <S extends v.GenericSchema>(schema: S) =>
@@ -48,7 +53,7 @@ export const MatchConditions = obj(
     agents: v.optional(list(Name)),
     tools: v.optional(list(ToolPattern)),
     methods: v.optional(list(Name)),
-    protocols: v.optional(list(v.picklist(["http", "mcp"], 'must be "http" or "mcp"'))),
+    protocols: v.optional(list(v.picklist(["http", "mcp", "a2a"], 'must be "http", "mcp" or "a2a"'))),
     tool_status: v.optional(
       list(v.picklist(TOOL_STATUSES, `must be one of ${TOOL_STATUSES.map((s) => `"${s}"`).join(", ")}`)),
     ),
@@ -80,6 +85,21 @@ export const Classifier = obj(
   }),
 );
 
+/** A quota: at most `requests` calls per `per` window for each value of `key` (docs/policy.md "Quotas"). */
+export const Limit = obj(
+  v.strictObject({
+    requests: v.pipe(
+      v.number("must be a number"),
+      v.integer("must be an integer"),
+      v.minValue(1, "must be at least 1"),
+      v.maxValue(POLICY_LIMITS.maxLimitRequests, `must be at most ${POLICY_LIMITS.maxLimitRequests}`),
+    ),
+    per: v.picklist(LIMIT_WINDOWS, `must be one of ${LIMIT_WINDOWS.map((w) => `"${w}"`).join(", ")}`),
+    // A CEL expression evaluating to a string; compiled by compileKey (cel/compile.ts).
+    key: v.optional(v.pipe(v.string("must be a string"), v.minLength(1, "must not be empty"))),
+  }),
+);
+
 /** A rule decides with a fixed `action` or asks a `classifier` webhook; exactly one of the two. */
 export const Rule = v.pipe(
   obj(
@@ -89,13 +109,21 @@ export const Rule = v.pipe(
       match: v.optional(MatchConditions, {}),
       // A CEL expression; parsed, type-checked and bounded by compileCondition (cel/compile.ts).
       when: v.optional(v.pipe(v.string("must be a string"), v.minLength(1, "must not be empty"))),
+      limit: v.optional(Limit),
     }),
   ),
   v.check(
     (r) => (r.action === undefined) !== (r.classifier === undefined),
     "a rule must have exactly one of action or classifier",
   ),
+  v.check(
+    (r) => (r.action === "limit") === (r.limit !== undefined),
+    'a rule has limit exactly when its action is "limit"',
+  ),
 );
+
+/** An answer rule (docs/policy.md "Answer guardrails"): judged on what the upstream answers. */
+export const AnswerRule = answerRuleOf(MatchConditions);
 
 /** The tenant's policy document (docs/policy.md), as PUT and as stored. */
 export const PolicyDocument = obj(
@@ -109,10 +137,20 @@ export const PolicyDocument = obj(
       ),
       [],
     ),
+    answer_rules: v.optional(
+      v.pipe(
+        v.array(AnswerRule, "must be an array"),
+        v.maxLength(ANSWER_LIMITS.maxRules, `must have at most ${ANSWER_LIMITS.maxRules} answer rules`),
+      ),
+    ),
   }),
 );
 
 export type PolicyAction = (typeof ACTIONS)[number];
+/** What a rule may write: the actions, and `require_approval`. */
+export type PolicyRuleAction = (typeof RULE_ACTIONS)[number];
 export type PolicyDocument = v.InferOutput<typeof PolicyDocument>;
 export type PolicyRule = v.InferOutput<typeof Rule>;
 export type MatchConditions = v.InferOutput<typeof MatchConditions>;
+export type AnswerRule = v.InferOutput<typeof AnswerRule>;
+export type LimitWindow = (typeof LIMIT_WINDOWS)[number];

@@ -1,6 +1,7 @@
 import { callVariables } from "./cel/variables.ts";
 import { type CompiledPolicy, type CompiledRule, toolHolds } from "./compile.ts";
 import type { PolicyInput } from "./input.ts";
+import type { PolicyRuleAction } from "./schema.ts";
 
 /** Who lists the tools, as the policy's conditions see a caller (absent: not known here). */
 export type ListCaller = Pick<PolicyInput, "principal" | "agentName" | "mode">;
@@ -10,6 +11,8 @@ export type ListFacts = {
   readonly tenantId: string;
   readonly agentId: string;
   readonly caller?: ListCaller | undefined;
+  /** `listCallerKey` of the caller, when the list computed it once for all its tools. */
+  readonly callerKey?: string | undefined;
 };
 
 const MAX_MEMO = 10_000;
@@ -19,7 +22,7 @@ const hasConditions = new WeakMap<CompiledPolicy, boolean>();
 /**
  * Whether a `tools/list` answer shows this tool to this caller (docs/tools.md, Per-caller tool
  * lists): the rules are walked for a tools/call of the tool by the caller with its arguments
- * unknown. A rule that holds decides (deny → omitted, anything else → listed); a rule that does
+ * unknown. A rule that holds decides (deny → omitted, any other action → listed: `omits`); a rule that does
  * not hold is skipped; a rule that cannot be decided here → listed: one that needs the arguments
  * (`max_body_bytes`, a `when` reading `call.arguments`), a `when` that reads the clock or fails,
  * a `when` when the caller is not known (a collected answer in the worker), a classifier; no rule
@@ -32,7 +35,7 @@ export function toolListed(policy: CompiledPolicy, facts: ListFacts, tool: strin
     memo = new Map();
     memos.set(policy, memo);
   }
-  const key = `${callerKey(policy, facts)}\n${facts.agentId}\n${status}\n${tool}`;
+  const key = `${facts.callerKey ?? listCallerKey(policy, facts)}\n${facts.agentId}\n${status}\n${tool}`;
   const hit = memo.get(key);
   if (hit !== undefined) return hit;
   const listed = walk(policy, facts, tool, status);
@@ -41,8 +44,11 @@ export function toolListed(policy: CompiledPolicy, facts: ListFacts, tool: strin
   return listed;
 }
 
-/** The caller's part of the memo key: empty unless some rule has a condition that could read it. */
-function callerKey(policy: CompiledPolicy, facts: ListFacts): string {
+/**
+ * What of the caller a list's filtering depends on: empty unless some rule has a condition that
+ * could read it (then who the caller is, their scopes and claims, the agent's name and the mode).
+ */
+export function listCallerKey(policy: CompiledPolicy, facts: ListFacts): string {
   let conditions = hasConditions.get(policy);
   if (conditions === undefined) {
     conditions = policy.rules.some((r) => r.when !== null);
@@ -57,10 +63,21 @@ function walk(policy: CompiledPolicy, facts: ListFacts, tool: string, status: st
   for (const r of policy.rules) {
     const holds = holdsForCall(r, facts, tool, status);
     if (holds === "no") continue;
-    if (holds === "undecidable" || r.classifier) return true;
-    return r.decision?.action !== "deny";
+    if (holds === "undecidable" || r.action === null) return true;
+    return !omits(r.action);
   }
-  return policy.fallback.decision?.action !== "deny";
+  const fallback = policy.fallback.decision;
+  return fallback === null || !omits(fallback.action);
+}
+
+/**
+ * Only `deny` takes a tool out of a list: every other action (`allow`, `warn`, `require_approval`,
+ * and any action added later) leaves it listed, since the caller may still call it. Asked of the
+ * action as written, not of the call's decision (a `require_approval` rule decides a deny until
+ * an approval is used).
+ */
+function omits(action: PolicyRuleAction): boolean {
+  return action === "deny";
 }
 
 /** A rule against a tools/call of `tool` whose body (its arguments) is unknown. */

@@ -61,6 +61,39 @@ describe("toolListed: the rule walk of a per-caller tool list", () => {
     expect(toolListed(p, facts, "other", "unpinned")).toBe(false);
   });
 
+  it("a limit rule decides nothing: a limited tool stays listed when the rules after it let it through", () => {
+    const limit = { requests: 1, per: "day" };
+    const p = compile({
+      default: "deny",
+      rules: [
+        { action: "limit", match: { tools: ["search", "drop"] }, limit },
+        { action: "allow", match: { tools: ["search"] } },
+        { action: "limit", match: { tools: ["fetch"] }, limit },
+      ],
+    });
+    expect(toolListed(p, facts, "search", "unpinned")).toBe(true);
+    // No deciding rule holds for these: the default (deny) omits them, limited or not.
+    expect(toolListed(p, facts, "drop", "unpinned")).toBe(false);
+    expect(toolListed(p, facts, "fetch", "unpinned")).toBe(false);
+    const open = compile({ rules: [{ action: "limit", match: { tools: ["search"] }, limit }] });
+    expect(toolListed(open, facts, "search", "unpinned")).toBe(true);
+    expect(matchPolicy(open, call("search")).decision).toMatchObject({ action: "allow", matchedRule: "" });
+  });
+
+  it("only deny omits: a tool whose deciding rule is warn or require_approval stays listed", () => {
+    const p = compile({
+      default: "deny",
+      rules: [
+        { action: "require_approval", match: { tools: ["transfer"] } },
+        { action: "warn", match: { tools: ["search"] } },
+        { action: "deny", match: { tools: ["*"] } },
+      ],
+    });
+    expect(toolListed(p, facts, "transfer", "unpinned")).toBe(true);
+    expect(toolListed(p, facts, "search", "unpinned")).toBe(true);
+    expect(toolListed(p, facts, "other", "unpinned")).toBe(false);
+  });
+
   it("a rule that needs the arguments or asks a classifier lists the tool; so do rules of other methods and protocols", () => {
     const p = compile({
       default: "deny",

@@ -6,8 +6,12 @@ import { createMemoryBuckets } from "./memory.ts";
 import { bucketKey, redisTake } from "./redis.ts";
 
 export type RateLimiter = {
-  /** Takes one token from the (tenant, agent) bucket with the given parameters. Never throws. */
-  take: (key: BucketKey, limit: Limit) => Promise<TakeResult>;
+  /**
+   * Takes one token from the (tenant, agent) bucket with the given parameters. Never throws.
+   * Answers at once (no promise) when this process decides alone: a live lease, or the buckets in
+   * memory; a promise when Redis is asked.
+   */
+  take: (key: BucketKey, limit: Limit) => TakeResult | Promise<TakeResult>;
   /** Where buckets live: shared in Redis, or in this process only. */
   readonly store: "redis" | "memory";
 };
@@ -26,6 +30,9 @@ export function leaseCap(limit: Limit): number {
 }
 
 type Lease = { tokens: number; until: number; size: number };
+
+/** The one answer to an admitted take: shared, so the hot path allocates none. */
+const ALLOWED: TakeResult = Object.freeze({ allowed: true });
 
 /** Connection states in which ioredis would only queue the command; skip the wait. */
 const DOWN = new Set(["reconnecting", "close", "end"]);
@@ -56,13 +63,13 @@ export function createRateLimiter(opts: {
   const retryRedisAfterMs = opts.retryRedisAfterMs ?? 1_000;
   const local = createMemoryBuckets();
   const decide = (key: BucketKey, d: { allowed: boolean; waitMs: number }): TakeResult => {
-    if (d.allowed) return { allowed: true };
+    if (d.allowed) return ALLOWED;
     recordRateLimitRejection({ reason: "rate", tenantId: key.tenantId });
     return { allowed: false, retryAfterSeconds: retryAfterSeconds(d.waitMs) };
   };
 
   if (!redis) {
-    return { store: "memory", take: async (key, limit) => decide(key, local.take(bucketKey(key), limit)) };
+    return { store: "memory", take: (key, limit) => decide(key, local.take(bucketKey(key), limit)) };
   }
 
   let failing = false;
@@ -106,14 +113,27 @@ export function createRateLimiter(opts: {
 
   return {
     store: "redis",
-    async take(key, limit) {
+    take(key, limit) {
       const k = bucketKey(key);
+      // A live lease with a token left: decided here, no promise, no allocation.
+      const lease = leases.get(k);
+      if (lease && lease.tokens >= 1 && lease.until > performance.now()) {
+        lease.tokens--;
+        return ALLOWED;
+      }
+      return shared(key, k, limit, redis);
+    },
+  };
+
+  /** A take this process cannot decide alone: wait for a lease under way, or ask Redis for one. */
+  async function shared(key: BucketKey, k: string, limit: Limit, r: Redis): Promise<TakeResult> {
+    {
       for (let waited = 0; ; waited++) {
         const lease = leases.get(k);
         const now = performance.now();
         if (lease && lease.tokens >= 1 && lease.until > now) {
           lease.tokens--;
-          return { allowed: true };
+          return ALLOWED;
         }
         const under = asking.get(k);
         if (!under || waited > 0) break;
@@ -128,22 +148,22 @@ export function createRateLimiter(opts: {
         : last.tokens < 1 && last.until > now
           ? Math.min(cap, last.size * 2)
           : Math.max(1, Math.min(cap, Math.floor(last.size / 2)));
-      const asked = viaRedis(redis, k, limit, size);
+      const asked = viaRedis(r, k, limit, size);
       asking.set(k, asked);
-      const shared = await asked.finally(() => {
+      const answer = await asked.finally(() => {
         if (asking.get(k) === asked) asking.delete(k);
       });
-      if (shared) {
-        if (shared.granted > 1) leases.set(k, { tokens: shared.granted - 1, until: now + LEASE_MS, size });
+      if (answer) {
+        if (answer.granted > 1) leases.set(k, { tokens: answer.granted - 1, until: now + LEASE_MS, size });
         else leases.set(k, { tokens: 0, until: now + LEASE_MS, size });
         if (leases.size > 10_000) leases.delete(leases.keys().next().value as string);
-        return decide(key, shared);
+        return decide(key, answer);
       }
       // Takes decided by the local fallback while Redis did not answer.
       recordRateLimitFallback();
       return decide(key, local.take(k, limit));
-    },
-  };
+    }
+  }
 }
 
 function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {

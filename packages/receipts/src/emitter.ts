@@ -1,9 +1,11 @@
+import { agentRepo } from "@gw/agents";
 import { newId } from "@gw/core";
-import { agentRepo, type Db, type ReceiptRow, receiptRepo } from "@gw/db";
+import type { Db, ReceiptRow } from "@gw/db";
 import { type Logger, recordReceiptFailure } from "@gw/telemetry";
 import type { JWK } from "jose";
 import type { ReceiptKey } from "./key.ts";
-import { type ReceiptPayload, signReceipt } from "./sign.ts";
+import { receiptRepo } from "./repos/receipts.ts";
+import { type DetachedSignature, type ReceiptPayload, signDetached, signReceipt } from "./sign.ts";
 
 /** Where signed receipts go; the default stores them and links them from their subject. */
 export type ReceiptSink = { save: (tenantId: string, row: Omit<ReceiptRow, "tenantId">) => Promise<void> };
@@ -48,6 +50,11 @@ export type ReceiptEmitter = {
   decision: (e: DecisionMade) => void;
   /** Waits (bounded) for queued receipts; used on shutdown and by tests. */
   drain: (timeoutMs: number) => Promise<void>;
+  /**
+   * Signs a document the gateway publishes (an A2A agent card) with the receipt key: a JWS JSON
+   * serialization with a detached payload, `kid` as in the JWKS (docs/a2a.md).
+   */
+  signDetached: (payload: string, header: { typ: string; jku?: string }) => Promise<DetachedSignature>;
 };
 
 export type EmitterOptions = {
@@ -183,6 +190,7 @@ export function createReceiptEmitter(opts: EmitterOptions): ReceiptEmitter {
   return {
     actor: opts.actor,
     jwks: { keys: [opts.key.publicJwk] },
+    signDetached: (payload, header) => signDetached(opts.key, payload, header),
     invocation: (e) => {
       try {
         emit(e.tenantId, e.invocationId, {

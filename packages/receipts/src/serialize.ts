@@ -1,5 +1,6 @@
-import { type Db, type ReceiptRow, receiptRepo } from "@gw/db";
+import type { Db, ReceiptRow } from "@gw/db";
 import * as v from "valibot";
+import { receiptRepo } from "./repos/receipts.ts";
 
 /** GET /v1/invocations/{id}/receipt; the OpenAPI document is generated from it. */
 export const ReceiptResource = v.object({

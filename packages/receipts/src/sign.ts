@@ -1,4 +1,4 @@
-import { CompactSign } from "jose";
+import { CompactSign, FlattenedSign } from "jose";
 import type { ReceiptKey } from "./key.ts";
 
 export type ReceiptAction = "gateway.invocation" | "gateway.policy_decision";
@@ -29,4 +29,23 @@ export function signReceipt(key: ReceiptKey, payload: ReceiptPayload): Promise<s
   return new CompactSign(encoder.encode(JSON.stringify(payload)))
     .setProtectedHeader({ alg: "EdDSA", kid: key.kid, typ: "gw-receipt+jws" })
     .sign(key.privateKey);
+}
+
+/** A JWS over a detached payload, as a JSON serialization's `protected` and `signature` members. */
+export type DetachedSignature = { protected: string; signature: string };
+
+/**
+ * Signs `payload` (its UTF-8 bytes) with the receipt key, the payload left out of the result: the
+ * verifier recomputes it (an A2A agent card's canonical JSON). The protected header names the key
+ * by `kid`, as every receipt does.
+ */
+export async function signDetached(
+  key: ReceiptKey,
+  payload: string,
+  header: { typ: string; jku?: string },
+): Promise<DetachedSignature> {
+  const jws = await new FlattenedSign(encoder.encode(payload))
+    .setProtectedHeader({ alg: "EdDSA", kid: key.kid, ...header })
+    .sign(key.privateKey);
+  return { protected: jws.protected as string, signature: jws.signature };
 }

@@ -1,5 +1,5 @@
 import cluster, { type Worker } from "node:cluster";
-import { ConfigError, loadConfig } from "@gw/config";
+import { ConfigError, loadConfig, processEnv } from "@gw/config";
 import { createLogger, type Logger } from "@gw/telemetry";
 
 /** The message a supervisor sends a process to stop it the way SIGTERM would. */
@@ -24,7 +24,7 @@ export function superviseProcesses(opts: {
   env?: Record<string, string | undefined>;
 }): "serve" | "supervise" {
   if (!cluster.isPrimary) return "serve";
-  const env = opts.env ?? process.env;
+  const env = opts.env ?? processEnv();
   let config: ReturnType<typeof loadConfig>;
   try {
     config = loadConfig(env, { defaultPort: opts.defaultPort });

@@ -14,7 +14,7 @@ import {
   memoryQueue,
   type ProcessCall,
 } from "@gw/queue";
-import { createRateLimiter, type RateLimiter } from "@gw/ratelimit";
+import { createQuotas, createRateLimiter, type Quotas, type RateLimiter } from "@gw/ratelimit";
 import {
   agentWantsReceipts,
   createReceiptEmitter,
@@ -45,6 +45,8 @@ export type Runtime = {
   newRedis: (() => Redis) | undefined;
   /** Per-(tenant, agent) token buckets: shared through Redis when present, else in this process. */
   rateLimiter: RateLimiter;
+  /** Counters of policy `limit` rules: shared in Redis, or in this process (docs/policy.md "Quotas"). */
+  quotas: Quotas;
   /** The one dispatcher every upstream call goes through (SSRF guard, pools, time-outs). */
   dispatcher: Agent;
   /**
@@ -169,6 +171,7 @@ export async function createRuntime(
       redis,
       newRedis,
       rateLimiter: createRateLimiter({ redis, logger }),
+      quotas: createQuotas({ redis, logger }),
       dispatcher,
       oauth,
       jobs,

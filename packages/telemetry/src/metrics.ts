@@ -1,5 +1,6 @@
 import type { Attributes, BatchObservableResult, Meter, Observable } from "@opentelemetry/api";
 import { metrics } from "@opentelemetry/api";
+import { ATTR_MCP_METHOD_NAME } from "@opentelemetry/semantic-conventions/incubating";
 
 /**
  * Every metric instrument of the gateway, in one place (docs/operations.md lists them with their
@@ -137,7 +138,10 @@ export function recordWorkerJob(a: { outcome: JobOutcome; tenantId?: string }): 
   instruments.workerJobs.get().add(1, withTenant({ outcome: a.outcome }, a.tenantId));
 }
 
-export function recordRateLimitRejection(a: { reason: "rate" | "concurrency"; tenantId?: string }): void {
+export function recordRateLimitRejection(a: {
+  reason: "rate" | "concurrency" | "quota";
+  tenantId?: string;
+}): void {
   instruments.rateLimitRejections.get().add(1, withTenant({ reason: a.reason }, a.tenantId));
 }
 
@@ -265,5 +269,5 @@ export function recordVirtualMemberFailure(a: {
 }): void {
   instruments.virtualMemberFailures
     .get()
-    .add(1, { member_agent_id: a.memberAgentId, mcp_method: a.method, reason: a.reason });
+    .add(1, { member_agent_id: a.memberAgentId, [ATTR_MCP_METHOD_NAME]: a.method, reason: a.reason });
 }

@@ -20,6 +20,8 @@ export async function startTelemetry(opts: {
   const { PeriodicExportingMetricReader } = await import("@opentelemetry/sdk-metrics");
   const { resourceFromAttributes } = await import("@opentelemetry/resources");
   const { UndiciInstrumentation } = await import("@opentelemetry/instrumentation-undici");
+  const { BatchLogRecordProcessor } = await import("@opentelemetry/sdk-logs");
+  const { OTLPLogExporter } = await import("@opentelemetry/exporter-logs-otlp-http");
   const sdk = new NodeSDK({
     resource: resourceFromAttributes({ "service.name": opts.serviceName }),
     traceExporter: new OTLPTraceExporter({ url: `${opts.endpoint.replace(/\/$/, "")}/v1/traces` }),
@@ -31,6 +33,12 @@ export async function startTelemetry(opts: {
       exporter: new OTLPMetricExporter({ url: `${opts.endpoint.replace(/\/$/, "")}/v1/metrics` }),
       exportIntervalMillis: opts.metricIntervalMs ?? 60_000,
     }),
+    // Log records (today the audit events, `emitAuditRecord`); flushed on shutdown like spans.
+    logRecordProcessors: [
+      new BatchLogRecordProcessor(
+        new OTLPLogExporter({ url: `${opts.endpoint.replace(/\/$/, "")}/v1/logs` }),
+      ),
+    ],
   });
   sdk.start();
   resetInstruments();

@@ -104,6 +104,28 @@ function prometheusNames(name: string, unit: string, type: DataPointType, monoto
   return [type === DataPointType.SUM && monotonic ? `${base}_total` : base];
 }
 
+describe("MCP labels", () => {
+  it("gw.virtual.member_failures names the method by the OpenTelemetry MCP convention, and the dashboard groups by that label", async () => {
+    m.recordVirtualMemberFailure({ memberAgentId: "agt_m", method: "tools/call", reason: "timeout" });
+    const got = await collect();
+    const failures = got.find((x) => x.descriptor.name === "gw.virtual.member_failures");
+    expect(failures?.dataPoints.map((p) => p.attributes)).toContainEqual({
+      member_agent_id: "agt_m",
+      "mcp.method.name": "tools/call",
+      reason: "timeout",
+    });
+    const repo = new URL("../../../", import.meta.url);
+    const dashboard = readFileSync(new URL("infra/grafana/dashboards/agent-gateway.json", repo), "utf8");
+    const alerts = readFileSync(new URL("infra/prometheus/alerts.yml", repo), "utf8");
+    // The label's Prometheus name; the project's former `mcp_method` label is gone everywhere.
+    expect(dashboard).toContain("gw_virtual_member_failures_total");
+    expect(dashboard).toMatch(
+      /sum by \([^)]*\bmcp_method_name\b[^)]*\) \(increase\(gw_virtual_member_failures_total/,
+    );
+    for (const text of [dashboard, alerts]) expect(text).not.toMatch(/\bmcp_method\b/);
+  });
+});
+
 describe("dashboard and alerts", () => {
   it("use only metrics the code exports, and the dashboard shows every one", async () => {
     m.configureMetrics({ tenantLabels: false });

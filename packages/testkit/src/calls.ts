@@ -1,7 +1,5 @@
-import { client, type Res } from "./client.ts";
+import { client, newTenant, type Res, startUpstream, token, type Upstream } from "@gw/fixtures";
 import type { TestApp } from "./deploy.ts";
-import { newTenant, token } from "./env.ts";
-import { startUpstream, type Upstream } from "./upstream.ts";
 
 /** A tenant's caller of a test deployment: `call(method, path, body?, headers?)`, with its tenant and token. */
 export type Caller = ((

@@ -1,7 +1,7 @@
 import { loadConfig } from "@gw/config";
+import { LogCapture, testEnv } from "@gw/fixtures";
 import { type Fetchable, listen, type Served } from "@gw/http";
 import { createRuntime, type Runtime } from "@gw/runtime";
-import { LogCapture, testEnv } from "./env.ts";
 
 export type TestApp = { url: string; rt: Runtime; logs: LogCapture; close: () => Promise<void> };
 
@@ -23,7 +23,8 @@ export async function serveApp(
   let built: Fetchable & { stop?: () => Promise<void> };
   try {
     built = await build(rt);
-    served = await listen(built, 0, "127.0.0.1");
+    // Port 0 (a free one) unless the test chose one through PORT (to know GW_PUBLIC_URL up front).
+    served = await listen(built, config.port, "127.0.0.1");
   } catch (e) {
     await rt.close();
     throw e;

@@ -1,13 +1,5 @@
+// `@gw/fixtures` holds what needs no runtime (so packages below @gw/runtime can test with it
+// without a workspace cycle); this kit adds the service apps served on a real runtime.
+export * from "@gw/fixtures";
 export * from "./calls.ts";
-export * from "./client.ts";
 export * from "./deploy.ts";
-export * from "./env.ts";
-export * from "./facilitator.ts";
-export * from "./mcp-modern-upstream.ts";
-export * from "./mcp-tools-upstream.ts";
-export * from "./mcp-upstream.ts";
-export * from "./mcp-v2.ts";
-export * from "./security.ts";
-export * from "./tcp-forwarder.ts";
-export * from "./upstream.ts";
-export * from "./x402.ts";

@@ -1,8 +1,7 @@
+import { client, newTenant, type Res, TEST_JWT_SECRET, token } from "@gw/fixtures";
 import { expect } from "vitest";
 import type { Caller } from "./calls.ts";
-import { client, type Res } from "./client.ts";
 import type { TestApp } from "./deploy.ts";
-import { newTenant, TEST_JWT_SECRET, token } from "./env.ts";
 
 /**
  * What the security suites (the gateway's and the data plane's) share: callers that record every

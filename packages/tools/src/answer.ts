@@ -1,9 +1,11 @@
+import { LIMITS } from "@gw/core";
+import { isRecord, parseJson, resultObject } from "@gw/jsonrpc";
 import { definitionOf, type ToolDefinition, toolDigest } from "./digest.ts";
 
 /** Bound of a tools/list answer the gateway reads (learning, filtering, refresh). */
-export const TOOL_LIST_MAX_BYTES = 8 * 1024 * 1024;
+export const TOOL_LIST_MAX_BYTES = LIMITS.toolListMaxBytes;
 /** MCP names a tool in at most 128 characters; the catalog keeps a little more, never unbounded. */
-export const TOOL_NAME_MAX_BYTES = 256;
+export const TOOL_NAME_MAX_BYTES = LIMITS.toolNameMaxBytes;
 
 /** One learnable tool of a page: a storable name, its digest and definition. */
 export type LearnedTool = { name: string; digest: string; definition: ToolDefinition };
@@ -37,14 +39,7 @@ export function toolPageOf(json: string): ToolPage | null {
 
 /** The `result` object of a JSON-RPC success response, or null. */
 export function resultOf(json: string): Record<string, unknown> | null {
-  let msg: unknown;
-  try {
-    msg = JSON.parse(json);
-  } catch {
-    return null;
-  }
-  if (!isRecord(msg) || msg.jsonrpc !== "2.0" || !isRecord(msg.result)) return null;
-  return msg.result;
+  return resultObject(parseJson(json));
 }
 
 function digestOrNull(definition: ToolDefinition): string | null {
@@ -68,8 +63,4 @@ export function storableName(name: unknown): name is string {
     !name.includes("\u0000") &&
     !LONE_SURROGATE.test(name)
   );
-}
-
-export function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
 }

@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from "node:http";
 import { brotliDecompressSync, gunzipSync, inflateSync } from "node:zlib";
-import { isEventStream } from "@gw/mcp";
+import { isEventStream } from "@gw/jsonrpc";
 import { TOOL_LIST_MAX_BYTES } from "./answer.ts";
 import { textOf } from "./filter.ts";
 import { sseResponse } from "./sse-answer.ts";

@@ -1,4 +1,4 @@
-import { elementSpans, memberSpans } from "./json-spans.ts";
+import { elementSpans, isRecord, memberSpans } from "@gw/jsonrpc";
 
 /** Decides one listed tool: its parsed object (null when it is not an object with a string name). */
 export type Keep = (tool: Record<string, unknown> | null) => boolean;
@@ -58,8 +58,4 @@ export function unfilterableAnswer(id: string | number | null): string {
     id,
     error: { code: -32603, message: "tool list could not be filtered" },
   });
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
 }

@@ -1,12 +1,13 @@
 import type { IncomingHttpHeaders } from "node:http";
 import type { Answer, AnswerHook, BodyUse } from "@gw/forward";
-import { isEventStream } from "@gw/mcp";
-import { type CompiledPolicy, type ListFacts, toolListed } from "@gw/policy";
-import { isRecord, TOOL_LIST_MAX_BYTES } from "./answer.ts";
+import { isEventStream, isRecord } from "@gw/jsonrpc";
+import { type CompiledPolicy, type ListFacts, listCallerKey, toolListed } from "@gw/policy";
+import { TOOL_LIST_MAX_BYTES } from "./answer.ts";
 import type { ToolCatalog } from "./catalog.ts";
 import { decodedText, responseText, single } from "./decode.ts";
 import { definitionOf, toolDigest } from "./digest.ts";
 import { filterToolsJson, type Keep, unfilterableAnswer } from "./filter.ts";
+import { createListCache } from "./list-cache.ts";
 import type { ToolFacts } from "./repo.ts";
 import { filterToolsSse } from "./sse-answer.ts";
 import { statusInAnswer } from "./status.ts";
@@ -14,8 +15,8 @@ import { statusInAnswer } from "./status.ts";
 type Call = Parameters<AnswerHook>[0];
 
 /**
- * The tool catalog's answer hook (docs/tools.md). Only a 2xx answer to an MCP agent's `tools/list`
- * POST is looked at; every other answer costs one comparison. Without a tenant policy the answer
+ * The tool catalog's answer hook (docs/tools.md), one of MCP's (packages/forward/src/protocols).
+ * Only a 2xx answer to an MCP agent's `tools/list` POST is looked at; every other answer costs one comparison. Without a tenant policy the answer
  * is teed and learned after it was delivered, never delayed. With one, the answer is held (at most
  * 8 MiB), its `tools` array filtered for this caller, and learned; an answer that cannot be
  * filtered becomes JSON-RPC error -32603 on the upstream's status, never the unfiltered list.
@@ -24,8 +25,11 @@ export function toolsAnswerHook(deps: {
   catalog: ToolCatalog;
   policyOf: (tenantId: string) => Promise<CompiledPolicy | null>;
 }): AnswerHook {
+  // A caller's next list of the same answer is spliced from the last one (list-cache.ts).
+  const lists = createListCache();
   return (call, head, request) => {
-    if (call.protocol !== "mcp" || call.mcpMethod !== "tools/list" || call.method !== "POST") return null;
+    // Asked only for the answers of protocols whose hooks include it (MCP's).
+    if (call.mcpMethod !== "tools/list" || call.method !== "POST") return null;
     const id = call.mcpRequestId;
     if (id === null || head.status < 200 || head.status > 299) return null;
     const learn = (json: string | null) => {
@@ -49,8 +53,6 @@ export function toolsAnswerHook(deps: {
 
     async function filtered(answer: Answer, whole: boolean, policy: CompiledPolicy): Promise<Answer> {
       if (!whole || answer.body === null || id === null) return refused(answer, id);
-      const text = decodedText(answer.body, answer.headers);
-      if (text === null) return refused(answer, id);
       let view: ReadonlyMap<string, ToolFacts> = EMPTY;
       if (policy.usesToolStatus) {
         try {
@@ -59,15 +61,24 @@ export function toolsAnswerHook(deps: {
           return refused(answer, id);
         }
       }
-      const keep = keeper(
-        policy,
-        { tenantId: call.tenantId, agentId: call.agentId, caller: call.caller },
-        view,
-      );
+      const facts = { tenantId: call.tenantId, agentId: call.agentId, caller: call.caller };
+      const callerKey = listCallerKey(policy, facts);
       const sse = isEventStream(single(answer.headers["content-type"]));
+      // Remembered only as it came (no Content-Encoding) and as JSON (not an event stream).
+      const plain = !sse && answer.headers["content-encoding"] === undefined;
+      const key = `${call.tenantId}\n${call.agentId}\n${callerKey}`;
+      const hit = plain ? lists.get(key, policy, view, answer.body, id) : null;
+      if (hit) {
+        if (!hit.learned) learn(answer.body.toString("latin1"));
+        return { status: answer.status, headers: reframed(answer.headers), body: hit.body };
+      }
+      const text = decodedText(answer.body, answer.headers);
+      if (text === null) return refused(answer, id);
+      const keep = keeper(policy, { ...facts, callerKey }, view);
       const out = sse ? filterToolsSse(text, id, keep) : filterToolsJson(text, keep);
       if (out === null) return refused(answer, id);
       learn(sse ? responseText(answer.body, answer.headers, id) : text);
+      if (plain) lists.put(key, { policy, view, raw: answer.body, text, out });
       return { status: answer.status, headers: reframed(answer.headers), body: Buffer.from(out) };
     }
   };

@@ -1,11 +1,11 @@
 import type { AgentsCtx } from "@gw/agents";
 import { DomainError } from "@gw/core";
-import { targetOf } from "@gw/upstream";
-import { CredentialError, type InjectedHeader, type Keyring, openCredential } from "@gw/vault";
-import type { Dispatcher } from "undici";
+import { dialOnOwnBehalf, type GatewayCallDeps, GatewayCredentialError, type GatewayDial } from "@gw/forward";
+import type { Logger } from "@gw/telemetry";
+import type { CredentialFailure } from "@gw/vault";
 import { resultOf, toolPageOf } from "./answer.ts";
 import type { ToolCatalog } from "./catalog.ts";
-import { type McpPost, mcpEnd, mcpPost, RefreshError } from "./mcp-client.ts";
+import { mcpEnd, mcpPost, RefreshError } from "./exchange.ts";
 import { listTools, mcpAgent } from "./tools.ts";
 
 /** The revision whose servers are stateless: one request per page, no initialize, no session. */
@@ -16,7 +16,8 @@ const DEFAULT_REVISION = "2025-06-18";
 const MAX_PAGES = 100;
 export const REFRESH_DEADLINE_MS = 15_000;
 
-export type RefreshDeps = { dispatcher: Dispatcher; keyring: Keyring; catalog: ToolCatalog };
+/** Step 9's credential opening and dial (`dialOnOwnBehalf`), and the catalog that learns. */
+export type RefreshDeps = GatewayCallDeps & { catalog: ToolCatalog; log?: Logger | undefined };
 
 const ANSWERS = {
   unreachable: ["bad_gateway", "upstream unreachable"],
@@ -26,31 +27,43 @@ const ANSWERS = {
 } as const;
 
 /**
- * POST /v1/agents/{id}/tools/refresh: the gateway lists the server's tools itself, with the
- * agent's credential, through the dispatcher's dial-time SSRF guard, every page (at most
- * MAX_PAGES, within REFRESH_DEADLINE_MS, each answer at most 8 MiB), and learns them as a
- * complete list when the walk ended. A 2026-07-28 server gets one stateless request per page;
- * an older one initialize, notifications/initialized, the pages, then DELETE of its session.
+ * POST /v1/agents/{id}/tools/refresh: the gateway lists the server's tools itself, every page (at
+ * most MAX_PAGES, within REFRESH_DEADLINE_MS, each answer at most 8 MiB), and learns them as a
+ * complete list when the walk ended. It opens the agent's credential and dials as step 9 does
+ * (`dialOnOwnBehalf`: OAuth tokens, the dial-time SSRF guard, the CA file, no redirects). A
+ * token-exchange credential exchanges `subjectToken`, the refreshing caller's own bearer token, as
+ * if they had called the agent. A 2026-07-28 server gets one stateless request per page; an older
+ * one initialize, notifications/initialized, the pages, then DELETE of its session.
  */
 export async function refreshTools({
   ctx,
   agentId,
   deps,
+  subjectToken,
 }: {
   ctx: AgentsCtx;
   agentId: string;
   deps: RefreshDeps;
+  /** The bearer token of the caller asking for the refresh. */
+  subjectToken?: string | undefined;
 }) {
   const agent = await mcpAgent({ ctx, agentId });
   if (!agent.upstreamUrl) throw new DomainError("unprocessable", "agent has no upstream_url");
-  const target = targetOf(agent.upstreamUrl);
-  const credential = await credentialOf(ctx, deps.keyring, agent.credentialRef, target.host);
-  const c: McpPost = {
-    dispatcher: deps.dispatcher,
-    target,
-    credential,
-    signal: AbortSignal.timeout(REFRESH_DEADLINE_MS),
-  };
+  const c = await dialOnOwnBehalf({
+    agent: {
+      tenantId: ctx.tenantId,
+      agentId,
+      upstreamUrl: agent.upstreamUrl,
+      credentialRef: agent.credentialRef,
+    },
+    deps,
+    subjectToken,
+    deadlineMs: REFRESH_DEADLINE_MS,
+    log: deps.log,
+  }).catch((e) => {
+    if (e instanceof GatewayCredentialError) throw credentialRefusal(e.reason);
+    throw e;
+  });
   const revision = agent.mcpProtocolVersion ?? DEFAULT_REVISION;
   let complete = false;
   try {
@@ -67,7 +80,7 @@ export async function refreshTools({
 }
 
 async function session(
-  c: McpPost,
+  c: GatewayDial,
   revision: string,
   tenantId: string,
   agentId: string,
@@ -102,7 +115,7 @@ async function session(
 
 /** Reads every page; learns each; true when the walk ended on a page without a cursor. */
 async function walk(
-  c: McpPost,
+  c: GatewayDial,
   headers: Record<string, string>,
   tenantId: string,
   agentId: string,
@@ -138,24 +151,22 @@ function envelope(revision: string): Record<string, unknown> {
   };
 }
 
-async function credentialOf(
-  ctx: AgentsCtx,
-  keyring: Keyring,
-  credentialRef: string | null,
-  host: string,
-): Promise<InjectedHeader | undefined> {
-  if (!credentialRef) return undefined;
-  try {
-    return await openCredential({
-      db: ctx.db,
-      keyring,
-      tenantId: ctx.tenantId,
-      credentialId: credentialRef,
-      targetHost: host,
-    });
-  } catch (e) {
-    if (e instanceof CredentialError)
-      throw new DomainError("bad_gateway", "the agent's upstream credential could not be used");
-    throw e;
+/** What a caller can do about a credential that did not open (nothing was sent upstream). */
+function credentialRefusal(reason: CredentialFailure): DomainError {
+  switch (reason) {
+    case "no_subject_token":
+      return new DomainError(
+        "unprocessable",
+        "the agent's credential exchanges the caller's token: call with an Authorization: Bearer token",
+      );
+    case "token_unavailable":
+      return new DomainError("bad_gateway", "the agent's OAuth credential could not obtain an access token");
+    case "host_not_allowed":
+      return new DomainError(
+        "bad_gateway",
+        "the agent's upstream credential is not allowed for its upstream host",
+      );
+    default:
+      return new DomainError("bad_gateway", "the agent's upstream credential could not be used");
   }
 }

@@ -1,7 +1,8 @@
 import type { Query } from "@gw/db";
-import type { AnswerHook } from "@gw/forward";
+import { type AnswerHooks, answerHooksFor, guardAnswerHook } from "@gw/forward";
 import type { CompiledPolicy } from "@gw/policy";
 import type { Logger } from "@gw/telemetry";
+import type { Dispatcher } from "undici";
 import { type CatalogDeps, createToolCatalog, type ToolCatalog } from "./catalog.ts";
 import { toolsAnswerHook } from "./hook.ts";
 import { statusOf } from "./status.ts";
@@ -36,10 +37,17 @@ export function toolStatusOf(catalog: ToolCatalog) {
   };
 }
 
-/** The answer hooks step 9 runs (packages/forward): today the catalog's. */
+/**
+ * The answer hooks step 9 runs (packages/forward), per protocol: the catalog's and the answer
+ * guard's (classifier webhooks go through `dispatcher`, the SSRF-guarded one).
+ */
 export function answerHooksOf(
   catalog: ToolCatalog,
   policyOf: (tenantId: string) => Promise<CompiledPolicy | null>,
-): AnswerHook[] {
-  return [toolsAnswerHook({ catalog, policyOf })];
+  dispatcher: Dispatcher,
+): AnswerHooks {
+  return answerHooksFor({
+    tools: toolsAnswerHook({ catalog, policyOf }),
+    guard: guardAnswerHook({ policyOf, dispatcher }),
+  });
 }

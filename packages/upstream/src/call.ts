@@ -17,8 +17,10 @@ export type UpstreamFailure = { kind: "failure"; failure: FailureClass; attempts
 export type UpstreamCall = {
   dispatcher: Dispatcher;
   target: Target;
+  /** POST unless named. */
+  method?: "POST" | "GET" | "DELETE";
   headers: string[];
-  body: Buffer;
+  body: Buffer | null;
   retry: RetryPolicy;
   /** Deadline of the whole call: every attempt, the back-off between them and the body read. */
   timeoutMs: number;
@@ -60,6 +62,7 @@ async function callWithin<T>(
   const opened = await openUpstream({
     dispatcher: opts.dispatcher,
     target: opts.target,
+    ...(opts.method ? { method: opts.method } : {}),
     headers: opts.headers,
     body: opts.body,
     retry: opts.retry,

@@ -7,10 +7,13 @@ import { EventEmitter } from "node:events";
  */
 export class Cancel extends EventEmitter {
   aborted = false;
+  /** The dispatched request in flight (`UpstreamAnswer`), told directly: no listener per call. */
+  request: { cancelled(): void } | null = null;
 
   abort(): void {
     if (this.aborted) return;
     this.aborted = true;
+    this.request?.cancelled();
     this.emit("abort");
   }
 }

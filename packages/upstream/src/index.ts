@@ -1,3 +1,4 @@
+export * from "./answer.ts";
 export * from "./call.ts";
 export * from "./cancel.ts";
 export * from "./classify.ts";
@@ -6,3 +7,4 @@ export * from "./headers.ts";
 export * from "./hosts.ts";
 export * from "./open.ts";
 export * from "./ssrf.ts";
+export * from "./webhook.ts";

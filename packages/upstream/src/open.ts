@@ -1,4 +1,5 @@
 import type { Dispatcher } from "undici";
+import { UpstreamAnswer } from "./answer.ts";
 import { type Cancel, pause } from "./cancel.ts";
 import {
   backoffMs,
@@ -39,9 +40,10 @@ export type OpenRequest = {
   bodyTimeout: number;
 };
 
-export type Opened =
-  | { kind: "open"; res: Dispatcher.ResponseData; attempts: number }
+export type OpenedOf<R> =
+  | { kind: "open"; res: R; attempts: number }
   | { kind: "failure"; failure: FailureClass; attempts: number };
+export type Opened = OpenedOf<Dispatcher.ResponseData>;
 
 /**
  * Opens one upstream request with the retry policy both proxy modes share (docs/interface.md, Proxy):
@@ -50,34 +52,75 @@ export type Opened =
  * handed out: what happens to its body afterwards is final. A one-shot body is retried only while
  * none of it was read; a 5xx answer to it is final (it cannot be sent again).
  */
-export async function openUpstream(req: OpenRequest): Promise<Opened> {
+export function openUpstream(req: OpenRequest): Promise<Opened> {
+  return retried(req, requestOnce, dumpResponse);
+}
+
+/**
+ * `openUpstream` through undici's dispatch API: the answer's body is read by whoever takes it
+ * (`UpstreamAnswer`), with no Readable unless one is asked for. The streaming relay's dial.
+ */
+export function openStream(req: OpenRequest): Promise<OpenedOf<UpstreamAnswer>> {
+  return retried(req, dispatchOnce, dumpAnswer);
+}
+
+type Send<R> = (req: OpenRequest, body: Buffer | AsyncIterable<Uint8Array> | null) => Promise<R>;
+
+function requestOnce(req: OpenRequest, body: Buffer | AsyncIterable<Uint8Array> | null) {
+  return req.dispatcher.request(optionsOf(req, body, req.signal));
+}
+
+const dumpResponse = (res: Dispatcher.ResponseData) => res.body.dump();
+const dumpAnswer = (answer: UpstreamAnswer) => answer.dump();
+
+function dispatchOnce(req: OpenRequest, body: Buffer | AsyncIterable<Uint8Array> | null) {
+  const answer = new UpstreamAnswer(req.signal);
+  // The call's Cancel reaches the answer directly (`Cancel.request`), not as a signal.
+  req.dispatcher.dispatch(optionsOf(req, body, undefined), answer);
+  return answer.opened;
+}
+
+function optionsOf(
+  req: OpenRequest,
+  body: Buffer | AsyncIterable<Uint8Array> | null,
+  signal: Cancel | undefined,
+) {
+  return {
+    origin: req.target.origin,
+    path: req.target.path,
+    method: req.method ?? "POST",
+    headers: req.headers,
+    // undici streams async iterables; its types list only Readable.
+    body: body as unknown as Buffer,
+    headersTimeout: req.headersTimeout,
+    bodyTimeout: req.bodyTimeout,
+    signal,
+  } as const;
+}
+
+async function retried<R extends { statusCode: number }>(
+  req: OpenRequest,
+  send: Send<R>,
+  discard: (res: R) => Promise<void>,
+): Promise<OpenedOf<R>> {
   const maxAttempts = req.retry.retryable ? req.retry.retries + 1 : 1;
   const oneShot = req.body !== null && !Buffer.isBuffer(req.body) ? req.body : null;
-  const failure = (e: unknown, attempts: number): Opened => ({
-    kind: "failure",
-    failure: req.deadline?.aborted ? "timeout" : classifyFailure(e),
-    attempts,
-  });
   for (let attempt = 1; ; attempt++) {
-    const mayRetry = () => attempt < maxAttempts && !req.signal.aborted;
+    const lastAttempt = attempt >= maxAttempts;
     try {
-      const res = await req.dispatcher.request({
-        origin: req.target.origin,
-        path: req.target.path,
-        method: req.method ?? "POST",
-        headers: req.headers,
-        // undici streams async iterables; its types list only Readable.
-        body: (oneShot ? oneShot.stream() : req.body) as unknown as Buffer,
-        signal: req.signal,
-        headersTimeout: req.headersTimeout,
-        bodyTimeout: req.bodyTimeout,
-      });
-      if (!(oneShot === null && mayRetry() && isRetryableStatus(res.statusCode))) {
+      const res = await send(req, oneShot ? oneShot.stream() : (req.body as Buffer | null));
+      if (oneShot !== null || lastAttempt || req.signal.aborted || !isRetryableStatus(res.statusCode)) {
         return { kind: "open", res, attempts: attempt };
       }
-      await res.body.dump().catch(() => {});
+      await discard(res).catch(() => {});
     } catch (e) {
-      if (!mayRetry() || !isConnectionFailure(e) || oneShot?.touched()) return failure(e, attempt);
+      if (lastAttempt || req.signal.aborted || !isConnectionFailure(e) || oneShot?.touched()) {
+        return {
+          kind: "failure",
+          failure: req.deadline?.aborted ? "timeout" : classifyFailure(e),
+          attempts: attempt,
+        };
+      }
     }
     await pause(backoffMs(attempt - 1, req.retry.baseMs), req.signal);
     if (req.signal.aborted) {

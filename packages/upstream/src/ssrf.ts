@@ -138,11 +138,23 @@ function isLocalName(host: string): boolean {
 }
 
 /**
- * What a developer pointing an agent at a local server needs to know; names only documented
- * variables, never the deployment's own settings (README "Calling a local upstream").
+ * What a developer pointing an agent at a local server needs to know (README "Calling a local
+ * upstream"), and only what is still missing: a variable is named only while the URL needs it,
+ * so the advice is never to set what is already set. It names documented variables and says
+ * nothing a caller could not learn by writing the URL it suggests.
  */
-const LOCAL_HINT =
-  " (a local or private address; in development allow it with GW_SSRF_ALLOW_CIDRS, e.g. 127.0.0.1/32, and http:// with GW_ALLOW_HTTP_UPSTREAMS=true)";
+function localNameHint(url: URL, opts: { policy: SsrfPolicy }): string {
+  // Scheme and port only: the rest of the URL (a query may hold a key) is not repeated.
+  const address = `${url.protocol}//127.0.0.1${url.port ? `:${url.port}` : ""}/…`;
+  if (!isBlockedIp("127.0.0.1", opts.policy)) {
+    return ` (localhost names are always refused: use the address instead, ${address})`;
+  }
+  return ` (localhost names are always refused: use the address, ${address}, and in development allow it with GW_SSRF_ALLOW_CIDRS=127.0.0.1/32)`;
+}
+
+/** An http:// URL got here only when http is allowed, so the scheme needs no advice. */
+const BLOCKED_ADDRESS_HINT =
+  " (a local or private address; in development allow it with GW_SSRF_ALLOW_CIDRS, e.g. 127.0.0.1/32)";
 
 /**
  * Write-time validation of an upstream (or facilitator) URL: scheme, form, no credentials, no
@@ -171,10 +183,12 @@ export function validateUpstreamUrl(
   // Port 0 is not a port a server listens on; some stacks read it as "any" or as the default.
   if (url.port === "0") throw invalid(`${field} port is not allowed`);
   const host = url.hostname;
-  if (isLocalName(host)) throw invalid(`${field} host is not allowed${LOCAL_HINT}`);
+  if (isLocalName(host)) throw invalid(`${field} host is not allowed${localNameHint(url, opts)}`);
   // WHATWG parsing already turned 127.1, 0x7f000001 and 017700000001 into dotted quads.
   const literal = host.startsWith("[") || isIPv4(host);
-  if (literal && isBlockedIp(host, opts.policy)) throw invalid(`${field} host is not allowed${LOCAL_HINT}`);
+  if (literal && isBlockedIp(host, opts.policy)) {
+    throw invalid(`${field} host is not allowed${BLOCKED_ADDRESS_HINT}`);
+  }
   if (!literal && !/^[a-z0-9._-]+$/i.test(host)) throw invalid(`${field} host is not allowed`);
   if (url.hash) url.hash = "";
   return url.toString();

@@ -131,6 +131,32 @@ describe("write-time SSRF validation", () => {
     );
   });
 
+  it("advises on a local host only what is still missing: the address for a name, the variable for a blocked address", () => {
+    const message = (url: string, opts: Parameters<typeof validateUpstreamUrl>[1]) => {
+      try {
+        validateUpstreamUrl(url, opts);
+      } catch (e) {
+        return (e as Error).message;
+      }
+      return "accepted";
+    };
+    const local = { policy: ssrfPolicy(["127.0.0.1/32"]), allowHttp: true };
+    expect(message("http://localhost:9000/a?key=k", local)).toBe(
+      "upstream_url host is not allowed (localhost names are always refused: use the address instead, http://127.0.0.1:9000/…)",
+    );
+    expect(message("http://127.0.0.1:9000/a", local)).toBe("accepted");
+    expect(message("https://api.localhost/", strict)).toBe(
+      "upstream_url host is not allowed (localhost names are always refused: use the address, https://127.0.0.1/…, and in development allow it with GW_SSRF_ALLOW_CIDRS=127.0.0.1/32)",
+    );
+    // http:// is refused first, with its own variable; an address once http is allowed, with the other.
+    expect(message("http://10.0.0.1/", { ...strict, allowHttp: false })).toBe(
+      "upstream_url must use https (in development, GW_ALLOW_HTTP_UPSTREAMS=true allows http)",
+    );
+    expect(message("http://10.0.0.1/", local)).toBe(
+      "upstream_url host is not allowed (a local or private address; in development allow it with GW_SSRF_ALLOW_CIDRS, e.g. 127.0.0.1/32)",
+    );
+  });
+
   it("rejects malformed CIDRs in the allow list", () => {
     expect(() => ssrfPolicy(["10.0.0.0/33"])).toThrow();
     expect(() => ssrfPolicy(["nope/8"])).toThrow();

@@ -1,6 +1,7 @@
 import { conflict, isId, newId, notFound } from "@gw/core";
-import { type CredentialRow, credentialRepo, type Db, isUniqueViolation } from "@gw/db";
+import { type CredentialRow, type Db, isUniqueViolation } from "@gw/db";
 import type { Keyring } from "./keyring.ts";
+import { credentialRepo } from "./repos/credentials.ts";
 import type { CreateCredentialInput, PutCredentialInput } from "./schema.ts";
 import { hintOf } from "./serialize.ts";
 import { columnsFor, fieldsForPut, type Ssrf } from "./shape.ts";

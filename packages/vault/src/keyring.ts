@@ -27,8 +27,11 @@ export type CredentialFailure =
   /** OAuth token exchange: the call carries no caller token to exchange. */
   | "no_subject_token";
 
-/** What went wrong at a token endpoint, in the project's words (never bytes of its answer). */
-export type CredentialFailureDetail = { kind: string; status?: number };
+/**
+ * What went wrong at a token endpoint, in the project's words (never bytes of its answer):
+ * `kind` and `status` for machines, `text` as the log line says it ("token endpoint answered 401").
+ */
+export type CredentialFailureDetail = { kind: string; status?: number; text: string };
 
 /**
  * A credential could not be opened. Fail closed: the caller must not call the upstream without it.
@@ -42,6 +45,15 @@ export class CredentialError extends Error {
     super(`credential unavailable: ${reason}`);
     this.reason = reason;
     this.detail = detail;
+  }
+
+  /**
+   * The fields a log line about this failure carries: `reason` and, for a token endpoint, its
+   * coarse `failure` text. (A field named `detail` would be censored by the logger, which redacts
+   * database error details wherever they land.)
+   */
+  logFields(): { reason: CredentialFailure; failure?: string } {
+    return { reason: this.reason, ...(this.detail ? { failure: this.detail.text } : {}) };
   }
 }
 

@@ -1,10 +1,11 @@
 import { isId, withinDeadline } from "@gw/core";
-import { credentialRepo, type Db } from "@gw/db";
+import type { Db } from "@gw/db";
 import { recordCredentialDecryptFailure } from "@gw/telemetry";
 import { hostMatches, hostOf } from "@gw/upstream";
 import { CredentialError, type Keyring } from "./keyring.ts";
 import { accessTokenFor, type OAuthClient } from "./oauth/client.ts";
 import { bearerOf, type SealedSubjectToken, sealSubjectToken } from "./oauth/subject.ts";
+import { credentialRepo } from "./repos/credentials.ts";
 import { OAUTH_KINDS } from "./schema.ts";
 
 /**

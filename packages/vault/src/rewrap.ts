@@ -1,5 +1,6 @@
-import { credentialRepo, type Db } from "@gw/db";
+import type { Db } from "@gw/db";
 import { CredentialError, type Keyring } from "./keyring.ts";
+import { credentialRepo } from "./repos/credentials.ts";
 
 export type RewrapReport = {
   /** Rows whose data key is now wrapped by `to`. */

@@ -1,9 +1,8 @@
+import { LIMITS } from "@gw/core";
 import { CREDENTIAL_KINDS, type CredentialKind } from "@gw/db";
 import { HOP_BY_HOP, normalizeHostPattern } from "@gw/upstream";
 import * as v from "valibot";
 
-/** Largest accepted secret, in bytes (it is sent as one header value). */
-export const SECRET_MAX_BYTES = 8 * 1024;
 export const DEFAULT_API_KEY_HEADER = "X-Api-Key";
 
 // Every message here is custom: valibot's defaults echo the received value, and a value here may
@@ -12,8 +11,8 @@ const Secret = v.pipe(
   v.string("must be a string"),
   v.minLength(1, "must not be empty"),
   v.check(
-    (s) => Buffer.byteLength(s, "utf8") <= SECRET_MAX_BYTES,
-    `must be at most ${SECRET_MAX_BYTES} bytes`,
+    (s) => Buffer.byteLength(s, "utf8") <= LIMITS.credentialSecretMaxBytes,
+    `must be at most ${LIMITS.credentialSecretMaxBytes} bytes`,
   ),
   // It becomes a header value: printable ASCII, and no edge spaces (they would be trimmed in transit).
   v.regex(

@@ -1,4 +1,4 @@
-import { DomainError, invalid, LIMITS, tooLarge } from "@gw/core";
+import { bytesText, DomainError, invalid, LIMITS, tooLarge } from "@gw/core";
 import { type McpMessage, parseMcpRequest } from "@gw/mcp";
 import { parseStrictJson, StrictJsonError } from "./json/strict-parse.ts";
 import { BUNDLE_SCHEMA, ENVELOPE_SCHEMA } from "./schemas.ts";
@@ -43,7 +43,7 @@ export function readVerifiedActionBody(body: Uint8Array): Envelope | Bare {
   if (authSpan === undefined || callSpan === undefined)
     throw new DomainError("invalid", "malformed envelope");
   if (authSpan.end - authSpan.start > LIMITS.bundleMaxBytes) {
-    throw tooLarge(`the authorization bundle exceeds ${LIMITS.bundleMaxBytes} bytes`);
+    throw tooLarge(`the authorization bundle is larger than ${bytesText(LIMITS.bundleMaxBytes)}`);
   }
   if (env.schema !== ENVELOPE_SCHEMA) throw invalid(`envelope schema must be "${ENVELOPE_SCHEMA}"`);
   if (!isObject(env.authorization) || env.authorization.schema !== BUNDLE_SCHEMA) {

@@ -115,7 +115,7 @@ describe("readVerifiedActionBody", () => {
     const over = pad(1024 * 1024 - pad(0).length + 1);
     expect(refusal(env({ ...ok, authorization: over }))).toEqual({
       kind: "too_large",
-      message: "the authorization bundle exceeds 1048576 bytes",
+      message: "the authorization bundle is larger than 1 MiB",
     });
   });
 

@@ -1,9 +1,10 @@
+import { isRecord } from "@gw/jsonrpc";
 import { decodeWalk, encodeWalk, startWalk, type Walk } from "./cursor.ts";
+import { initialize } from "./initialize.ts";
 import type { Member, VirtualServer } from "./members.ts";
 import { cacheHints, exposeItems, LISTS, type ListMethod, mergeCapabilities } from "./merge.ts";
 import {
   ERRORS,
-  isRecord,
   type Json,
   type OwnAnswer,
   REVISION,
@@ -44,10 +45,13 @@ export async function fanOut(
   method: string,
   msg: Json,
   port: MemberPort,
+  /** An older client's revision (an `initialize` answers with it); null: 2026-07-28. */
+  client: string | null = null,
 ): Promise<FanOut> {
   const id = requestId(msg);
   if (method in LISTS) return list(server, method as ListMethod, msg, port);
   if (method === "server/discover") return discover(server, msg, port);
+  if (method === "initialize") return initialize(server, msg, client ?? "", port);
   // resources/read and completion/complete of a resource: the members in order, the first good answer wins.
   return firstAnswer(server.members, msg, method, port, id);
 }

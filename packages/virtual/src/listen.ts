@@ -1,10 +1,11 @@
-import { SseParser } from "@gw/mcp";
-import { LineParser } from "./lines.ts";
-import { isRecord, type Json, SUBSCRIPTION_ID_KEY } from "./protocol.ts";
+import { isRecord, LineParser, SseParser, sseComment, sseEvent } from "@gw/jsonrpc";
+import { type Json, SUBSCRIPTION_ID_KEY } from "./protocol.ts";
 
 const ACK = "notifications/subscriptions/acknowledged";
 /** How often the merged stream says it is alive when no member spoke (as the SDK's servers do). */
 const KEEPALIVE_MS = 15_000;
+/** One notification of a member's stream is at most this large; a member that sends more is closed. */
+export const LISTEN_MESSAGE_MAX_BYTES = 8 * 1024 * 1024;
 
 /**
  * A member's open `subscriptions/listen` stream: server-sent events, or JSON-RPC messages one per
@@ -42,14 +43,18 @@ export function mergeListen(
     wake?.();
   };
   const ackIfReady = () => {
-    if (acked.size < streams.length) return;
+    // Once: a member stream that ends after the acknowledgement went out must not send another.
+    if (acked.has(-1) || acked.size < streams.length) return;
     acked.add(-1);
     const params: Json = { notifications: agreed, _meta: { [SUBSCRIPTION_ID_KEY]: subscriptionId } };
     push(frame({ jsonrpc: "2.0", method: ACK, params }));
     for (const e of held.splice(0)) push(e);
   };
   const read = async (i: number, stream: MemberStream) => {
-    const parser = stream.format === "sse" ? new SseParser() : new LineParser();
+    const parser =
+      stream.format === "sse"
+        ? new SseParser({ maxEventBytes: LISTEN_MESSAGE_MAX_BYTES })
+        : new LineParser({ maxLineBytes: LISTEN_MESSAGE_MAX_BYTES });
     const handle = (data: string) => {
       let msg: unknown;
       try {
@@ -69,14 +74,16 @@ export function mergeListen(
         acked.add(i);
         return ackIfReady();
       }
-      const out = `event: message\ndata: ${data}\n\n`;
+      // Multi-line data stays one event: each of its lines is a data line of its own.
+      const out = sseEvent({ event: "message", data });
       if (acked.has(-1)) push(out);
       else held.push(out);
     };
     try {
       for await (const chunk of stream.body) for (const e of parser.push(chunk)) handle(e.data);
     } catch {
-      // a member stream that broke ends; the others go on
+      // a member stream that broke (or sent a message over the cap) ends; the others go on
+      stream.close();
     } finally {
       acked.add(i);
       ackIfReady();
@@ -93,7 +100,7 @@ export function mergeListen(
     wake?.();
   };
   async function* events(): AsyncGenerator<string> {
-    const timer = setInterval(() => push(": keepalive\n\n"), KEEPALIVE_MS);
+    const timer = setInterval(() => push(sseComment("keepalive")), KEEPALIVE_MS);
     try {
       for (;;) {
         const next = queue.shift();
@@ -115,7 +122,7 @@ export function mergeListen(
 }
 
 function frame(message: Json): string {
-  return `event: message\ndata: ${JSON.stringify(message)}\n\n`;
+  return sseEvent({ event: "message", data: JSON.stringify(message) });
 }
 
 /** The notification kinds any member agreed to (a flag set by one stays set). */

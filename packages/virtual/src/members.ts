@@ -16,14 +16,16 @@ export type Member = {
   readonly exclude: readonly string[] | null;
   readonly target: Target;
   readonly credentialRef: string | null;
+  /** The member's `mcp_protocol_version` when set: the revision it is spoken to in; null: probed. */
+  readonly revision?: string | null;
+  /** When the member's agent was last written (ms): what was learnt of it before is forgotten. */
+  readonly writtenAt?: number;
 };
 
 /** A virtual MCP server as step 9 serves it: its name (serverInfo) and its callable members in order. */
 export type VirtualServer = {
   readonly name: string;
   readonly version: string;
-  /** The host of the gateway's public URL: a browser Origin naming it is allowed (origin.ts). */
-  readonly publicHost: string | null;
   readonly members: readonly Member[];
 };
 
@@ -35,6 +37,8 @@ export type MemberAgent = {
   readonly members: readonly unknown[] | null;
   readonly credentialRef: string | null;
   readonly target: Target | null;
+  readonly mcpProtocolVersion?: string | null;
+  readonly updatedAt?: Date;
 };
 
 /** An active, unsuspended MCP agent that is not virtual itself. */
@@ -63,6 +67,8 @@ async function resolveMembers(
       exclude: spec.exclude ?? null,
       target: agent.target,
       credentialRef: agent.credentialRef,
+      revision: agent.mcpProtocolVersion ?? null,
+      writtenAt: agent.updatedAt?.getTime() ?? 0,
     });
   }
   return out;
@@ -71,17 +77,17 @@ async function resolveMembers(
 /**
  * A virtual MCP server as step 9 serves it, for both proxy modes: its members as they are when the
  * call is made (`lookup` reads a member's agent: the agent cache on the streaming path, the store
- * in the worker), its version and public host from the gateway's configuration.
+ * in the worker), its version from the gateway's configuration. (A browser `Origin` was checked
+ * before the call was admitted: the proxy's Origin check, docs/security.md.)
  */
 export async function virtualServer(
   server: { readonly name: string; readonly members: readonly MemberSpec[] },
   lookup: (agentId: string) => Promise<MemberAgent | undefined>,
-  config: { readonly GW_VERSION: string; readonly publicUrl: string },
+  config: { readonly GW_VERSION: string },
 ): Promise<VirtualServer> {
   return {
     name: server.name,
     version: config.GW_VERSION,
-    publicHost: new URL(config.publicUrl).hostname,
     members: await resolveMembers(server.members, lookup),
   };
 }

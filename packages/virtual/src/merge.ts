@@ -1,6 +1,7 @@
+import { isRecord } from "@gw/jsonrpc";
 import type { Member } from "./members.ts";
 import { exposedName, keeps } from "./names.ts";
-import { isRecord, type Json } from "./protocol.ts";
+import type { Json } from "./protocol.ts";
 
 /** The merged lists: the key of each list's items and how a member's item is exposed. */
 export const LISTS = {

@@ -1,9 +1,9 @@
+import { isRecord } from "@gw/jsonrpc";
 import type { Member, VirtualServer } from "./members.ts";
 import { routeName } from "./names.ts";
-import { originRefusal } from "./origin.ts";
+import { planOlder, type SessionContext } from "./older.ts";
 import {
   ERRORS,
-  isRecord,
   type Json,
   METHODS,
   type OwnAnswer,
@@ -21,19 +21,23 @@ import {
  * - `fanout`: the members are asked and their answers merged (`fanout.ts`);
  * - `notify`: a notification, sent to every member; the caller gets 202;
  * - `listen`: `subscriptions/listen`, the members' streams merged into one.
+ * `client` is the revision of an older client's session (docs/mcp.md, Older revisions): its answers
+ * take that revision's shapes; null for a 2026-07-28 request. A `notify` without `members` is taken
+ * by the gateway alone (an older client's `notifications/initialized`).
  */
 export type Plan =
   | { kind: "own"; answer: OwnAnswer }
-  | { kind: "routed"; member: Member; name: string; body: Buffer }
-  | { kind: "fanout"; method: string; message: Json }
-  | { kind: "notify"; body: Buffer }
+  | { kind: "routed"; member: Member; name: string; body: Buffer; client: string | null }
+  | { kind: "fanout"; method: string; message: Json; client: string | null }
+  | { kind: "notify"; body: Buffer; members: boolean }
   | { kind: "listen"; message: Json };
 
-/** The caller's headers a virtual server reads (null when absent). */
+/** The caller's headers a virtual server reads (null when absent), and who asks. */
 export type RequestHeaders = {
   readonly protocolVersion: string | null;
-  readonly origin: string | null;
-  readonly host: string | null;
+  readonly sessionId?: string | null;
+  /** Who asks, for older clients' session ids; absent: older revisions are not served. */
+  readonly session?: SessionContext | null;
 };
 
 /**
@@ -42,8 +46,6 @@ export type RequestHeaders = {
  * forward step settles a priced call before any member is dialled.
  */
 export function planRequest(server: VirtualServer, body: Buffer, headers: RequestHeaders): Plan {
-  const badOrigin = originRefusal(headers.origin, headers.host, server.publicHost);
-  if (badOrigin) return { kind: "own", answer: badOrigin };
   const { protocolVersion } = headers;
   let msg: unknown;
   try {
@@ -63,9 +65,24 @@ export function planRequest(server: VirtualServer, body: Buffer, headers: Reques
       ),
     };
   }
-  if (!("id" in msg)) return { kind: "notify", body };
-  const refused = versionRefusal(msg, protocolVersion);
-  if (refused) return { kind: "own", answer: refused };
+  const older = planOlder(
+    msg as Json & { method: string },
+    { protocolVersion, sessionId: headers.sessionId ?? null },
+    headers.session ?? null,
+  );
+  let client: string | null = null;
+  if (older) {
+    if (older.kind === "own") return older;
+    if (older.kind === "accepted") return { kind: "notify", body, members: false };
+    if (older.kind === "notify") return { kind: "notify", body, members: true };
+    if (older.kind === "initialize")
+      return { kind: "fanout", method: "initialize", message: msg, client: older.revision };
+    client = older.revision;
+  } else {
+    if (!("id" in msg)) return { kind: "notify", body, members: true };
+    const refused = versionRefusal(msg, protocolVersion);
+    if (refused) return { kind: "own", answer: refused };
+  }
   const id = requestId(msg);
   const { method } = msg;
   if (!METHODS.has(method))
@@ -75,23 +92,25 @@ export function planRequest(server: VirtualServer, body: Buffer, headers: Reques
     const kind = method === "tools/call" ? "tool" : "prompt";
     const route = typeof params.name === "string" ? routeName(server.members, params.name, kind) : null;
     if (!route) return { kind: "own", answer: unknownName(id, kind, params.name) };
-    return routed(route.member, route.name, { ...msg, params: { ...params, name: route.name } });
+    return routed(route.member, route.name, { ...msg, params: { ...params, name: route.name } }, client);
   }
   if (method === "completion/complete" && isRecord(params.ref) && params.ref.type === "ref/prompt") {
     const { ref } = params;
     const route = typeof ref.name === "string" ? routeName(server.members, ref.name, "prompt") : null;
     if (!route) return { kind: "own", answer: unknownName(id, "prompt", ref.name) };
-    return routed(route.member, route.name, {
-      ...msg,
-      params: { ...params, ref: { ...ref, name: route.name } },
-    });
+    return routed(
+      route.member,
+      route.name,
+      { ...msg, params: { ...params, ref: { ...ref, name: route.name } } },
+      client,
+    );
   }
   if (method === "subscriptions/listen") return { kind: "listen", message: msg };
-  return { kind: "fanout", method, message: msg };
+  return { kind: "fanout", method, message: msg, client };
 }
 
-function routed(member: Member, name: string, message: Json): Plan {
-  return { kind: "routed", member, name, body: Buffer.from(JSON.stringify(message)) };
+function routed(member: Member, name: string, message: Json, client: string | null): Plan {
+  return { kind: "routed", member, name, body: Buffer.from(JSON.stringify(message)), client };
 }
 
 function unknownName(id: Json["id"], kind: "tool" | "prompt", name: unknown): OwnAnswer {

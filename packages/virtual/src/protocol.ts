@@ -1,3 +1,5 @@
+import { errorMessage, isRecord, JSON_RPC_ERRORS, type JsonObject, resultMessage } from "@gw/jsonrpc";
+
 /**
  * The MCP revision a virtual server speaks (docs/mcp.md, Virtual MCP servers): stateless, every
  * request carrying its own envelope in `params._meta`.
@@ -22,23 +24,20 @@ export const METHODS = new Set([
 ]);
 
 export const ERRORS = {
-  parse: -32700,
-  invalidRequest: -32600,
-  methodNotFound: -32601,
-  invalidParams: -32602,
-  internal: -32603,
+  ...JSON_RPC_ERRORS,
+  serverError: -32000,
   headerMismatch: -32020,
   unsupportedVersion: -32022,
 } as const;
 
 export type JsonRpcId = string | number | null;
-export type Json = Record<string, unknown>;
+export type Json = JsonObject;
 
 /** An answer the virtual server makes itself: an HTTP status and a JSON-RPC message. */
 export type OwnAnswer = { status: number; message: Json };
 
 export function result(id: JsonRpcId, value: Json): OwnAnswer {
-  return { status: 200, message: { jsonrpc: "2.0", id, result: value } };
+  return { status: 200, message: resultMessage(id, value) };
 }
 
 export function rpcError(
@@ -48,13 +47,7 @@ export function rpcError(
   message: string,
   data?: unknown,
 ): OwnAnswer {
-  const error: Json = { code, message };
-  if (data !== undefined) error.data = data;
-  return { status, message: { jsonrpc: "2.0", id, error } };
-}
-
-export function isRecord(v: unknown): v is Json {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
+  return { status, message: errorMessage(id, code, message, data) };
 }
 
 /**

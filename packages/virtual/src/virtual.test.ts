@@ -3,7 +3,6 @@ import { decodeWalk, encodeWalk, startWalk } from "./cursor.ts";
 import type { Member } from "./members.ts";
 import { cacheHints, exposeItems, mergeCapabilities } from "./merge.ts";
 import { exposedName, keeps, routeName } from "./names.ts";
-import { originRefusal } from "./origin.ts";
 import { planRequest } from "./plan.ts";
 import { REVISION, versionRefusal } from "./protocol.ts";
 
@@ -23,9 +22,9 @@ const member = (agentId: string, prefix: string, more: Partial<Member> = {}): Me
 });
 const gh = member("agt_gh", "gh", { include: ["issue_*"], exclude: ["issue_delete"] });
 const plain = member("agt_plain", "");
-const server = { name: "portal", version: "1", publicHost: "gw.example.com", members: [gh, plain] };
+const server = { name: "portal", version: "1", members: [gh, plain] };
 const meta = { "io.modelcontextprotocol/protocolVersion": REVISION };
-const headers = { protocolVersion: REVISION, origin: null, host: null };
+const headers = { protocolVersion: REVISION };
 const body = (msg: unknown) => Buffer.from(JSON.stringify(msg));
 
 describe("names", () => {
@@ -129,12 +128,5 @@ describe("plan", () => {
       error: { code: -32020 },
     });
     expect(versionRefusal({ id: 1, method: "tools/list", params: { _meta: meta } }, REVISION)).toBeNull();
-  });
-
-  it("refuses a browser Origin naming another host", () => {
-    expect(originRefusal("http://evil.example.com", "127.0.0.1:8080", "gw.example.com")?.status).toBe(403);
-    expect(originRefusal("http://127.0.0.1:3000", "127.0.0.1:8080", null)).toBeNull();
-    expect(originRefusal("https://gw.example.com", null, "gw.example.com")).toBeNull();
-    expect(originRefusal(null, null, null)).toBeNull();
   });
 });

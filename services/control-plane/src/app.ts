@@ -1,4 +1,5 @@
-import { type AppEnv, createBaseApp, registerHealth, requireAuth } from "@gw/http";
+import { consoleOidcOf } from "@gw/console";
+import { type AppEnv, createBaseApp, queryRule, registerHealth, requireAuth } from "@gw/http";
 import { healthOf, type Runtime } from "@gw/runtime";
 import { Hono } from "hono";
 import { publishWrites } from "./changes.ts";
@@ -7,6 +8,7 @@ import { registerAgents } from "./routes/agents/index.ts";
 import { registerAnalytics } from "./routes/analytics.ts";
 import { registerAnalyticsSummary } from "./routes/analytics-summary.ts";
 import { registerApprovals } from "./routes/approvals/index.ts";
+import { registerAudit } from "./routes/audit/index.ts";
 import { registerCapabilities, surfacesOf } from "./routes/capabilities.ts";
 import { registerConsole } from "./routes/console.ts";
 import { registerCredentials } from "./routes/credentials/index.ts";
@@ -28,8 +30,9 @@ export function createControlPlaneApp(deps: ControlPlaneDeps): Hono<AppEnv> {
   registerHealth(app, healthOf(deps));
   // Public: registered before the /v1 family so its auth middleware never runs for it.
   registerJwks(app, deps);
-  // Outside requireAuth: static files carry no data; the page calls /v1 with the pasted token.
-  registerConsole(app);
+  // Outside requireAuth: static files and the sign-in settings carry no data; the page calls /v1
+  // with the operator's token.
+  registerConsole(app, { oidc: consoleOidcOf(deps.config) });
   const surfaces = surfacesOf(deps);
   const authorizationServers = deps.config.GW_OAUTH_AUTHORIZATION_SERVERS;
   // The API description and discovery are public by nature (docs/api.md).
@@ -44,6 +47,8 @@ export function createControlPlaneApp(deps: ControlPlaneDeps): Hono<AppEnv> {
   }
   const v1 = new Hono<AppEnv>();
   v1.use(requireAuth(deps.verifyToken));
+  // Each route takes the query parameters it declares (takesQuery) and no other (docs/interface.md).
+  v1.use(queryRule());
   v1.use(publishWrites(deps.changes));
   registerMe(v1);
   registerCapabilities(v1, deps, surfaces);
@@ -51,6 +56,7 @@ export function createControlPlaneApp(deps: ControlPlaneDeps): Hono<AppEnv> {
   registerInvocations(v1, deps);
   registerPolicy(v1, deps);
   registerApprovals(v1, deps);
+  registerAudit(v1, deps);
   if (surfaces.agent_events) registerAgentEvents(v1, deps);
   if (surfaces.analytics) {
     registerAnalyticsSummary(v1, deps);

@@ -64,6 +64,9 @@ function percentileCont(values: number[], p: number): number | null {
   return a + (pos - lo) * (b - a);
 }
 
+/** A latency as the API shows it: rounded to 0.001 ms (docs/agent-events.md, Analytics). */
+const ms3 = (x: number | null) => (x === null ? null : Math.round(x * 1000) / 1000);
+
 /** The expected analytics, computed here from the rows inserted. */
 function expected(rows: Inv[], bucket: "hour" | "day") {
   const unit = bucket === "hour" ? 3_600_000 : 86_400_000;
@@ -86,9 +89,9 @@ function expected(rows: Inv[], bucket: "hour" | "day") {
       invocations: g.length,
       succeeded: g.filter((r) => r.status === "succeeded").length,
       failed: g.filter((r) => r.status === "failed").length,
-      latency_ms_p50: percentileCont(lat, 0.5),
-      latency_ms_p95: percentileCont(lat, 0.95),
-      latency_ms_p99: percentileCont(lat, 0.99),
+      latency_ms_p50: ms3(percentileCont(lat, 0.5)),
+      latency_ms_p95: ms3(percentileCont(lat, 0.95)),
+      latency_ms_p99: ms3(percentileCont(lat, 0.99)),
       req_bytes: g.reduce((n, r) => n + (r.req_size ?? 0), 0),
       resp_bytes: g.reduce((n, r) => n + (r.resp_size ?? 0), 0),
       settled_amount: settled.toString(),
@@ -133,13 +136,18 @@ function fixture(agents: string[], day: string, n: number, seed: number): Inv[] 
   });
 }
 
-function expectRowsClose(actual: Array<Record<string, unknown>>, want: Array<Record<string, unknown>>) {
+/** At most three decimals, as JSON writes the number: no float noise such as 674.9999999999995. */
+const THREE_DECIMALS = /^\d+(\.\d{1,3})?$/;
+
+function expectRows(actual: Array<Record<string, unknown>>, want: Array<Record<string, unknown>>) {
   expect(actual.length).toBe(want.length);
   actual.forEach((row, i) => {
     const w = want[i] as Record<string, unknown>;
     for (const [k, v] of Object.entries(w)) {
-      if (k.startsWith("latency_ms_") && typeof v === "number") expect(row[k], `${i}.${k}`).toBeCloseTo(v, 6);
-      else expect(row[k], `${i}.${k}`).toEqual(v);
+      // The true percentiles of integer latencies have at most two decimals: rounded, they are exact.
+      expect(row[k], `${i}.${k}`).toEqual(v);
+      if (k.startsWith("latency_ms_") && row[k] !== null)
+        expect(String(row[k]), `${i}.${k}`).toMatch(THREE_DECIMALS);
     }
     expect(Object.keys(row).sort()).toEqual(Object.keys(w).sort());
   });
@@ -161,18 +169,18 @@ describe("GET /v1/analytics", () => {
     const hourly = await t.call("GET", q("2024-05-01T00:00:00Z", "2024-05-02T23:59:59.999Z", "&bucket=hour"));
     expect(hourly.status).toBe(200);
     expect(Object.keys(hourly.json)).toEqual(["data"]);
-    expectRowsClose(hourly.json.data, expected(rows, "hour"));
+    expectRows(hourly.json.data, expected(rows, "hour"));
     expect(hourly.json.data).toHaveLength(12); // 2 days × 3 hours × 2 agents
 
     const daily = await t.call("GET", q("2024-05-01T00:00:00Z", "2024-05-02T23:59:59.999Z", "&bucket=day"));
-    expectRowsClose(daily.json.data, expected(rows, "day"));
+    expectRows(daily.json.data, expected(rows, "day"));
     expect(daily.json.data).toHaveLength(4);
 
     const one = await t.call(
       "GET",
       q("2024-05-01T00:00:00Z", "2024-05-02T23:59:59.999Z", `&bucket=day&agent_id=${agents[1]}`),
     );
-    expectRowsClose(
+    expectRows(
       one.json.data,
       expected(
         rows.filter((r) => r.agent_id === agents[1]),
@@ -363,10 +371,12 @@ describe("GET /v1/analytics/summary", () => {
       invocations: 11,
       succeeded: 9,
       failed: 2,
-      latency_ms_p50: percentileCont(latencies, 0.5),
-      latency_ms_p95: percentileCont(latencies, 0.95),
-      latency_ms_p99: percentileCont(latencies, 0.99),
+      latency_ms_p50: 7.5,
+      // percentile_cont gives 674.9999999999995 here: rounded in SQL to 0.001 ms.
+      latency_ms_p95: 675,
+      latency_ms_p99: 855,
     });
+    expect(ms3(percentileCont(latencies, 0.95))).toBe(675);
     const empty = await other.call("GET", `/v1/analytics/summary?since=${at(30)}&until=${at(59)}`);
     expect(empty.json).toMatchObject({ invocations: 0, latency_ms_p95: null });
   });

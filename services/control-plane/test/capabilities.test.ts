@@ -25,11 +25,25 @@ describe("GET /v1/capabilities", () => {
         policy_decisions_max_limit: 100,
         analytics_max_range_days: 31,
         agent_event_max_range_days: 31,
+        json_body_max_bytes: 262144,
+        agent_event_max_bytes: 32768,
+        approval_arguments_max_bytes: 65536,
+        mcp_name_max_bytes: 256,
+        tool_list_max_bytes: 8388608,
+        tool_name_max_bytes: 256,
+        virtual_members_max: 16,
+        virtual_member_answer_max_bytes: 8388608,
+        credential_secret_max_bytes: 8192,
+        payment_header_max_chars: 8192,
+        oauth_token_response_max_bytes: 65536,
+        facilitator_answer_max_bytes: 65536,
+        classifier_answer_max_bytes: 16384,
       });
       expect(Object.keys(res.json.surfaces).sort()).toEqual([
         "agent_events",
         "analytics",
         "approvals",
+        "audit",
         "credentials",
         "invocations",
         "policy",
@@ -37,6 +51,38 @@ describe("GET /v1/capabilities", () => {
         "receipts",
         "settlement",
       ]);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it("the caps it reports are the ones creation enforces (credential secret, virtual server members)", async () => {
+    const app = await serveApp(createControlPlaneApp);
+    try {
+      const call = client(app.url, await token(newTenant()));
+      const { limits } = (await call("GET", "/v1/capabilities")).json;
+      const secretOf = (n: number) => "s".repeat(n);
+      const atCap = await call("POST", "/v1/credentials", {
+        name: "at-cap",
+        kind: "bearer",
+        secret: secretOf(limits.credential_secret_max_bytes),
+      });
+      expect(atCap.status).toBe(201);
+      const over = await call("POST", "/v1/credentials", {
+        name: "over-cap",
+        kind: "bearer",
+        secret: secretOf(limits.credential_secret_max_bytes + 1),
+      });
+      expect(over.status).toBe(400);
+      expect(over.json.error).toContain(String(limits.credential_secret_max_bytes));
+
+      const members = Array.from({ length: limits.virtual_members_max + 1 }, (_, i) => ({
+        agent_id: `agt_0190b1c2-0000-7000-8000-${String(i).padStart(12, "0")}`,
+        prefix: `p${i}`,
+      }));
+      const tooMany = await call("POST", "/v1/agents", { name: "portal", protocol: "mcp", members });
+      expect(tooMany.status).toBe(400);
+      expect(tooMany.json.error).toContain(`at most ${limits.virtual_members_max} members`);
     } finally {
       await app.close();
     }

@@ -1,4 +1,4 @@
-import { CONSOLE_CSP } from "@gw/console";
+import { CONSOLE_CSP, consoleOidcOf } from "@gw/console";
 import { createBaseApp, listen } from "@gw/http";
 import { createLogger } from "@gw/telemetry";
 import { LogCapture, serveApp, type TestApp } from "@gw/testkit";
@@ -77,6 +77,51 @@ describe("GET /console", () => {
       expect(res.status).toBe(503);
       expect(await res.json()).toEqual({ error: "console is not built on this deployment" });
       expect(logs.text()).toContain("console requested but not built");
+    } finally {
+      await served.close();
+    }
+  });
+});
+
+describe("GET /console/config.json", () => {
+  it("says the deployment has no identity provider: {oidc: null}, without a token, with the console's headers", async () => {
+    const res = await get("/console/config.json");
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toBe("application/json; charset=utf-8");
+    expect(res.headers.get("cache-control")).toBe("no-cache");
+    expect(res.headers.get("content-security-policy")).toBe(CONSOLE_CSP);
+    expect(await res.json()).toEqual({ oidc: null });
+  });
+
+  it("with an identity provider: its public sign-in settings, and the CSP lets the page reach the issuer's origin only", async () => {
+    const oidc = consoleOidcOf({
+      publicUrl: "https://gw.example",
+      GW_OIDC_ISSUER: "https://idp.example/realms/ops",
+      GW_OIDC_CLIENT_ID: "gateway-console",
+      GW_OIDC_SCOPES: ["profile", "openid", "agents:read"],
+    });
+    const base = createBaseApp({
+      logger: createLogger({ service: "test", level: "silent", stream: new LogCapture() }),
+    });
+    registerConsole(base, { oidc });
+    const served = await listen(base, 0, "127.0.0.1");
+    try {
+      const res = await fetch(`${served.url}/console/config.json`);
+      expect(res.status).toBe(200);
+      expect(await res.json()).toEqual({
+        oidc: {
+          issuer: "https://idp.example/realms/ops",
+          client_id: "gateway-console",
+          scopes: ["openid", "profile", "agents:read"],
+          redirect_uri: "https://gw.example/console/",
+        },
+      });
+      const csp = res.headers.get("content-security-policy") ?? "";
+      expect(csp).toContain("connect-src 'self' https://idp.example;");
+      expect(csp).toContain("form-action 'none'");
+      // The page itself carries the same policy.
+      const page = await fetch(`${served.url}/console/`);
+      expect(page.headers.get("content-security-policy")).toBe(csp);
     } finally {
       await served.close();
     }

@@ -3,7 +3,7 @@ import { client, newTenant, type Res, serveApp, type TestApp, token } from "@gw/
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createControlPlaneApp } from "../src/app.ts";
 
-// Issue 29: the OAuth kinds through the credential routes. The token endpoint itself is exercised
+// The OAuth credential kinds through the credential routes. The token endpoint itself is exercised
 // by the gateway's oauth tests; here, what is stored and shown, and what is refused at write.
 
 let app: TestApp;
@@ -130,17 +130,17 @@ describe("oauth credentials: bad input is a 400 that names the field", () => {
     [
       "token_url on localhost",
       () => oauth({ token_url: "https://localhost/token" }),
-      "token_url host is not allowed (a local or private address; in development allow it with GW_SSRF_ALLOW_CIDRS, e.g. 127.0.0.1/32, and http:// with GW_ALLOW_HTTP_UPSTREAMS=true)",
+      "token_url host is not allowed (localhost names are always refused: use the address instead, https://127.0.0.1/…)",
     ],
     [
       "token_url on a metadata address",
       () => oauth({ token_url: "https://169.254.169.254/token" }),
-      "token_url host is not allowed (a local or private address; in development allow it with GW_SSRF_ALLOW_CIDRS, e.g. 127.0.0.1/32, and http:// with GW_ALLOW_HTTP_UPSTREAMS=true)",
+      "token_url host is not allowed (a local or private address; in development allow it with GW_SSRF_ALLOW_CIDRS, e.g. 127.0.0.1/32)",
     ],
     [
       "token_url on a private address",
       () => oauth({ token_url: "https://10.0.0.1/token" }),
-      "token_url host is not allowed (a local or private address; in development allow it with GW_SSRF_ALLOW_CIDRS, e.g. 127.0.0.1/32, and http:// with GW_ALLOW_HTTP_UPSTREAMS=true)",
+      "token_url host is not allowed (a local or private address; in development allow it with GW_SSRF_ALLOW_CIDRS, e.g. 127.0.0.1/32)",
     ],
     [
       "token_url with credentials",

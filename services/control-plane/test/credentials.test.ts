@@ -254,6 +254,7 @@ describe("credentials: bad input gets a clear 400 or 409 and writes nothing", ()
       secret: "x".repeat(300 * 1024),
     });
     expect(huge.status).toBe(413);
+    expect(huge.json).toEqual({ error: "request body is larger than 256 KiB" });
     expect((await call("GET", "/v1/credentials")).json.total).toBe(0);
   });
 

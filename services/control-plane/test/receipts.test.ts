@@ -240,7 +240,7 @@ describe("receipts: per decision", () => {
     const [d] = list.json.data;
     expect(d.id).toBe(decisionId);
     expect(d.receipt_artifact_id).toMatch(/^rcpt_/);
-    const { receiptRepo } = await import("@gw/db");
+    const { receiptRepo } = await import("@gw/receipts");
     const stored = await receiptRepo.forSubject(app.rt.store.db, tenant, decisionId);
     const keys = createRemoteJWKSet(new URL(`${app.url}/v1/receipts/jwks`));
     const { payload } = await compactVerify(stored?.jws as string, keys);

@@ -2,11 +2,19 @@
  * The official MCP conformance suite (@modelcontextprotocol/conformance, `--requirements
  * 2026-07-28`) run twice: against the suite's reference server directly, and through a virtual
  * MCP server of a real gateway whose one member is that reference server with the empty prefix
- * (docs/mcp.md, Conformance). Prints both results; exits non-zero when the virtual server passes
- * fewer checks or scenarios than the reference server does directly.
+ * (docs/mcp.md, Conformance). The gateway's GW_PUBLIC_URL is the origin the suite calls, so its
+ * Origin check (docs/security.md) is what dns-rebinding-protection meets. Prints both results;
+ * exits non-zero when the virtual server passes fewer checks or scenarios than the reference server
+ * does directly, or when dns-rebinding-protection does not pass with the gateway refusing the
+ * rebinding origin itself.
  *
  * `pnpm --filter @gw/gateway conformance` (embedded store unless DATABASE_URL / REDIS_URL are set);
  * `... conformance <scenario>` runs one scenario through the virtual server only, verbose.
+ * `... conformance --revision=2025-11-25 [<scenario>]` runs the 2025-11-25 requirements instead, with
+ * the member fixed to that revision (`mcp_protocol_version`): the reference server's session
+ * lifecycle, the 2025 reference server, behind a virtual server serving an older client (docs/mcp.md,
+ * Older revisions). Scenarios that need what a virtual server does not relay to older clients
+ * (server-initiated requests, resource subscriptions) are named and may differ; any other may not.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { createServer, request } from "node:http";
@@ -21,6 +29,27 @@ const suite = fileURLToPath(import.meta.resolve("@modelcontextprotocol/conforman
   /package\.json$/,
   "dist/index.js",
 );
+
+const LATEST = "2026-07-28";
+/** The revision whose requirements are run: 2026-07-28, or `--revision=<older revision>`. */
+const revision = process.argv.find((a) => a.startsWith("--revision="))?.slice("--revision=".length) ?? LATEST;
+/**
+ * 2025-11-25 scenarios that need what a virtual server does not give older clients: requests a
+ * member sends to its client (sampling, elicitation), resource subscriptions (whose updates would
+ * come on the GET stream a virtual server does not serve), and revoking a session id on DELETE.
+ */
+const NOT_RELAYED_TO_OLDER_CLIENTS = new Set([
+  "tools-call-sampling",
+  "tools-call-elicitation",
+  "elicitation-sep1034-defaults",
+  "elicitation-sep1330-enums",
+  "resources-subscribe",
+  "resources-unsubscribe",
+  "server-sse-multiple-streams",
+  // Session ids are signed, not stored (any replica verifies them): a DELETE answers 204 and
+  // cannot revoke the id, which stays valid until it expires.
+  "server-session-lifecycle",
+]);
 
 type Result = {
   checksPassed: number;
@@ -42,17 +71,22 @@ async function main(): Promise<void> {
     },
   );
   let gw: TestApp | undefined;
-  let relay: { url: string; close: () => void } | undefined;
+  let relay: Awaited<ReturnType<typeof authRelay>> | undefined;
   try {
     await listening(reference);
     const refUrl = `http://127.0.0.1:${refPort}/mcp`;
-    gw = await serveApp(createGateway, { GW_LOG_LEVEL: "silent" }, "gateway");
     const bearer = await token(newTenant());
+    // The suite has no option for a bearer token: a relay adds the caller's, as a client would. The
+    // suite calls the relay, so the relay's origin is the gateway's public URL (an ingress's role):
+    // the Origin the suite sends as the legitimate one is then the gateway's own (the Origin check).
+    relay = await authRelay(bearer);
+    gw = await serveApp(createGateway, { GW_LOG_LEVEL: "silent", GW_PUBLIC_URL: relay.origin }, "gateway");
     const cp = client(gw.url, bearer);
     const member = await cp("POST", "/v1/agents", {
       name: "reference",
       protocol: "mcp",
       upstream_url: refUrl,
+      ...(revision === LATEST ? {} : { mcp_protocol_version: revision }),
     });
     const virtual = await cp("POST", "/v1/agents", {
       name: "everything-virtual",
@@ -62,9 +96,10 @@ async function main(): Promise<void> {
       rate_limit: { rps: 1_000_000, burst: 1_000_000 },
     });
     if (virtual.status !== 201) throw new Error(`virtual agent: ${virtual.status} ${virtual.text}`);
-    // The suite has no option for a bearer token: a relay adds the caller's, as a client would.
-    relay = await authRelay(`${gw.url}/v1/proxy/${virtual.json.id}/stream`, bearer);
-    const [only] = process.argv.slice(2);
+    relay.routes["/mcp"] = `${gw.url}/v1/proxy/${virtual.json.id}/stream`;
+    // The member is a plain MCP agent too: the Origin check is the same for it.
+    relay.routes["/agent"] = `${gw.url}/v1/proxy/${member.json.id}/stream`;
+    const [only] = process.argv.slice(2).filter((a) => !a.startsWith("--revision="));
     if (only === "serve") {
       console.log(`reference ${refUrl}\nvirtual ${relay.url}`);
       await new Promise((r) => process.once("SIGINT", r));
@@ -77,7 +112,22 @@ async function main(): Promise<void> {
     const direct = await runSuite(refUrl);
     const through = await runSuite(relay.url);
     report(direct, through);
-    const ok = through.checksPassed >= direct.checksPassed && passedScored(through) >= passedScored(direct);
+    if (revision !== LATEST) {
+      const missed = [...direct.scenarios].filter(([s, passed]) => passed && !through.scenarios.get(s));
+      const unexplained = missed.filter(([s]) => !NOT_RELAYED_TO_OLDER_CLIENTS.has(s));
+      const explained = missed.length - unexplained.length;
+      console.log(`not relayed to older clients (named exceptions): ${explained} scenario(s)`);
+      process.exitCode =
+        unexplained.length === 0 && passedScored(through) + explained >= passedScored(direct) ? 0 : 1;
+      return;
+    }
+    const rebinding =
+      (await rebindingThrough("a virtual server", relay.url, through)) &&
+      (await rebindingThrough("an MCP agent", `${relay.origin}/agent`));
+    const ok =
+      through.checksPassed >= direct.checksPassed &&
+      passedScored(through) >= passedScored(direct) &&
+      rebinding;
     process.exitCode = ok ? 0 : 1;
   } finally {
     relay?.close();
@@ -104,9 +154,35 @@ function report(direct: Result, through: Result): void {
   }
 }
 
-/** Runs the suite's required 2026-07-28 server scenarios against `url` and reads its summary. */
+/**
+ * The dns-rebinding-protection scenario through the gateway: it must pass (in the full run when
+ * there is one, and alone), and its rebinding request must be refused by the gateway itself (403
+ * `origin not allowed`), not by what is behind it: the reference server checks Origin too, an
+ * upstream in general does not.
+ */
+async function rebindingThrough(who: string, url: string, run?: Result): Promise<boolean> {
+  const scenario = "dns-rebinding-protection";
+  const inRun = run === undefined || (run.scored.has(scenario) && run.scenarios.get(scenario) === true);
+  const out = await suiteOutput([
+    "--url",
+    url,
+    "--scenario",
+    scenario,
+    "--spec-version",
+    "2026-07-28",
+    "--verbose",
+  ]);
+  const byGateway = /"statusCode": 403,\s*"body": \{\s*"error": "origin not allowed"\s*\}/.test(out);
+  const passes = inRun && /Passed: 2\/2, 0 failed/.test(out);
+  console.log(
+    `${scenario} through ${who}: ${passes ? "passes" : "fails"}; rebinding origin refused by the gateway: ${byGateway ? "yes" : "no"}`,
+  );
+  return passes && byGateway;
+}
+
+/** Runs the suite's required server scenarios of `revision` against `url` and reads its summary. */
 async function runSuite(url: string): Promise<Result> {
-  const out = await suiteOutput(["--url", url, "--requirements", "2026-07-28"]);
+  const out = await suiteOutput(["--url", url, "--requirements", revision]);
   const total = /Total: (\d+) passed, (\d+) failed/.exec(out);
   const scenarios = new Map<string, boolean>();
   for (const m of out.matchAll(/^([✓✗]) ([\w-]+): \d+ passed, \d+ failed$/gm)) {
@@ -143,9 +219,21 @@ function suiteOutput(args: string[]): Promise<string> {
   });
 }
 
-/** Forwards every request to `target` with the caller's bearer token, streaming both ways. */
-async function authRelay(target: string, bearer: string): Promise<{ url: string; close: () => void }> {
+/**
+ * Forwards every request to the target of its path in `routes` (filled once the agents exist) with
+ * the caller's bearer token, streaming both ways; `url` is the `/mcp` route, `origin` the relay's
+ * own: the origin the suite calls.
+ */
+async function authRelay(
+  bearer: string,
+): Promise<{ url: string; origin: string; routes: Record<string, string>; close: () => void }> {
+  const relay = { url: "", origin: "", routes: {} as Record<string, string>, close: () => {} };
   const server = createServer((req, res) => {
+    const target = relay.routes[req.url ?? ""];
+    if (!target) {
+      res.writeHead(404).end();
+      return;
+    }
     const headers = { ...req.headers, authorization: `Bearer ${bearer}` };
     delete headers.host;
     const up = request(target, { method: req.method, headers }, (answer) => {
@@ -158,13 +246,13 @@ async function authRelay(target: string, bearer: string): Promise<{ url: string;
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/mcp`,
-    close: () => {
-      server.closeAllConnections();
-      server.close();
-    },
+  relay.origin = `http://127.0.0.1:${port}`;
+  relay.url = `${relay.origin}/mcp`;
+  relay.close = () => {
+    server.closeAllConnections();
+    server.close();
   };
+  return relay;
 }
 
 async function freePort(): Promise<number> {

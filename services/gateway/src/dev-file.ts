@@ -4,14 +4,15 @@ import { fileURLToPath } from "node:url";
 
 /**
  * The git-ignored file where `pnpm start` keeps the dev signing secret it generated, so the next
- * start reuses it (tokens stay valid across restarts) and `pnpm token` mints tokens the running
+ * start reuses it (tokens stay valid across restarts) and `pnpm dev-token` mints tokens the running
  * gateway accepts. Default `.gw-dev.json` at the repository root; `GW_DEV_FILE` moves it (tests).
  * Mode 0600: the secret signs tokens for every tenant of the dev gateway.
  */
 export const DEFAULT_DEV_FILE = fileURLToPath(new URL("../../../.gw-dev.json", import.meta.url));
 
-export function devFilePath(env: Record<string, string | undefined>): string {
-  return env.GW_DEV_FILE || DEFAULT_DEV_FILE;
+/** The dev file: GW_DEV_FILE when set, else the default. */
+export function devFilePath(configured: string | undefined): string {
+  return configured || DEFAULT_DEV_FILE;
 }
 
 /** The secret kept in the dev file, or undefined when there is none (or it is unreadable). */

@@ -3,7 +3,14 @@
 // with the reason printed, on a developer machine only: under CI=true a missing browser fails.
 import { existsSync, mkdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { client, startMcpV2Server, startToolsUpstream, type TestApp, type Upstream } from "@gw/testkit";
+import {
+  client,
+  startA2aUpstream,
+  startMcpV2Server,
+  startToolsUpstream,
+  type TestApp,
+  type Upstream,
+} from "@gw/testkit";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Caller, caller, pollDone, startGateway, upstreamPool } from "./helpers.ts";
@@ -162,6 +169,10 @@ describe.skipIf(skipReason !== undefined && !inCi)("operator console in Chromium
     expect(detail).toContain("Request body");
     expect(detail).toContain('{"q":"hello console"}');
     expect(detail).toContain("application/json");
+    // The agent by its name, linked, with its id beside it.
+    const agentRef = page.getByTestId("agent-ref").first();
+    await expect.poll(() => agentRef.getByRole("link").textContent()).toBe("console-echo");
+    expect(await agentRef.textContent()).toContain(agentId);
     await shot(page, "05-invocation-detail");
 
     // The same screens at phone width: readable, no page-wide horizontal scrolling.
@@ -456,6 +467,92 @@ describe.skipIf(skipReason !== undefined && !inCi)("operator console in Chromium
     }
   });
 
+  it("says why a fresh MCP agent's first tools/call is refused under a tool_status rule, and refreshes its tools from the agent's page", async () => {
+    const who = await caller(gw);
+    const server = await startMcpV2Server({ name: "fresh" });
+    const gone = await startMcpV2Server({ name: "gone" });
+    await gone.close();
+    try {
+      const mcp = (name: string, url: string) =>
+        who("POST", "/v1/agents", {
+          name,
+          protocol: "mcp",
+          upstream_url: url,
+          mcp_protocol_version: "2026-07-28",
+        });
+      const agentId = (await mcp("fresh-mcp", server.url)).json.id as string;
+      const goneId = (await mcp("gone-mcp", gone.url)).json.id as string;
+      const put = await who("PUT", "/v1/policy", {
+        default: "allow",
+        rules: [{ action: "deny", match: { methods: ["tools/call"], tool_status: ["drifted", "unknown"] } }],
+      });
+      expect(put.status).toBe(200);
+      const echo = () =>
+        who(
+          "POST",
+          `/v1/proxy/${agentId}/stream`,
+          {
+            jsonrpc: "2.0",
+            id: 1,
+            method: "tools/call",
+            params: {
+              name: "echo",
+              arguments: { text: "hi" },
+              _meta: {
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientInfo": { name: "console-test", version: "1" },
+                "io.modelcontextprotocol/clientCapabilities": {},
+              },
+            },
+          },
+          {
+            "content-type": "application/json",
+            accept: "application/json, text/event-stream",
+            "mcp-protocol-version": "2026-07-28",
+            "mcp-method": "tools/call",
+            "mcp-name": "echo",
+          },
+        );
+      // The documented behaviour: a tool the gateway never saw is unknown, so the rule refuses it.
+      expect((await echo()).status).toBe(403);
+
+      const { page, errors } = await newPage();
+      await signIn(page, who);
+      await page.getByRole("link", { name: "Policy" }).click();
+      const note = page.getByTestId("unknown-tools-note");
+      await expect
+        .poll(() => note.textContent())
+        .toContain("Rule 1 matches tools the gateway has never seen");
+      expect(await note.textContent()).toContain("Refresh tools");
+      await shot(page, "32-policy-unknown-tools-note");
+
+      await page.goto(`${gw.url}/console#/agents/${agentId}`);
+      const tools = page.getByTestId("agent-tools");
+      const never = page.getByTestId("tools-never-learned");
+      await expect.poll(() => never.textContent()).toContain("never seen this agent's tools");
+      await shot(page, "33-tools-never-learned");
+      await never.getByRole("button", { name: "Refresh tools" }).click();
+      await expect
+        .poll(() => tools.getByRole("status").textContent())
+        .toBe("Refreshed: the server lists 2 tools.");
+      await expect.poll(() => page.locator('[data-tool="echo"]').textContent()).toContain("unpinned");
+      expect(await never.count()).toBe(0);
+      expect((await echo()).status).toBe(200);
+
+      // A server that cannot be reached: the API's own error is shown, and the notice stays.
+      await page.goto(`${gw.url}/console#/agents/${goneId}`);
+      await page.getByTestId("tools-never-learned").getByRole("button", { name: "Refresh tools" }).click();
+      const refused = await who("POST", `/v1/agents/${goneId}/tools/refresh`);
+      expect(refused.status).toBe(502);
+      await expect.poll(() => tools.getByRole("alert").textContent()).toBe(refused.json.error);
+      expect(await page.getByTestId("tools-never-learned").count()).toBe(1);
+      errors.length = 0; // the browser logs the 502 that was asked for
+      await page.close();
+    } finally {
+      await server.close();
+    }
+  });
+
   it("creates and edits a virtual MCP server by picking members; the invocation detail names the member that served it", async () => {
     const who = await caller(gw);
     const alpha = await startMcpV2Server({ name: "alpha" });
@@ -538,13 +635,91 @@ describe.skipIf(skipReason !== undefined && !inCi)("operator console in Chromium
       });
       await page.goto(`${gw.url}/console#/invocations/${sent.json.invocation_id}`);
       await expect.poll(() => page.locator("main").textContent()).toContain("Served by member");
-      expect(await page.locator("main").textContent()).toContain(b.json.id);
+      const [agentRef, memberRef] = [0, 1].map((i) => page.getByTestId("agent-ref").nth(i));
+      await expect.poll(() => memberRef?.getByRole("link").textContent()).toBe("beta-mcp");
+      expect(await memberRef?.textContent()).toContain(b.json.id);
+      expect(await agentRef?.getByRole("link").textContent()).toBe("portal");
       await shot(page, "14-virtual-invocation");
       expect(errors).toEqual([]);
       await page.close();
     } finally {
       await alpha.close();
       await beta.close();
+    }
+  });
+
+  it("shows an A2A call's task: its method, task, context and state, and the other invocations of that task", async () => {
+    const a2a = await startA2aUpstream();
+    try {
+      const agent = await call("POST", "/v1/agents", {
+        name: "a2a-echo",
+        protocol: "a2a",
+        upstream_url: a2a.url,
+      });
+      expect(agent.status).toBe(201);
+      const send = async (text: string, taskId?: string) => {
+        const sent = await call(
+          "POST",
+          `/v1/proxy/${agent.json.id}`,
+          {
+            jsonrpc: "2.0",
+            id: text,
+            method: "message/send",
+            params: {
+              message: {
+                kind: "message",
+                messageId: `m-${text}`,
+                role: "user",
+                parts: [{ kind: "text", text }],
+                ...(taskId ? { taskId } : {}),
+              },
+            },
+          },
+          { "content-type": "application/json" },
+        );
+        expect(sent.status).toBe(202);
+        const done = await pollDone(call, agent.json.id, sent.json.invocation_id);
+        expect(done.json, JSON.stringify(done.json)).toMatchObject({
+          status: "succeeded",
+          a2a_method: "message/send",
+        });
+        return done.json as {
+          id: string;
+          a2a_task_id: string;
+          a2a_context_id: string;
+          a2a_task_state: string;
+        };
+      };
+      // Two turns of one task: the first asks for input, the second completes it.
+      const first = await send("input");
+      expect(first.a2a_task_state).toBe("input-required");
+      const second = await send("done", first.a2a_task_id);
+      expect(second).toMatchObject({ a2a_task_id: first.a2a_task_id, a2a_task_state: "completed" });
+
+      const { page, errors } = await newPage();
+      await signIn(page);
+      await page.goto(`${gw.url}/console#/invocations/${second.id}`);
+      const task = page.getByTestId("a2a-task");
+      await expect.poll(() => task.textContent()).toContain(first.a2a_task_id);
+      const text = (await task.textContent()) ?? "";
+      expect(text).toContain("message/send");
+      expect(text).toContain(first.a2a_context_id);
+      expect(text).toContain("completed");
+      const rows = task.getByTestId("task-invocations").locator("tbody tr");
+      await expect.poll(() => rows.count()).toBe(2);
+      expect(await rows.nth(0).getAttribute("data-id")).toBe(first.id);
+      expect(await rows.nth(0).textContent()).toContain("input-required");
+      expect(await rows.nth(1).getAttribute("aria-current")).toBe("true");
+      await shot(page, "15-a2a-task");
+
+      // The task's other invocation opens from its row.
+      await rows.nth(0).getByRole("link").click();
+      await page.waitForURL(new RegExp(`#/invocations/${first.id}`));
+      await expect.poll(() => page.getByTestId("a2a-task").textContent()).toContain("input-required");
+      expect(errors).toEqual([]);
+      await page.close();
+    } finally {
+      await a2a.close();
     }
   });
 
@@ -613,6 +788,91 @@ describe.skipIf(skipReason !== undefined && !inCi)("operator console in Chromium
     await page.reload();
     await expect.poll(() => page.locator("main table").last().textContent()).toContain("warn");
     await shot(page, "10-policy-decisions");
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it("writes an answer rule in the policy editor; a redacted tool result shows its findings, never the text", async () => {
+    const who = await caller(gw, ["invocations:read_body"]);
+    const mcp = await pool.up((_req, res, body) => {
+      const id = (JSON.parse(body.toString() || "{}") as { id?: unknown }).id ?? null;
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(
+        JSON.stringify({
+          jsonrpc: "2.0",
+          id,
+          result: { content: [{ type: "text", text: "write to bob@example.com" }] },
+        }),
+      );
+    });
+    const agentId = (
+      await who("POST", "/v1/agents", { name: "mailer", protocol: "mcp", upstream_url: mcp.url })
+    ).json.id;
+    const { page, errors } = await newPage();
+    await signIn(page, who);
+    await page.getByRole("link", { name: "Policy" }).click();
+    const editor = page.getByLabel("Policy JSON");
+    await expect.poll(() => editor.inputValue()).toContain("rules");
+    const doc = {
+      default: "allow",
+      on_error: "deny",
+      rules: [],
+      answer_rules: [{ detect: { pii: ["email"] }, action: "redact" }],
+    };
+    await editor.fill(JSON.stringify(doc, null, 2));
+    await page.getByRole("button", { name: "Save policy" }).click();
+    await expect.poll(() => page.getByRole("status").textContent()).toContain("Saved: version");
+    expect((await who("GET", "/v1/policy")).json.answer_rules).toMatchObject(doc.answer_rules);
+
+    const res = await who(
+      "POST",
+      `/v1/proxy/${agentId}/stream`,
+      { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "send", arguments: {} } },
+      { accept: "application/json, text/event-stream" },
+    );
+    expect(res.status).toBe(200);
+    expect(res.text).toContain("write to [redacted:email]");
+    expect(res.text).not.toContain("bob@example.com");
+    const invocationId = res.headers.get("x-gateway-invocation-id") as string;
+    await expect
+      .poll(async () => (await who("GET", `/v1/invocations/${invocationId}`)).json.answer_action)
+      .toBe("redacted");
+
+    await page.goto(`${gw.url}/console#/invocations/${invocationId}`);
+    await expect.poll(() => page.locator("main").textContent()).toContain("redacted (email ×1)");
+    expect(await page.content()).not.toContain("bob@example.com");
+    await shot(page, "16-answer-findings");
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it("shows each limit rule's current use, and a key's use looked up by value", async () => {
+    const op = await caller(gw);
+    const agentId = (await op("POST", "/v1/agents", { name: "metered", upstream_url: upstream.url })).json
+      .id as string;
+    const put = await op("PUT", "/v1/policy", {
+      rules: [
+        { action: "limit", limit: { requests: 5, per: "day" } },
+        { action: "limit", limit: { requests: 100, per: "hour", key: '"tenant"' } },
+      ],
+    });
+    expect(put.status).toBe(200);
+    for (let i = 0; i < 2; i++) {
+      expect(
+        (await op("POST", `/v1/proxy/${agentId}/stream`, "x", { "content-type": "text/plain" })).status,
+      ).toBe(200);
+    }
+    const { page, errors } = await newPage();
+    await signIn(page, op);
+    await page.getByRole("link", { name: "Policy" }).click();
+    const table = page.getByTestId("quotas");
+    await expect.poll(() => table.locator('tr[data-rule="1"]').textContent()).toContain("2 / 5");
+    expect(await table.locator('tr[data-rule="1"]').textContent()).toContain("user-1");
+    expect(await table.locator('tr[data-rule="2"]').textContent()).toContain("2 / 100");
+    await shot(page, "13-policy-quotas");
+    await page.getByRole("form", { name: "Quota lookup" }).getByLabel("Key").fill("someone-else");
+    await page.getByRole("button", { name: "Show" }).click();
+    await expect.poll(() => table.locator('tr[data-rule="1"]').textContent()).toContain("0 / 5");
     expect(errors).toEqual([]);
     await page.close();
   });
@@ -786,6 +1046,37 @@ describe.skipIf(skipReason !== undefined && !inCi)("operator console in Chromium
     await shot(page, "13-agent-events");
     expect(errors).toEqual([]);
     await page.close();
+  });
+
+  it("lists the audit log with filters and verifies its chain; without audit:read it says which scope is needed", async () => {
+    const auditor = await caller(gw, ["audit:read"]);
+    const agentId = (await auditor("POST", "/v1/agents", { name: "audited", upstream_url: upstream.url }))
+      .json.id;
+    expect((await auditor("PATCH", `/v1/agents/${agentId}`, { name: "audited-2" })).status).toBe(200);
+    expect((await auditor("PUT", "/v1/policy", { default: "allow", rules: [] })).status).toBe(200);
+    const { page, errors } = await newPage();
+    await signIn(page, auditor);
+    await page.getByRole("link", { name: "Audit" }).click();
+    await expect.poll(() => page.getByRole("heading", { level: 1 }).textContent()).toBe("Audit");
+    const rows = () => page.locator("tr[data-audit]").count();
+    await expect.poll(rows).toBe(3);
+    await expect.poll(() => page.locator("main").textContent()).toContain("audited-2");
+    await page.getByLabel("Action").selectOption("agent.update");
+    await page.getByRole("button", { name: "Apply" }).click();
+    await expect.poll(rows).toBe(1);
+    await page.getByRole("button", { name: "Verify chain" }).click();
+    await expect.poll(() => page.getByRole("status").textContent()).toBe("Chain intact: 3 events");
+    await shot(page, "14-audit");
+    expect(errors).toEqual([]);
+    await page.close();
+
+    // The suite's own token has no audit:read: the screen names the scope instead of failing.
+    const other = await newPage();
+    await signIn(other.page);
+    await other.page.goto(`${gw.url}/console#/audit`);
+    await expect.poll(() => other.page.locator("main").textContent()).toContain("needs scope audit:read");
+    expect(other.errors).toEqual([]);
+    await other.page.close();
   });
 
   it("draws the analytics charts from real calls", async (ctx) => {

@@ -37,12 +37,12 @@ describe("pnpm start --demo", () => {
       await expect.poll(() => gw.stderr(), { timeout: 30_000 }).toContain("try it:");
       const calls = printedCalls(gw.stderr());
       expect(calls[0]).toMatch(/^export GW_TOKEN=/);
-      expect(calls).toHaveLength(5);
+      expect(calls).toHaveLength(7);
       // Run them as printed, in one shell, with a marker between the outputs.
       const script = join(dir, "calls.sh");
       writeFileSync(script, `set -e\n${calls.map((c) => `${c}\necho; echo @@@`).join("\n")}\n`);
       const { stdout } = await promisify(execFile)("bash", [script], { timeout: 60_000 });
-      const [, stream, , poll, mcp] = stdout.split("@@@\n");
+      const [, stream, , poll, mcp, card, a2a] = stdout.split("@@@\n");
 
       // Streaming: the echo's three events, each carrying what was sent.
       expect(stream?.match(/event: echo/g)).toHaveLength(3);
@@ -67,12 +67,42 @@ describe("pnpm start --demo", () => {
       // MCP: tools/list answered by the local MCP server through the gateway.
       const listed = JSON.parse(mcp ?? "");
       expect(listed.result.tools.map((t: { name: string }) => t.name)).toEqual(["echo", "add"]);
+      // A2A: the card names the gateway as the agent's one interface; the message comes back as a task.
+      const served = JSON.parse(card ?? "");
+      expect(served.supportedInterfaces).toHaveLength(1);
+      expect(served.supportedInterfaces[0].url).toContain("/v1/proxy/");
+      expect(a2a).toContain("hello, A2A");
+      expect(JSON.parse(a2a ?? "").id).toBe(1);
 
-      // Exactly the demo's address is exempt, not the loopback range; the refusal says how to allow one.
+      // Exactly the demo's address is exempt, not the loopback range; the refusal says how to allow
+      // one, and only what is missing (http:// is allowed here already).
       const refused = await call("POST", "/v1/agents", { name: "x", upstream_url: "http://127.0.0.2:9/" });
       expect(refused.status).toBe(400);
       expect(refused.json.error).toContain("GW_SSRF_ALLOW_CIDRS");
-      expect(refused.json.error).toContain("GW_ALLOW_HTTP_UPSTREAMS");
+      expect(refused.json.error).not.toContain("GW_ALLOW_HTTP_UPSTREAMS");
+      // A localhost name: the fix is the address, which this process already allows; no variable.
+      const echoPort = new URL(/local echo server (\S+)/.exec(gw.stderr())?.[1] ?? "").port;
+      const named = await call("POST", "/v1/agents", {
+        name: "x",
+        upstream_url: `http://localhost:${echoPort}/echo?key=secret-in-query`,
+      });
+      expect(named.status).toBe(400);
+      expect(named.json.error).toBe(
+        `upstream_url host is not allowed (localhost names are always refused: use the address instead, http://127.0.0.1:${echoPort}/…)`,
+      );
+      // ... and the address it names is accepted.
+      const fixed = await call("POST", "/v1/agents", {
+        name: "x",
+        upstream_url: `http://127.0.0.1:${echoPort}/echo`,
+      });
+      expect(fixed.status).toBe(201);
+
+      // A body larger than the echo shows: the gateway forwards it whole and the echo counts it whole.
+      const big = "x".repeat(200_000);
+      const echoed = await call("POST", `/v1/proxy/${echoAgent}/stream`, big);
+      expect(echoed.status).toBe(200);
+      expect(echoed.json).toMatchObject({ bytes: 200_000 });
+      expect(echoed.json.body).toBe(big.slice(0, 64 * 1024));
     } finally {
       gw.child.kill("SIGTERM");
       await once(gw.child, "exit");

@@ -1,20 +1,23 @@
 // `pnpm start` with no token configuration keeps its generated secret in a dev file that
-// `pnpm token` reads: a token minted for any tenant and user works on the running gateway.
+// `pnpm dev-token` reads: a token minted for any tenant and user works on the running gateway.
+// The token the start banner prints is the operator's: it holds every scope the gateway checks.
 import { execFile } from "node:child_process";
 import { once } from "node:events";
-import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { client } from "@gw/testkit";
 import { describe, expect, it } from "vitest";
+import { OPERATOR_SCOPES } from "../src/dev.ts";
 import { DEFAULT_DEV_FILE } from "../src/dev-file.ts";
 import { spawnGateway } from "./helpers.ts";
 
 const REPO = fileURLToPath(new URL("../../../", import.meta.url));
+const USAGE = "usage: pnpm dev-token --tenant T --sub U [--scope S ...] [--ttl SECONDS]";
 
-/** `pnpm token`'s own entry point, run as its own process with the environment given. */
+/** `pnpm dev-token`'s own entry point, run as its own process with the environment given. */
 async function pnpmToken(env: Record<string, string>, args: string[]): Promise<string> {
   const { GW_DEV_JWT_SECRET: _ignored, ...rest } = process.env;
   const { stdout } = await promisify(execFile)(
@@ -25,7 +28,7 @@ async function pnpmToken(env: Record<string, string>, args: string[]): Promise<s
   return stdout.trim();
 }
 
-describe("dev secret kept for pnpm token", () => {
+describe("dev secret kept for pnpm dev-token", () => {
   it("mints, from the file pnpm start wrote, a token for another tenant and sub that the gateway accepts", async () => {
     const devFile = join(mkdtempSync(join(tmpdir(), "gw-dev-")), ".gw-dev.json");
     // No token configuration at all: the gateway generates the secret and keeps it.
@@ -33,14 +36,30 @@ describe("dev secret kept for pnpm token", () => {
     let jwt: string;
     try {
       expect(statSync(devFile).mode & 0o777).toBe(0o600);
-      jwt = await pnpmToken({ GW_DEV_FILE: devFile }, [
-        "--tenant",
-        "acme-2",
-        "--sub",
-        "alice",
-        "--scope",
-        "invocations:read_body",
-      ]);
+      // The banner's token is the operator's: captured bodies and deciding approvals (the
+      // console's screens) work with it; past the scope check an unknown approval is a 404.
+      await expect.poll(() => gw.stderr(), { timeout: 30_000 }).toContain("export GW_TOKEN=");
+      // PORT=0: the banner names the port the system chose, not 0.
+      expect(gw.stderr()).toContain(`listening on http://localhost:${new URL(gw.url).port} `);
+      const operator = client(gw.url, /export GW_TOKEN=(\S+)/.exec(gw.stderr())?.[1]);
+      const whoami = await operator("GET", "/v1/me");
+      expect(whoami.json).toMatchObject({ tenant_id: "dev", can_read_invocation_bodies: true });
+      expect([...whoami.json.scopes].sort()).toEqual([...OPERATOR_SCOPES].sort());
+      expect((await operator("POST", "/v1/approvals/apr_unknown/approve", {})).status).toBe(404);
+      // ... and the banner says how to mint a narrower one: the command as printed, run in a
+      // shell of its own (no GW_DEV_FILE in it), reads this gateway's file.
+      const printed =
+        /^ {4}(GW_DEV_FILE=\S+ pnpm -s dev-token) --tenant T --sub U \[--scope S \.\.\.\]/m.exec(
+          gw.stderr(),
+        )?.[1];
+      expect(printed).toBe(`GW_DEV_FILE=${devFile} pnpm -s dev-token`);
+      const { GW_DEV_JWT_SECRET: _secret, GW_DEV_FILE: _file, ...shellEnv } = process.env;
+      const minted = await promisify(execFile)(
+        "sh",
+        ["-c", `${printed} --tenant acme-2 --sub alice --scope invocations:read_body`],
+        { cwd: REPO, env: shellEnv },
+      );
+      jwt = minted.stdout.trim();
       const payload = JSON.parse(Buffer.from(jwt.split(".")[1] ?? "", "base64url").toString());
       expect(payload.exp).toBeGreaterThan(Date.now() / 1000);
       const me = await client(gw.url, jwt)("GET", "/v1/me");
@@ -50,6 +69,9 @@ describe("dev secret kept for pnpm token", () => {
         user_id: "alice",
         can_read_invocation_bodies: true,
       });
+      // Only the scopes asked for: this one may not decide approvals.
+      const decide = await client(gw.url, jwt)("POST", "/v1/approvals/apr_unknown/approve", {});
+      expect(decide.status).toBe(403);
     } finally {
       gw.child.kill("SIGTERM");
       await once(gw.child, "exit");
@@ -80,11 +102,33 @@ describe("dev secret kept for pnpm token", () => {
     // No secret anywhere: a clear message, not a token nobody accepts.
     await expect(pnpmToken({ GW_DEV_FILE: devFile }, ["--tenant", "t", "--sub", "u"])).rejects.toMatchObject({
       code: 2,
-      stderr: expect.stringContaining("no dev secret"),
+      stderr: expect.stringContaining(`no dev secret in ${devFile}: set GW_DEV_JWT_SECRET, or GW_DEV_FILE`),
     });
   });
 
-  it("by default the secret is kept in a git-ignored file at the repository root, the one `pnpm token` reads", async () => {
+  it("--help prints the usage and exits 0; an unknown option or a missing value is one usage line and exit 2", async () => {
+    const env = { GW_DEV_JWT_SECRET: "x".repeat(40) };
+    // As a user runs it: pnpm hands --help to the script (pnpm's own `token` would not be ours).
+    const { GW_DEV_JWT_SECRET: _s, ...rest } = process.env;
+    const help = await promisify(execFile)("pnpm", ["--silent", "dev-token", "--help"], {
+      cwd: REPO,
+      env: { ...rest, ...env },
+    });
+    expect(help.stdout).toContain(USAGE);
+    expect(help.stdout).toContain("--scope S");
+    for (const [args, reason] of [
+      [["--tenant", "t", "--sub", "u", "--scopes", "a"], "unknown option --scopes"],
+      [["--tenant", "t", "--sub"], "--sub needs a value"],
+      [["--tenant", "--sub", "u"], "--tenant needs a value (one that begins with a dash: --tenant=-…)"],
+      [["--sub", "u"], "--tenant is required"],
+      [["--tenant", "t", "--sub", "u", "extra"], "unexpected argument 'extra'"],
+    ] as const) {
+      const run = pnpmToken(env, [...args]);
+      await expect(run).rejects.toMatchObject({ code: 2, stderr: `${reason}; ${USAGE}\n`, stdout: "" });
+    }
+  });
+
+  it("by default the secret is kept in a git-ignored file at the repository root, the one `pnpm dev-token` reads", async () => {
     const run = promisify(execFile);
     expect(DEFAULT_DEV_FILE).toBe(join(REPO, ".gw-dev.json"));
     // Ignored by git (check-ignore exits 1 for a path that is not, or that is tracked: the call rejects).
@@ -101,9 +145,9 @@ describe("dev secret kept for pnpm token", () => {
       // Never shown as a change to commit.
       const status = await run("git", ["status", "--porcelain", "--untracked-files=all"], { cwd: REPO });
       expect(status.stdout).not.toContain(".gw-dev.json");
-      // `pnpm token` as a user runs it, with neither GW_DEV_JWT_SECRET nor GW_DEV_FILE.
+      // `pnpm dev-token` as a user runs it, with neither GW_DEV_JWT_SECRET nor GW_DEV_FILE.
       const { GW_DEV_JWT_SECRET: _secret, GW_DEV_FILE: _file, ...env } = process.env;
-      const { stdout } = await run("pnpm", ["--silent", "token", "--tenant", "acme-3", "--sub", "bob"], {
+      const { stdout } = await run("pnpm", ["--silent", "dev-token", "--tenant", "acme-3", "--sub", "bob"], {
         cwd: REPO,
         env,
       });
@@ -116,4 +160,24 @@ describe("dev secret kept for pnpm token", () => {
       if (made) rmSync(DEFAULT_DEV_FILE, { force: true });
     }
   }, 120_000);
+});
+
+describe("the operator's scopes", () => {
+  it("are every scope the code checks (a new scope constant belongs in OPERATOR_SCOPES)", () => {
+    const checked = new Set<string>();
+    const walk = (dir: string) => {
+      for (const entry of readdirSync(dir, { withFileTypes: true })) {
+        if (entry.name === "node_modules" || entry.name === "dist") continue;
+        const path = join(dir, entry.name);
+        if (entry.isDirectory()) walk(path);
+        else if (/\.tsx?$/.test(entry.name) && path.includes("/src/")) {
+          const text = readFileSync(path, "utf8");
+          for (const m of text.matchAll(/_SCOPE\s*=\s*"([a-z_]+:[a-z_]+)"/g)) checked.add(m[1] ?? "");
+        }
+      }
+    };
+    for (const top of ["packages", "services"]) walk(join(REPO, top));
+    expect(checked.size).toBeGreaterThanOrEqual(2);
+    expect([...checked].sort()).toEqual([...OPERATOR_SCOPES].sort());
+  });
 });

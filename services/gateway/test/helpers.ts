@@ -33,7 +33,8 @@ export async function spawnGateway(env: Record<string, string | undefined> = {},
     err += d.toString();
   });
   const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`gateway did not start: ${out}`)), 30_000);
+    // Generous: the embedded store's migrations on a loaded 2-core machine take tens of seconds.
+    const timer = setTimeout(() => reject(new Error(`gateway did not start: ${out}`)), 90_000);
     child.stdout.on("data", () => {
       const m = /"port":(\d+),"store"/.exec(out);
       if (m) {

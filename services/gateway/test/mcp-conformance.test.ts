@@ -16,7 +16,10 @@ function figures(out: string, who: string) {
 
 // The official MCP conformance suite (2026-07-28 requirements) against its reference server
 // directly and through a virtual MCP server whose one member is that server (docs/mcp.md,
-// Conformance): the virtual server passes at least what the reference server passes.
+// Conformance): the virtual server passes at least what the reference server passes. The gateway's
+// GW_PUBLIC_URL is the origin the suite calls, and dns-rebinding-protection passes through it (a
+// virtual server and a plain MCP agent) with the gateway's own Origin check refusing the rebinding
+// request (docs/security.md, Origin check).
 describe("MCP conformance through a virtual server", () => {
   it("passes every required scenario and check that the reference server passes directly", async () => {
     const { code, out } = await new Promise<{ code: number | null; out: string }>((resolve) => {
@@ -36,6 +39,11 @@ describe("MCP conformance through a virtual server", () => {
     expect(through.scenarios).toBeGreaterThanOrEqual(direct.scenarios);
     expect(through.checks).toBeGreaterThanOrEqual(direct.checks);
     expect(out).not.toContain("differs:");
+    for (const who of ["a virtual server", "an MCP agent"]) {
+      expect(out).toContain(
+        `dns-rebinding-protection through ${who}: passes; rebinding origin refused by the gateway: yes`,
+      );
+    }
     expect(code).toBe(0);
   }, 300_000);
 });

@@ -1,5 +1,5 @@
 import { createControlPlaneApp } from "@gw/control-plane";
-import type { AppEnv } from "@gw/http";
+import { type AppEnv, queryTakenBy } from "@gw/http";
 import { createProxyApp, DIRECT_ROUTES } from "@gw/proxy";
 import { serveApp, type TestApp, token } from "@gw/testkit";
 import { Validator } from "@seriousme/openapi-schema-validator";
@@ -12,10 +12,12 @@ const OAUTH = { GW_OAUTH_AUTHORIZATION_SERVERS: "https://issuer.example" };
 
 let app: TestApp;
 let routes: { method: string; path: string }[] = [];
+let controlPlane: Hono<AppEnv>;
 beforeAll(async () => {
   app = await serveApp(
     (rt) => {
       const cp = createControlPlaneApp(rt);
+      controlPlane = cp;
       const proxy = createProxyApp(rt).app;
       routes = [...registered(cp), ...registered(proxy), ...DIRECT_ROUTES];
       return cp;
@@ -34,7 +36,7 @@ function registered(h: Pick<Hono<AppEnv>, "routes">): { method: string; path: st
 }
 
 /** Static files of the two pages: described by the page's own entry, not one entry per asset. */
-const UI_ASSETS = new Set(["/console", "/console/", "/console/:file", "/docs/:file"]);
+const UI_ASSETS = new Set(["/console", "/console/", "/console/config.json", "/console/:file", "/docs/:file"]);
 
 const shape = (path: string) => path.replace(/:[\w]+|\{[\w]+\}/g, "{}");
 const key = (r: { method: string; path: string }) => `${r.method.toUpperCase()} ${shape(r.path)}`;
@@ -71,7 +73,7 @@ describe("GET /openapi.json", () => {
     const described = new Set(documented(doc));
     expect([...served].filter((k) => !described.has(k)).sort()).toEqual([]);
     expect([...described].filter((k) => !served.has(k)).sort()).toEqual([]);
-    // The families the brief names are really there (guards against both lists being empty).
+    // The route families of docs/interface.md are really there (guards against both lists being empty).
     for (const k of [
       "POST /v1/proxy/{}",
       "POST /v1/proxy/{}/stream",
@@ -124,6 +126,36 @@ describe("GET /openapi.json", () => {
       "^inv_[0-9a-f-]{36}$",
     ]);
     expect(doc.servers).toEqual([{ url: app.rt.config.publicUrl }]);
+  });
+
+  it("lists exactly the query parameters each control-plane route takes, and its 400 for any other", async () => {
+    const doc = await fetchDoc(app.url);
+    // What each route takes, from its `takesQuery` declaration; a /v1 route that declares none takes none.
+    const taken = new Map<string, string[]>();
+    for (const r of controlPlane.routes) {
+      if (r.method === "ALL" || !r.path.startsWith("/v1/")) continue;
+      const k = key({ method: r.method, path: r.path });
+      const names = queryTakenBy(r.handler);
+      if (names) taken.set(k, [...names].sort());
+      else if (!taken.has(k)) taken.set(k, []);
+    }
+    expect(taken.get("GET /v1/agents")).toEqual(["limit", "offset", "protocol"]);
+    type Op = {
+      parameters?: { in: string; name: string }[];
+      responses: Record<string, { description: string }>;
+    };
+    for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, Op>>)) {
+      if (!path.startsWith("/v1/") || path.startsWith("/v1/proxy/")) continue;
+      for (const [method, op] of Object.entries(item)) {
+        const k = key({ method, path });
+        const listed = (op.parameters ?? [])
+          .filter((p) => p.in === "query")
+          .map((p) => p.name)
+          .sort();
+        expect(listed, k).toEqual(taken.get(k));
+        expect(op.responses["400"]?.description, k).toMatch(/query parameter/i);
+      }
+    }
   });
 
   it("documents only what a deployment mounts", async () => {

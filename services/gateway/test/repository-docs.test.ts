@@ -18,7 +18,7 @@ function filesUnder(dir: string, pattern: RegExp): string[] {
     .filter((f) => statSync(join(ROOT, f)).isFile());
 }
 
-const MARKDOWN = ["README.md", ...filesUnder("docs", /\.md$/)];
+const MARKDOWN = ["README.md", "CHANGELOG.md", ...filesUnder("docs", /\.md$/)];
 
 /** The code of every package and service (src/, and the console's web/; tests may name anything). */
 const SOURCES = ["packages", "services"].flatMap((top) =>
@@ -26,6 +26,40 @@ const SOURCES = ["packages", "services"].flatMap((top) =>
     ["src", "web"].flatMap((dir) => filesUnder(join(top, name, dir), /\.(ts|tsx|mjs|js)$/)),
   ),
 );
+
+/** Every file under `dir` whose name matches `pattern`, not descending into `skip` directories. */
+function walk(dir: string, pattern: RegExp, skip: RegExp): string[] {
+  const abs = join(ROOT, dir);
+  if (!existsSync(abs)) return [];
+  return readdirSync(abs, { withFileTypes: true }).flatMap((e) => {
+    const path = join(dir, e.name);
+    if (e.isDirectory()) return skip.test(e.name) ? [] : walk(path, pattern, skip);
+    return e.isFile() && pattern.test(e.name) ? [path] : [];
+  });
+}
+
+/** Files written elsewhere and copied in unchanged: not ours to word. */
+const VENDORED = new Set(["services/gateway/conformance/reference-server.ts"]);
+
+/**
+ * Everything written for the project that could speak of how it was made: the docs (the changelog
+ * aside: history is its subject), and every source, test, migration, bench and infra file with its
+ * comments (this file aside: it shows the pattern what to catch).
+ */
+const WRITTEN = [
+  ...MARKDOWN.filter((f) => f !== "CHANGELOG.md"),
+  ...["packages", "services", "bench", "test", "infra"].flatMap((top) =>
+    walk(top, /\.(ts|tsx|mts|mjs|js|sql|ya?ml|tpl|md)$/, /^(node_modules|dist|results)$/),
+  ),
+].filter((f) => !VENDORED.has(f) && f !== relative(ROOT, fileURLToPath(import.meta.url)));
+
+/**
+ * The history of the project's own making: an issue, pull request, session or round by number, or
+ * "the fifth round", "last session". Nothing else the code says has these words before a number
+ * (JSON-RPC ids, HTTP statuses, RFC and ADR numbers, "one round trip", "mcp-session-id" pass).
+ */
+const HISTORY =
+  /\bissues?\s+#?\d|\b(?:PR|pull request)\s*#\d|\bsessions?\s+#?\d|\bround\s+#?\d+\b(?![.,]\d)|\b(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|this|last|previous|earlier)\s+round\b(?!\s+trip)|\b(?:last|previous|earlier)\s+session\b/i;
 
 /** GitHub's anchor of a heading: lower case, punctuation dropped, each space a hyphen. */
 function slug(heading: string): string {
@@ -100,8 +134,47 @@ describe("the repository's own documents", () => {
     expect(citing).toEqual([]);
   });
 
+  it("speak of the project, not of the history of its making (no issue, session or round numbers)", () => {
+    const citing = WRITTEN.flatMap((file) =>
+      readFileSync(join(ROOT, file), "utf8")
+        .split("\n")
+        .flatMap((text, i) => (HISTORY.test(text) ? [`${file}:${i + 1}: ${text.trim()}`] : [])),
+    );
+    expect(citing).toEqual([]);
+  });
+
+  it("tell a history reference from what only looks like one", () => {
+    const history = [
+      "a 500 (issue 24)",
+      "Issue 14 asks for half the bare proxy's throughput.",
+      "see PR #3002",
+      "2026-11-27 (session 9),",
+      "Fifth round, measured on a faster machine",
+      "faster than the last round's",
+      "What this round changed",
+      "the figures of round 3",
+      "as the last session left it",
+    ];
+    const ours = [
+      '{"jsonrpc":"2.0","id":24,"method":"tools/list"}',
+      "answers 404 (RFC 9110), see ADR 0024",
+      "one Redis round trip per lease; each round starts with a different target",
+      "gateway +3.26 ms, rounds 2.77–3.35",
+      "3 rounds, 5 s per load step",
+      '"mcp-session-id": "s-1", session.started',
+      "if (state.round === 1) return { round: 2 };",
+      "the first valibot issue as a message",
+    ];
+    expect(history.filter((t) => !HISTORY.test(t))).toEqual([]);
+    expect(ours.filter((t) => HISTORY.test(t))).toEqual([]);
+  });
+
   it("sees the files it checks (a wrong root would pass vacuously)", () => {
     expect(MARKDOWN).toContain("docs/interface.md");
     expect(SOURCES).toContain("services/proxy/src/pipeline.ts");
+    for (const f of ["bench/src/main.ts", "packages/db/migrations/0010_open_rows_by_completed_at.sql"])
+      expect(WRITTEN).toContain(f);
+    expect(WRITTEN).toContain("services/gateway/conformance/run.ts");
+    expect(WRITTEN.filter((f) => VENDORED.has(f) || f.includes("node_modules"))).toEqual([]);
   });
 });

@@ -56,6 +56,54 @@ describe("graceful shutdown", () => {
   });
 });
 
+describe("graceful shutdown with an MCP client's standalone GET stream open", () => {
+  it("closes the stream when draining starts instead of waiting the whole window for it, then exits 0", async () => {
+    // An MCP server's GET stream stays open for whatever the server may send; it never ends.
+    const u = await startUpstream(async (req, res) => {
+      if (req.method !== "GET") {
+        res.writeHead(405).end();
+        return;
+      }
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      res.write(": open\n\n");
+    });
+    // A drain window far longer than the test may take: only closing the stream lets it exit.
+    const { child, url: base, output } = await spawnGateway({ GW_SHUTDOWN_TIMEOUT_MS: "600000" });
+    try {
+      const auth = { authorization: `Bearer ${await token(newTenant())}` };
+      const created = await request(`${base}/v1/agents`, {
+        method: "POST",
+        headers: { ...auth, "content-type": "application/json" },
+        body: JSON.stringify({ name: "mcp", upstream_url: u.url, protocol: "mcp" }),
+      });
+      expect(created.statusCode).toBe(201);
+      const agent = ((await created.body.json()) as { id: string }).id;
+      const res = await request(`${base}/v1/proxy/${agent}/stream`, {
+        method: "GET",
+        headers: { ...auth, accept: "text/event-stream" },
+      });
+      expect(res.statusCode).toBe(200);
+      const reading = (async () => {
+        for await (const _ of res.body) {
+          // the comment the server sent; the stream then stays open
+        }
+      })().then(
+        () => "ended",
+        () => "broken",
+      );
+      child.kill("SIGTERM");
+      // The client sees its stream break (it reconnects, to another replica), and the gateway exits.
+      expect(await reading).toBe("broken");
+      const [code] = await once(child, "exit");
+      expect(code).toBe(0);
+      expect(output()).toContain("shutdown complete");
+    } finally {
+      child.kill("SIGKILL");
+      await u.close();
+    }
+  }, 60_000);
+});
+
 describe("graceful shutdown on keep-alive connections", () => {
   it("calls in flight finish and close their connection, a request that still arrives on one gets a clean 503, the process exits", async () => {
     const held: Array<() => void> = [];

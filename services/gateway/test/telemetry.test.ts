@@ -28,7 +28,8 @@ describe("OpenTelemetry export", () => {
       OTEL_SERVICE_NAME: "gw-test",
     });
     try {
-      const bearer = await token(newTenant());
+      const tenant = newTenant();
+      const bearer = await token(tenant);
       const headers = { authorization: `Bearer ${bearer}`, "content-type": "application/json" };
       const post = async (path: string, body: unknown) => {
         const res = await request(`${base}${path}`, { method: "POST", headers, body: JSON.stringify(body) });
@@ -49,12 +50,19 @@ describe("OpenTelemetry export", () => {
       await res.body.text();
       expect(upstream.received[0]?.headers.authorization).toBe(`Bearer ${secret}`);
 
+      const auditor = { authorization: `Bearer ${await token(tenant, "auditor", ["audit:read"])}` };
+      const audit = (await request(`${base}/v1/audit`, { headers: auditor })).body;
+      const events = ((await audit.json()) as { data: Array<Record<string, string>> }).data;
+      const created = events.find((e) => e.action === "credential.create");
+      expect(created).toBeDefined();
+
       child.kill("SIGTERM"); // shutdown flushes the exporters
       const [code] = await once(child, "exit");
       expect(code).toBe(0);
 
       const traces = payloads.filter((p) => p.path === "/v1/traces").map((p) => p.body);
       const metrics = payloads.filter((p) => p.path === "/v1/metrics").map((p) => p.body);
+      const logRecords = payloads.filter((p) => p.path === "/v1/logs").map((p) => p.body);
       const all = traces.join("\n");
       expect(all).toContain("gw-test");
       // A server span per request, named by route, and a client span for the upstream call in
@@ -63,7 +71,20 @@ describe("OpenTelemetry export", () => {
       expect(all).toContain('"name":"POST /v1/credentials"');
       expect(all).toContain(`"url.full","value":{"stringValue":"${upstream.url}/"}`);
       expect(metrics.join("\n")).toContain("gw.proxy.calls");
-      for (const body of [...traces, ...metrics]) {
+      // Each control-plane write's audit event is a log record: the credential's creation
+      // carries its action, actor, resource id and digest, and its secret by name only.
+      const logs = logRecords.join("\n");
+      expect(logs).toContain('"stringValue":"audit"');
+      expect(logs).toContain("gw.audit");
+      for (const [key, value] of [
+        ["audit.action", "credential.create"],
+        ["audit.actor", created?.actor],
+        ["audit.resource_id", cred.id],
+        ["audit.digest", created?.digest],
+      ]) {
+        expect(logs).toContain(`{"key":"${key}","value":{"stringValue":"${value}"}}`);
+      }
+      for (const body of [...traces, ...metrics, ...logRecords]) {
         expect(body).not.toContain(secret);
         expect(body).not.toContain(bearer);
       }

@@ -95,11 +95,11 @@ describe("virtual server member failure metric", () => {
       expect(counted).toEqual(
         expect.arrayContaining([
           {
-            attributes: { member_agent_id: g, mcp_method: "tools/list", reason: "invalid_answer" },
+            attributes: { member_agent_id: g, "mcp.method.name": "tools/list", reason: "invalid_answer" },
             value: 1,
           },
           {
-            attributes: { member_agent_id: d, mcp_method: "tools/list", reason: "unreachable" },
+            attributes: { member_agent_id: d, "mcp.method.name": "tools/list", reason: "unreachable" },
             value: 1,
           },
         ]),

@@ -1,3 +1,4 @@
+import { createAgentCards } from "@gw/forward";
 import { type AppEnv, createBaseApp, type DirectListener, registerHealth, requireAuth } from "@gw/http";
 import { createPolicyGate } from "@gw/policy";
 import { createInFlight } from "@gw/ratelimit";
@@ -8,6 +9,7 @@ import { createAgentCache } from "./agent-cache.ts";
 import { proxyChallenge } from "./challenge.ts";
 import type { ProxyDeps } from "./deps.ts";
 import { createDirect } from "./direct.ts";
+import { registerAgentCard } from "./routes/card.ts";
 import { registerMethodNotAllowed } from "./routes/methods.ts";
 import { registerPoll } from "./routes/poll.ts";
 import { createTracker, type Tracker } from "./tracker.ts";
@@ -46,6 +48,7 @@ export function createProxyApp(rt: Runtime): ProxyApp {
         approvalId: decision.approvalId,
       }),
     toolStatus: toolStatusOf(tools),
+    quotas: rt.quotas,
   });
   const tracker = createTracker();
   const deps: ProxyDeps = {
@@ -53,7 +56,7 @@ export function createProxyApp(rt: Runtime): ProxyApp {
     agents: createAgentCache(rt, rt.config.GW_AGENT_CACHE_MS),
     defaultRateLimit: { rps: rt.config.GW_RATE_LIMIT_RPS, burst: rt.config.GW_RATE_LIMIT_BURST },
     policy,
-    answerHooks: answerHooksOf(tools, policy.policyOf),
+    answerHooks: answerHooksOf(tools, policy.policyOf, rt.dispatcher),
     // Graceful shutdown waits for stream records and for tool lists still being learned.
     inflight: {
       ...tracker,
@@ -62,13 +65,14 @@ export function createProxyApp(rt: Runtime): ProxyApp {
         await tools.drain();
       },
     },
-    inFlight: createInFlight(),
+    concurrency: createInFlight(),
   };
   const challenge = proxyChallenge(rt.config);
   const app = createBaseApp({ logger: rt.logger });
   registerHealth(app, healthOf(rt));
   app.use("/v1/proxy/*", requireAuth(rt.verifyToken, { challenge }));
   registerPoll(app, deps);
+  registerAgentCard(app, deps, createAgentCards(rt));
   registerMethodNotAllowed(app);
   return { app, fetch: app.fetch, direct: createDirect(deps, challenge), inflight: deps.inflight };
 }

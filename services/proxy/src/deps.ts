@@ -1,4 +1,4 @@
-import type { AnswerHook } from "@gw/forward";
+import type { AnswerHooks } from "@gw/forward";
 import type { PolicyGate } from "@gw/policy";
 import type { InFlight, Limit } from "@gw/ratelimit";
 import type { Runtime } from "@gw/runtime";
@@ -10,11 +10,11 @@ export type ProxyDeps = Runtime & {
   /** The deployment's per-agent bucket for agents without their own rate_limit. */
   defaultRateLimit: Limit;
   /** Step 9's answer-side features: the tool catalog learning from and filtering tool lists. */
-  answerHooks: readonly AnswerHook[];
+  answerHooks: AnswerHooks;
   /** Step 6: the tenant's policy, evaluated and recorded once per call. */
   policy: PolicyGate;
   /** Calls in flight per agent and tenant in this replica (the concurrency step). */
-  inFlight: InFlight;
+  concurrency: InFlight;
   /** In-flight work (stream records) that graceful shutdown waits for. */
   inflight: Tracker;
 };

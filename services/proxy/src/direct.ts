@@ -1,4 +1,4 @@
-import { bearerToken } from "@gw/auth";
+import { authenticate, type BearerError } from "@gw/auth";
 import { DomainError } from "@gw/core";
 import { type DirectListener, serveExchange } from "@gw/http";
 import type { ProxyDeps } from "./deps.ts";
@@ -26,18 +26,21 @@ export const DIRECT_ROUTES: ReadonlyArray<{ method: string; path: string }> = [
  * - `POST|GET|DELETE /v1/proxy/{id}/stream` → routes/stream.ts
  *
  * Anything else (the poll, 405s, health) is left to the Hono app. Authentication is the same as
- * the Hono apps' `requireAuth`: 401, no body, `WWW-Authenticate` naming the resource metadata.
+ * the Hono apps' `requireAuth`: 401, no body, `WWW-Authenticate` naming the resource metadata and,
+ * for a refused token, `error="invalid_token"`.
  */
-export function createDirect(deps: ProxyDeps, challenge: (path: string) => string): DirectListener {
+export function createDirect(
+  deps: ProxyDeps,
+  challenge: (path: string, error: BearerError | undefined) => string,
+): DirectListener {
   return (req, res) => {
     const match = routeOf(req.method ?? "", req.url ?? "");
     if (!match) return false;
     serveExchange(deps.logger, req, res, match.route, async (x) => {
-      const token = bearerToken(req.headers.authorization);
-      const principal = token ? await deps.verifyToken(token) : null;
+      const { principal, error } = await authenticate(deps.verifyToken, req.headers.authorization);
       if (!principal) {
         throw new DomainError("unauthenticated", "unauthenticated", {
-          headers: { "WWW-Authenticate": challenge(x.path) },
+          headers: { "WWW-Authenticate": challenge(x.path, error) },
         });
       }
       const call: ProxyExchange = Object.assign(x, { principal, agentId: match.agentId });

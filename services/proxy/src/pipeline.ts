@@ -7,20 +7,22 @@ import { readBody } from "./steps/body.ts";
 import { limitConcurrency } from "./steps/concurrency.ts";
 import { checkHeaders } from "./steps/headers.ts";
 import { openInvocation } from "./steps/invocation.ts";
-import { parseMcp } from "./steps/mcp.ts";
+import { checkOrigin } from "./steps/origin.ts";
+import { parseRequest } from "./steps/parse.ts";
 import { checkPayment } from "./steps/payment.ts";
 import { evaluatePolicy } from "./steps/policy.ts";
+import { checkPushUrls } from "./steps/push.ts";
 import { rateLimit } from "./steps/rate-limit.ts";
 import { refuseStreamedMcp, verifyAction } from "./steps/verifier.ts";
 
 export type Admitted = Awaited<ReturnType<typeof admitCall>>;
 
 /**
- * The proxy pipeline (docs/architecture.md), steps 1–8, the one definition both modes run. Step 9
- * is the forward step (packages/forward): the streaming route runs it at once
- * (`routes/stream.ts`); the transactional route answers 202 and a worker runs it
- * (`routes/transact.ts`). Every step before 8 is
- * cheap, fails fast with a DomainError, and creates nothing.
+ * The proxy pipeline (docs/interface.md, The proxy pipeline), steps 1–8 in their order, the one
+ * definition both modes run. Step 9 is the forward step (packages/forward): the streaming route
+ * runs it at once (`routes/stream.ts`); the transactional route answers 202 and a worker runs it
+ * (`routes/transact.ts`). Every step before 8 is cheap, fails fast with a DomainError, and
+ * creates nothing.
  */
 export async function admitCall(x: ProxyExchange, deps: ProxyDeps, mode: Mode) {
   try {
@@ -36,20 +38,32 @@ async function admit(x: ProxyExchange, deps: ProxyDeps, mode: Mode) {
   // 1. Authenticated by the router in front of the proxy routes (direct.ts: 401, no body).
   let call = newCall(x, mode);
   call = await loadAgent(call, deps); // 2. the agent in the tenant: 404, 422 (405 for GET/DELETE)
-  call = await rateLimit(call, deps); // 3. per-agent bucket: 429
+  call = checkOrigin(call, deps); // 2. a protocol that checks Origin (MCP): one not allowed: 403
+  const limited = rateLimit(call, deps); // 3. per-agent bucket: 429 (a live lease: no promise)
+  call = limited instanceof Promise ? await limited : limited;
   call = await limitConcurrency(call, deps, x.outgoing); // 3. calls in flight per agent and tenant: 429
-  call = refuseStreamedMcp(call, deps); // 5. verified-action mode: no MCP agent on the stream: 409
   if (call.method === "POST") {
     call = checkHeaders(call); // 4. X-Gateway-Model: 400
     call = await readBody(call, x.incoming); // 4. the body: 413
+  }
+  call = refuseStreamedMcp(call, deps); // 5. verified-action mode: no MCP agent on the stream: 409
+  if (call.method === "POST") {
     // Verification first: it turns an envelope into the inner call that step 5 then parses.
     call = await verifyAction(call, deps); // 5. verified-action mode: 400, 403, 409, 413
-    call = parseMcp(call); // 5. the JSON-RPC message forwarded, MCP headers: 400
+    call = parseRequest(call); // 5. the protocol's message (MCP: JSON-RPC, its headers): 400
+    // 5. webhook URLs (A2A push notification configs) under the SSRF rules: 400
+    if (call.request?.pushUrls?.length) call = await checkPushUrls(call, deps);
     call = await evaluatePolicy(call, deps, x.incoming); // 6. policy: 403 on deny, decision recorded
-    call = await checkPayment(call, deps); // 7. x402: 402, 503
   }
-  // An MCP GET (standalone SSE stream) or DELETE (session end) is forwarded after steps 1–3.
-  return openInvocation(call, deps); // 8. the invocation, with the call's reservations
+  try {
+    if (call.method === "POST") call = await checkPayment(call, deps); // 7. x402: 402, 503
+    // An MCP GET (standalone SSE stream) or DELETE (session end) is forwarded after steps 1–3 and 5.
+    return await openInvocation(call, deps); // 8. the invocation, with the call's reservations and decision
+  } catch (e) {
+    // Refused after an allow or warn and before its invocation took the decision: written alone.
+    if (call.decision) void deps.policy.writeAlone(call.decision).catch(() => {});
+    throw e;
+  }
 }
 
 function newCall(x: ProxyExchange, mode: Mode): Call {
@@ -67,12 +81,15 @@ function newCall(x: ProxyExchange, mode: Mode): Call {
     rawHeaders: incoming.rawHeaders,
     clientAddress: incoming.socket.remoteAddress,
     agent: undefined as unknown as Call["agent"],
+    speaks: undefined as unknown as Call["speaks"],
     target: undefined as unknown as Call["target"],
     model: null,
     body: null,
-    mcp: null,
+    request: null,
     forward: null,
     policy: null,
+    decision: null,
+    answerGuard: null,
     payment: null,
     reservations: [],
     responseHeaders: {},

@@ -168,8 +168,12 @@ describe("require_approval on the proxy path", () => {
     // A different call by the same caller is not covered by it.
     expect((await call(transfer({ amount: 600 }))).status).toBe(403);
     expect((await call(transfer({ amount: 500 }))).status).toBe(200);
-    const decisions = await caller("GET", "/v1/policy/decisions?action=allow");
-    expect(decisions.json.data[0]).toMatchObject({ matched_rule: "1", reason: `approved ${id}` });
+    // An allowed stream's decision is written with its record, after the answer.
+    await expect
+      .poll(async () => (await caller("GET", "/v1/policy/decisions?action=allow")).json.data[0], {
+        timeout: 10_000,
+      })
+      .toMatchObject({ matched_rule: "1", reason: `approved ${id}` });
     expect((await caller("GET", `/v1/approvals/${id}`)).json.status).toBe("used");
     // Used: the next identical call waits for a new approval.
     const next = await call(transfer({ amount: 500 }));

@@ -7,7 +7,7 @@ import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Caller, caller, createAgent, pollDone, recordDone, startGateway } from "./helpers.ts";
 
-// Issue 4 at the data-plane level: what the upstream receives when an agent has a credential, and
+// Upstream credentials at the data plane: what the upstream receives when an agent has a credential, and
 // that the secret goes nowhere else, through the real all-in-one gateway over sockets.
 
 const KEY_A = randomBytes(32).toString("base64");

@@ -1,4 +1,4 @@
-import { newTenant, type TestApp, token, type Upstream } from "@gw/testkit";
+import { newTenant, TEST_JWT_SECRET, type TestApp, token, type Upstream } from "@gw/testkit";
 import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
 import {
   discoverOAuthProtectedResourceMetadata,
@@ -7,6 +7,7 @@ import {
 } from "@modelcontextprotocol/sdk/client/auth.js";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startGateway, upstreamPool } from "./helpers.ts";
 
@@ -106,13 +107,41 @@ describe("401 on proxy paths", () => {
       ],
     ];
     for (const [method, path, resource] of cases) {
-      const res = await fetch(`${gw.url}${path}`, { method, headers: { authorization: "Bearer nope" } });
-      expect(res.status).toBe(401);
-      expect(await res.text()).toBe("");
-      expect(res.headers.get("www-authenticate")).toBe(
+      // No token: the challenge names the metadata only (RFC 6750 §3: no error code).
+      const none = await fetch(`${gw.url}${path}`, { method });
+      expect(none.status).toBe(401);
+      expect(await none.text()).toBe("");
+      expect(none.headers.get("www-authenticate")).toBe(
         `Bearer resource_metadata="${PUBLIC}${META}${resource}"`,
       );
+      // A token that is refused: the metadata and invalid_token, whatever the scheme's case.
+      for (const authorization of ["Bearer nope", "bearer nope", "Bearer two tokens"]) {
+        const res = await fetch(`${gw.url}${path}`, { method, headers: { authorization } });
+        expect(res.status).toBe(401);
+        expect(await res.text()).toBe("");
+        expect(res.headers.get("www-authenticate")).toBe(
+          `Bearer resource_metadata="${PUBLIC}${META}${resource}", error="invalid_token"`,
+        );
+      }
     }
+  });
+
+  it("names invalid_token for an expired token; the SDK reads both parameters", async () => {
+    const expired = await new SignJWT({ tenant_id: newTenant() })
+      .setProtectedHeader({ alg: "HS256" })
+      .setSubject("user-1")
+      .setIssuedAt(Math.floor(Date.now() / 1000) - 600)
+      .setExpirationTime(Math.floor(Date.now() / 1000) - 120)
+      .sign(new TextEncoder().encode(TEST_JWT_SECRET));
+    const res = await fetch(`${gw.url}/v1/proxy/${AGENT}/stream`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${expired}` },
+      body: "{}",
+    });
+    expect(res.status).toBe(401);
+    const params = extractWWWAuthenticateParams(res);
+    expect(params.error).toBe("invalid_token");
+    expect(params.resourceMetadataUrl?.href).toBe(`${PUBLIC}${META}/v1/proxy/${AGENT}/stream`);
   });
 
   it("is a plain Bearer challenge without configured servers, and for malformed ids", async () => {
@@ -122,16 +151,24 @@ describe("401 on proxy paths", () => {
     const bad = await fetch(`${gw.url}/v1/proxy/agt_nope`, { method: "POST" });
     expect(bad.status).toBe(401);
     expect(bad.headers.get("www-authenticate")).toBe("Bearer");
+    const refused = await fetch(`${plain.url}/v1/proxy/${AGENT}`, {
+      method: "POST",
+      headers: { authorization: "bearer nope" },
+    });
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get("www-authenticate")).toBe('Bearer error="invalid_token"');
   });
 
-  it("does not change what a valid token gets", async () => {
+  it("does not change what a valid token gets, whatever the scheme's case", async () => {
     const t = await token(newTenant());
-    const res = await fetch(`${gw.url}/v1/proxy/${AGENT}`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${t}` },
-    });
-    expect(res.status).toBe(404);
-    expect(res.headers.get("www-authenticate")).toBeNull();
+    for (const scheme of ["Bearer", "bearer", "BEARER"]) {
+      const res = await fetch(`${gw.url}/v1/proxy/${AGENT}`, {
+        method: "POST",
+        headers: { authorization: `${scheme} ${t}` },
+      });
+      expect(res.status).toBe(404);
+      expect(res.headers.get("www-authenticate")).toBeNull();
+    }
   });
 });
 

@@ -1,4 +1,4 @@
-// Issue 29, "secrets and tokens never appear in a response, a log line, a span, an error or a
+// OAuth credentials: "secrets and tokens never appear in a response, a log line, a span, an error or a
 // receipt: test it by searching the processes' output". The real all-in-one gateway
 // (`services/gateway/src/main.ts`, as `pnpm start` runs it) is a child process here, logging at
 // trace level and exporting its spans and metrics to a local OTLP/HTTP collector; a real

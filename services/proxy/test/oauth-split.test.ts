@@ -17,7 +17,7 @@ import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type AuthServer, startAuthServer } from "./oauth-server.ts";
 
-// Issue 29 in the split deployment: the control plane seals the client secret, the proxy seals the
+// OAuth credentials in the split deployment: the control plane seals the client secret, the proxy seals the
 // caller's token into the stored request, the worker (its own process and token cache) opens both
 // and fetches the access token. Needs the shared Postgres and Redis of a real split deployment.
 

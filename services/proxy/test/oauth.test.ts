@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Caller, caller, createAgent, pollDone, recordDone, startGateway } from "./helpers.ts";
 import { type AuthServer, startAuthServer } from "./oauth-server.ts";
 
-// Issue 29: OAuth upstream credentials through the real all-in-one gateway, against a real
+// OAuth upstream credentials through the real all-in-one gateway, against a real
 // authorization server (oauth2-mock-server) whose tokens the upstream verifies with its JWKS.
 
 const CREDENTIAL_ERROR = { error: "upstream credential unavailable" };
@@ -147,6 +147,21 @@ function expectCredentialError(mode: Mode, out: Outcome) {
 
 const requestsOf = (clientId: string) => as.requests.filter((r) => r.clientId === clientId);
 
+/**
+ * The gateway's log line for an invocation whose credential could not be opened: it says the
+ * token endpoint's coarse failure (docs/credentials.md), and nothing of the form or the answer.
+ */
+function credentialLogLine(invocationId: string): Record<string, unknown> {
+  const line = gw.logs.lines.find(
+    (l) => l.includes('"msg":"credential could not be opened"') && l.includes(invocationId),
+  );
+  expect(line, `no credential log line for ${invocationId}`).toBeDefined();
+  const json = JSON.parse(line as string) as Record<string, unknown>;
+  expect(json).toMatchObject({ invocation_id: invocationId, reason: "token_unavailable" });
+  expect(json.detail).toBeUndefined();
+  return json;
+}
+
 describe("oauth2_client_credentials", () => {
   for (const mode of MODES) {
     it(`${mode}: the upstream gets a token of the AS, fetched once and reused`, async () => {
@@ -202,9 +217,14 @@ describe("oauth2_client_credentials", () => {
         secret: newSecret("wrong"),
       });
       const before = upstream.seen.length;
-      expectCredentialError(mode, await invoke(mode, call, agentId));
+      const out = await invoke(mode, call, agentId);
+      expectCredentialError(mode, out);
       expect(upstream.seen.length).toBe(before);
       expect(requestsOf(clientId)).toHaveLength(1);
+      // The AS refused the client (401 invalid_client): the log says so, and not with the secret.
+      const logged = credentialLogLine(out.invocationId);
+      expect(logged.failure).toBe("token endpoint answered 401");
+      expect(JSON.stringify(logged)).not.toContain("invalid_client");
       const put = await call("PUT", `/v1/credentials/${credId}`, { secret });
       responses.push(put.text);
       expect(put.status).toBe(200);
@@ -350,39 +370,93 @@ describe("a token endpoint that misbehaves fails the call with credential_error"
     res.writeHead(status, { "content-type": "application/json" });
     res.end(JSON.stringify(body));
   };
-  const cases: Array<[string, (res: ServerResponse) => void]> = [
-    ["answers 400", json(400, { error: "invalid_request" })],
-    ["answers 500", json(500, { error: "server_error" })],
-    ["answers 503 with no body", (res) => res.writeHead(503).end()],
-    ["answers garbage", (res) => res.writeHead(200, { "content-type": "application/json" }).end("{not json")],
-    ["answers no access_token", json(200, { token_type: "Bearer", expires_in: 3600 })],
+  // What the endpoint echoes (its error text, a token it should not have sent) never reaches a log.
+  const ECHO = `echoed-${randomBytes(8).toString("hex")}`;
+  const NOT_A_TOKEN = "token endpoint answer was not a token response";
+  const cases: Array<[string, (res: ServerResponse) => void, string]> = [
+    [
+      "answers 400",
+      json(400, { error: "invalid_request", error_description: ECHO }),
+      "token endpoint answered 400",
+    ],
+    [
+      "answers 500",
+      json(500, { error: "server_error", error_description: ECHO }),
+      "token endpoint answered 500",
+    ],
+    ["answers 503 with no body", (res) => res.writeHead(503).end(), "token endpoint answered 503"],
+    [
+      "answers garbage",
+      (res) => res.writeHead(200, { "content-type": "application/json" }).end(`{not json ${ECHO}`),
+      NOT_A_TOKEN,
+    ],
+    [
+      "answers no access_token",
+      json(200, { token_type: "Bearer", expires_in: 3600, note: ECHO }),
+      NOT_A_TOKEN,
+    ],
     [
       "answers a token of another type",
-      json(200, { access_token: "abc", token_type: "mac", expires_in: 3600 }),
+      json(200, { access_token: ECHO, token_type: "mac", expires_in: 3600 }),
+      NOT_A_TOKEN,
     ],
-    ["answers a token with a newline", json(200, { access_token: "abc\r\nX-Evil: 1", token_type: "Bearer" })],
-    ["answers a huge body", json(200, { access_token: "a", pad: "x".repeat(200 * 1024) })],
-    ["redirects to the real token endpoint", (res) => res.writeHead(302, { location: as.tokenUrl }).end()],
+    [
+      "answers a token with a newline",
+      json(200, { access_token: `${ECHO}\r\nX-Evil: 1`, token_type: "Bearer" }),
+      NOT_A_TOKEN,
+    ],
+    [
+      "answers a huge body",
+      json(200, { access_token: ECHO, pad: "x".repeat(200 * 1024) }),
+      "token endpoint answer was larger than 64 KiB",
+    ],
+    [
+      "redirects to the real token endpoint",
+      (res) => res.writeHead(302, { location: as.tokenUrl }).end(),
+      "token endpoint answered 302",
+    ],
   ];
-  for (const [label, answer] of cases) {
+  for (const [label, answer, failure] of cases) {
     for (const mode of MODES) {
-      it(`${mode}: ${label}`, async () => {
+      it(`${mode}: ${label}; the log line says "${failure}"`, async () => {
         const tokenUrl = await badTokenEndpoint(answer);
-        const { call, clientId, agentId } = await setup("oauth2_client_credentials", { tokenUrl });
+        const { call, clientId, agentId, secret } = await setup("oauth2_client_credentials", { tokenUrl });
         const before = upstream.seen.length;
-        expectCredentialError(mode, await invoke(mode, call, agentId));
+        const out = await invoke(mode, call, agentId);
+        expectCredentialError(mode, out);
         expect(upstream.seen.length).toBe(before);
         // A redirect is not followed: the real token endpoint it names never hears of the client.
         expect(requestsOf(clientId)).toHaveLength(0);
+        expect(credentialLogLine(out.invocationId).failure).toBe(failure);
+        const logs = gw.logs.text();
+        for (const never of [ECHO, secret, call.token, "invalid_request", "server_error"]) {
+          expect(logs.includes(never), "the log holds what it must not").toBe(false);
+        }
       });
     }
   }
 
-  it("times out (5 s) without hanging the call", async () => {
+  it("an endpoint that does not listen: the log line says it is unreachable", async () => {
+    const gone = await startUpstream((_req, res) => res.end());
+    const tokenUrl = `${gone.url}/token`;
+    await gone.close();
+    const { call, agentId } = await setup("oauth2_client_credentials", { tokenUrl });
+    for (const mode of MODES) {
+      const out = await invoke(mode, call, agentId);
+      expectCredentialError(mode, out);
+      expect(credentialLogLine(out.invocationId).failure).toBe("token endpoint unreachable");
+    }
+  });
+
+  it("times out (5 s) without hanging the call; the log line says it timed out", async () => {
     const tokenUrl = await badTokenEndpoint(() => {}); // never answers
     const { call, agentId } = await setup("oauth2_client_credentials", { tokenUrl });
     const outs = await Promise.all(MODES.map((mode) => invoke(mode, call, agentId)));
-    for (const [i, mode] of MODES.entries()) expectCredentialError(mode, outs[i] as Outcome);
+    for (const [i, mode] of MODES.entries()) {
+      const out = outs[i] as Outcome;
+      expectCredentialError(mode, out);
+      expect(credentialLogLine(out.invocationId).failure).toBe("token endpoint timed out");
+    }
   }, 30_000);
 
   it("an oauth2_token_exchange call without a caller token to exchange… cannot happen: 401 first", async () => {

@@ -336,7 +336,7 @@ describe("refused payments: 402, coarse error, no invocation, upstream untouched
   }
 });
 
-describe("every field of both payment generations, malformed after signing: 402, never a 5xx (issue 24)", () => {
+describe("every field of both payment generations, malformed after signing: 402, never a 5xx", () => {
   // Values no verified field accepts: wrong JSON types, non-decimal and hex numbers, negatives,
   // numbers past 256 bits, exponents, edge spaces, non-ASCII digits.
   const BAD: unknown[] = [

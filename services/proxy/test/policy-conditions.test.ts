@@ -148,7 +148,12 @@ describe("when on the proxy path", () => {
     expect((await proxy(call.token, agentId, toolCall("read", { path: "/home/me" }))).status).toBe(200);
     // amount missing: rule 1 cannot be evaluated → on_error (warn), matched rule "", reason names it.
     expect((await proxy(call.token, agentId, toolCall("transfer", { to: "x" }))).status).toBe(200);
-    const d = (await call("GET", "/v1/policy/decisions?action=warn")).json.data[0];
+    // A warned stream's decision is written with its record, after the answer.
+    let d: unknown;
+    for (let i = 0; i < 200 && d === undefined; i++) {
+      d = (await call("GET", "/v1/policy/decisions?action=warn")).json.data[0];
+      if (d === undefined) await new Promise((r) => setTimeout(r, 50));
+    }
     expect(d).toMatchObject({ matched_rule: "", reason: "rule 1: condition could not be evaluated" });
   });
 

@@ -110,6 +110,8 @@ describe.skipIf(!TEST_DATABASE_URL)("graceful shutdown (shared Postgres)", () =>
     // A long threshold: no record of these calls is written before the shutdown begins.
     const gw = await startGateway({ GW_STREAM_RECORD_DEFER_MS: "60000", GW_RATE_LIMIT_BURST: "1000" });
     const { call, agent, bearer } = await tenantOn(gw);
+    // With a policy: each call's decision travels in its record's batch, flushed with it.
+    expect((await call("PUT", "/v1/policy", { default: "warn" })).status).toBe(200);
     const n = 20;
     const answers = await Promise.all(
       Array.from({ length: n }, () =>
@@ -123,7 +125,11 @@ describe.skipIf(!TEST_DATABASE_URL)("graceful shutdown (shared Postgres)", () =>
     try {
       const rows = await records(client(reader.url, bearer), agent);
       expect(rows).toHaveLength(n);
-      for (const r of rows) expect(r).toMatchObject({ status: "succeeded", upstream_status: 200 });
+      for (const r of rows) {
+        expect(r).toMatchObject({ status: "succeeded", upstream_status: 200, policy_action: "warn" });
+      }
+      const decided = await client(reader.url, bearer)("GET", "/v1/policy/decisions?limit=100");
+      expect(decided.json.total).toBe(n);
     } finally {
       await reader.close();
     }

@@ -3,7 +3,7 @@ import { startTcpForwarder, type TcpForwarder, TEST_DATABASE_URL } from "@gw/tes
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Caller, caller, createAgent, recordDone, startGateway, upstreamPool } from "./helpers.ts";
 
-// Postgres outages seen from outside (issue 24): the gateway reaches the test Postgres through a
+// Postgres outages seen from outside (docs/reliability.md): the gateway reaches the test Postgres through a
 // TCP forwarder this file can cut, so the outage is real (connections reset, new ones reset at once or
 // left hanging) while the test database keeps serving every other suite.
 
@@ -39,7 +39,7 @@ async function calls(agent: string, n: number, path = "") {
   return res.map((r) => r.status);
 }
 
-suite("Postgres outage (issue 24)", () => {
+suite("Postgres outage", () => {
   it("refused: 503 store unavailable on both modes, never a 500, and callers over the limit are told so", async () => {
     const f = fwd as TcpForwarder;
     const agent = await createAgent(call, {

@@ -178,6 +178,42 @@ describe("streaming proxy", () => {
     });
   });
 
+  it("holds the upstream back while the caller reads nothing, and delivers every byte once it reads", async () => {
+    const total = 64 * 1024 * 1024;
+    const piece = Buffer.alloc(64 * 1024, 7);
+    let sent = 0;
+    let waiting = false;
+    const u = await up(async (_req, res) => {
+      res.writeHead(200, { "content-type": "application/octet-stream" });
+      while (sent < total) {
+        sent += piece.length;
+        if (!res.write(piece)) {
+          waiting = true;
+          await new Promise((r) => res.once("drain", r));
+          waiting = false;
+        }
+      }
+      res.end();
+    });
+    const agent = await createAgent(call, { upstream_url: u.url });
+    const res = await stream(agent, "x");
+    // The caller reads nothing: the upstream comes to a stop (waiting for its socket to drain, no
+    // progress over 25 polls), far short of the whole body. A relay that buffered would take it all.
+    let last = -1;
+    let still = 0;
+    await eventually(() => {
+      still = waiting && sent === last ? still + 1 : 0;
+      last = sent;
+      return sent >= total || still >= 25 ? true : undefined;
+    });
+    expect(sent).toBeLessThan(total / 2);
+    let got = 0;
+    for await (const c of res.body) got += (c as Buffer).length;
+    expect(got).toBe(total);
+    const rec = await recordDone(call, res.headers["x-gateway-invocation-id"] as string);
+    expect(rec.json).toMatchObject({ resp_size: total, status: "succeeded" });
+  });
+
   it("sends an upload that trickles in piece by piece as it comes, without waiting for its end", async () => {
     const u = await up(
       async (req, res) => {

@@ -170,7 +170,7 @@ describe("transactional proxy", () => {
       body: big,
     });
     expect(res.statusCode).toBe(413);
-    expect(await res.body.json()).toEqual({ error: "request body is too large" });
+    expect(await res.body.json()).toEqual({ error: "request body is larger than 32 MiB" });
     // Without Content-Length (chunked), the count while reading decides.
     async function* chunked() {
       for (let i = 0; i < 33; i++) yield Buffer.alloc(1024 * 1024, 0x62);
@@ -181,7 +181,7 @@ describe("transactional proxy", () => {
       body: chunked() as unknown as Buffer,
     });
     expect(res2.statusCode).toBe(413);
-    await res2.body.text();
+    expect(await res2.body.json()).toEqual({ error: "request body is larger than 32 MiB" });
     const list = await call("GET", `/v1/invocations?agent_id=${agent}`);
     expect(list.json.total).toBe(0);
     expect(u.received).toHaveLength(0);
@@ -236,7 +236,7 @@ describe("admission errors (both modes)", () => {
     expect(done.json.model).toBe("m".repeat(256));
   });
 
-  it("records an empty model header as null on both modes (issue 24)", async () => {
+  it("records an empty model header as null on both modes", async () => {
     const u = await up((_req, res) => res.end("ok"));
     const agent = await createAgent(call, { upstream_url: u.url });
     const tx = await call("POST", `/v1/proxy/${agent}`, "x", { "x-gateway-model": "" });
@@ -306,7 +306,7 @@ describe("tenant isolation on the data plane", () => {
   });
 });
 
-describe("who reads the polled body (issue 24)", () => {
+describe("who reads the polled body", () => {
   it("the caller that made the call and holders of invocations:read_body; another user sees no body", async () => {
     const u = await up((_req, res) => {
       res.writeHead(200, { "content-type": "text/plain" });

@@ -279,7 +279,7 @@ describe("verified-action mode: every refusal forwards nothing and creates nothi
       "an oversize bundle",
       () => raw({ ...parts(), authorization: `{"schema":"${BUNDLE}","pad":"${"x".repeat(1024 * 1024)}"}` }),
       413,
-      undefined,
+      "the authorization bundle is larger than 1 MiB",
     ],
     [
       "a bad signature",
@@ -357,7 +357,7 @@ describe("verified-action mode: every refusal forwards nothing and creates nothi
     expect(await invocationCount(call, agent)).toBe(0);
   });
 
-  it("the streaming endpoint for an MCP agent: 409, before anything else", async () => {
+  it("the streaming endpoint for an MCP agent: 409, before it is parsed, judged, paid or recorded", async () => {
     const res = await call("POST", `/v1/proxy/${agent}/stream`, envelope(okCall, good()), MCP_HEADERS);
     expectError(res, 409);
     const list = await call(

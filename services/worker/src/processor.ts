@@ -1,25 +1,35 @@
 import { findAgent } from "@gw/agents";
-import { type AnswerHook, type ForwardCall, forward, isRetrySafe } from "@gw/forward";
-import { type InvocationRef, jobOf, storedRequest, type TransactJob } from "@gw/invocations";
+import {
+  type AgentLookup,
+  type AnswerHooks,
+  type ForwardDeps,
+  forward,
+  isProtocolName,
+  protocolOf,
+  readStoredCall,
+  type StoredCall,
+} from "@gw/forward";
+import { type InvocationRef, storedRequest } from "@gw/invocations";
 import type { CallRef, Delivery, ProcessCall } from "@gw/queue";
 import type { Runtime } from "@gw/runtime";
-import { annotateSpan } from "@gw/telemetry";
 import { targetOf } from "@gw/upstream";
 import { subjectTokenOf } from "@gw/vault";
-import { type VirtualServer, virtualServer } from "@gw/virtual";
 
 export type WorkerDeps = Pick<
   Runtime,
   "store" | "logger" | "config" | "dispatcher" | "keyring" | "invocations" | "features" | "oauth"
-> & { answerHooks?: readonly AnswerHook[] };
+> & { answerHooks?: AnswerHooks };
 
 /**
- * Whether a call whose worker died mid-call may be made again. Unlike a transient failure, the
- * upstream may well have done the work, so only the idempotent MCP methods qualify.
+ * Whether a call whose worker died mid-call may be made again, as its protocol says (only the
+ * idempotent MCP methods). A protocol this build does not know (a stored name) never repeats.
  */
-export function mayRepeatAfterCrash(job: Pick<TransactJob, "protocol" | "mcpMethod">): boolean {
-  return job.protocol === "mcp" && isRetrySafe(job);
+export function mayRepeatAfterCrash(job: { protocol: string | null; mcpMethod: string | null }): boolean {
+  return isProtocolName(job.protocol) && protocolOf(job.protocol).repeatable(job.mcpMethod);
 }
+
+/** A claimed call: its stored request and the bytes to forward. */
+type Claimed = { call: StoredCall; body: Buffer };
 
 /**
  * The worker's side of a transactional call: claim the invocation (pending → running; the claim
@@ -32,67 +42,33 @@ export function createProcessor(deps: WorkerDeps): ProcessCall {
   const { invocations } = deps;
   // Forward-step logs carry the invocation id themselves: the worker's own logger will do.
   const sink = { kind: "collect", caller: { log: deps.logger } } as const;
-  return async (call, delivery) => {
+  const forwardDeps: ForwardDeps = { ...deps, agents: storedAgents(deps) };
+  return async (ref, delivery) => {
     // The call's child logger, built only when something logs (most calls log nothing).
     let child: WorkerDeps["logger"] | undefined;
-    const log = () => (child ??= deps.logger.child({ invocation_id: call.invocationId }));
-    const ref: InvocationRef = { tenantId: call.tenantId, id: call.invocationId, agentId: call.agentId };
-    const job = await claimJob(delivery, ref, deps, log);
-    if (job === "skip") return;
-    if (job === "gone") return invocations.fail(ref, "internal");
-    if (job.protocol === "mcp" && job.mcpMethod) annotateSpan({ "mcp.method.name": job.mcpMethod });
-    const virtual = job.virtual ? await virtualServerOf(job.tenantId, job.virtual, deps) : null;
-    await forward(forwardCallOf(job, ref, deps, virtual), job.body, sink, deps);
+    const log = () => (child ??= deps.logger.child({ invocation_id: ref.invocationId }));
+    const inv: InvocationRef = { tenantId: ref.tenantId, id: ref.invocationId, agentId: ref.agentId };
+    const claimed = await claimCall(delivery, inv, deps, log);
+    if (claimed === "skip") return;
+    if (claimed === "gone") return invocations.fail(inv, "internal");
+    const { call, body } = claimed;
+    // Only a protocol with methods (MCP, A2A) records one; each names it in its own conventions.
+    if (call.mcpMethod) protocolOf(call.protocol).annotate(call.mcpMethod, call.mcpRequestId ?? null);
+    // What belongs to this process: the record port and the sealed caller token's opener.
+    const local = {
+      subjectToken: () => subjectTokenOf(call, deps.keyring),
+      responseHeaders: {},
+      record: invocations.handle(inv),
+    };
+    await forward(call, local, body, sink, forwardDeps);
   };
 }
 
-/**
- * A virtual MCP server's members as they are now (docs/mcp.md): the membership stored with the
- * call, each member agent read when the call is made, so a member deactivated or deleted since is
- * left out like on the streaming path.
- */
-function virtualServerOf(
-  tenantId: string,
-  stored: NonNullable<TransactJob["virtual"]>,
-  deps: WorkerDeps,
-): Promise<VirtualServer> {
-  return virtualServer(
-    stored,
-    async (id) => {
-      const row = await findAgent(deps.store.db, tenantId, id);
-      return row ? { ...row, target: row.upstreamUrl ? targetOf(row.upstreamUrl) : null } : undefined;
-    },
-    deps.config,
-  );
-}
-
-/** The claimed job as step 9 reads it, ending its invocation through the lifecycle. */
-function forwardCallOf(
-  job: TransactJob,
-  ref: InvocationRef,
-  deps: WorkerDeps,
-  virtual: VirtualServer | null,
-): ForwardCall {
-  const { invocations } = deps;
-  return {
-    tenantId: job.tenantId,
-    agentId: job.agentId,
-    invocationId: job.invocationId,
-    method: "POST",
-    target: job.upstreamUrl ? targetOf(job.upstreamUrl) : null,
-    virtual,
-    protocol: job.protocol,
-    mcpMethod: job.mcpMethod,
-    mcpRequestId: job.mcpRequestId ?? null,
-    captureBodies: job.captureBodies,
-    emitReceipts: job.emitReceipts,
-    credentialRef: job.credentialRef,
-    subjectToken: () => subjectTokenOf(job, deps.keyring),
-    payment: job.payment,
-    headers: job.headers,
-    clientAddress: job.clientAddress,
-    responseHeaders: {},
-    record: invocations.handle(ref),
+/** A virtual MCP server's member agents as the store has them when the call is made. */
+function storedAgents(deps: Pick<WorkerDeps, "store">): AgentLookup {
+  return async (tenantId, id) => {
+    const row = await findAgent(deps.store.db, tenantId, id);
+    return row ? { row, target: row.upstreamUrl ? targetOf(row.upstreamUrl) : null } : undefined;
   };
 }
 
@@ -103,31 +79,36 @@ function forwardCallOf(
  * row was claimed but its stored request is missing (a row from before requests were stored) or
  * is not a valid call.
  */
-async function claimJob(
+async function claimCall(
   delivery: Delivery,
   ref: InvocationRef,
   deps: WorkerDeps,
   log: () => WorkerDeps["logger"],
-): Promise<TransactJob | "skip" | "gone"> {
+): Promise<Claimed | "skip" | "gone"> {
   const { invocations } = deps;
   const claimed = await invocations.claim(ref);
   // A stored request that is missing or is not a call this version can make: ended, not guessed at.
-  if (claimed) return (claimed.body && jobOf(claimed.job, claimed.body)) || "gone";
+  if (claimed) return (claimed.body && claimedOf(claimed.job, claimed.body)) || "gone";
   if (!delivery.redelivered) return "skip";
   const stored = await storedRequest(deps.store, ref.tenantId, ref.id);
   // Terminal and purged, or never stored: nothing left to run.
   if (!stored) return "skip";
-  const job = jobOf(stored.job, stored.body);
+  const job = claimedOf(stored.job, stored.body);
   if (!job) {
     await invocations.failIfOpen(ref);
     return "skip";
   }
-  if (!mayRepeatAfterCrash(job)) {
+  if (!mayRepeatAfterCrash(job.call)) {
     if (await invocations.failIfOpen(ref))
       log().warn("redelivered job of a call that must not repeat: failed");
     return "skip";
   }
   return (await invocations.repeat(ref)) ? job : "skip";
+}
+
+function claimedOf(stored: unknown, body: Buffer): Claimed | null {
+  const call = readStoredCall(stored);
+  return call ? { call, body } : null;
 }
 
 /** A call whose job BullMQ gave up on (stalled twice), or whose processing threw: it must not stay open. */

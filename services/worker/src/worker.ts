@@ -18,7 +18,7 @@ export function startWorker(rt: Runtime): { consumer: JobConsumer; stop: () => P
         if (change.kind === "policy") invalidate(change.tenantId);
       }),
   });
-  const answerHooks = answerHooksOf(tools, policies.get);
+  const answerHooks = answerHooksOf(tools, policies.get, rt.dispatcher);
   const consumer = rt.jobs.consume(createProcessor({ ...rt, answerHooks }), createOnLost(rt));
   const stopMaintenance = startMaintenance(rt);
   const stopReconciler = startReconciler(rt, rt.config.GW_RECONCILE_MS);

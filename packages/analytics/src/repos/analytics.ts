@@ -24,9 +24,11 @@ export type AnalyticsRow = {
   settledAmount: string;
 };
 
-// UTC buckets through date_bin, which (unlike date_trunc with a zone) is immutable, so the day
-// bucket can be an index column: invocations_analytics_idx (migration 0005) holds every column
-// the aggregate reads, in group order, so a month of rows is an index-only scan with no sort.
+// UTC buckets through date_bin (the same UTC buckets as date_trunc with a zone, and immutable).
+// The rows of a window are a range of the (tenant, created_at) index, or of the (tenant, agent,
+// created_at) one for one agent; closed days come from the rollup (ADR 0007), so a live read
+// covers the days not rolled up yet. No index holds the aggregate's columns: each would cost every
+// invocation two more index entries on the write path (ADR 0037).
 const ORIGIN = "timestamptz '2000-01-01 00:00:00+00'";
 const bin = (unit: string, col: string) => `date_bin(interval '1 ${unit}', ${col}, ${ORIGIN})`;
 /** What every bucket shows, computed the same way live and for the rollup. */
@@ -36,17 +38,21 @@ const AGGREGATES = `count(*) as invocations,
   percentile_cont(array[0.5, 0.95, 0.99]) within group (order by latency_ms) as pcts,
   coalesce(sum(req_size), 0) as req_bytes,
   coalesce(sum(resp_size), 0) as resp_bytes`;
+/**
+ * The three percentiles as the API shows them, rounded to 0.001 ms here in SQL: percentile_cont
+ * interpolates in float8, so 674.9999999999995 becomes 675. Applied where the figures are read
+ * (live, rolled up, summary); the rollup keeps what percentile_cont computed.
+ */
+const roundedPcts = (col: string) =>
+  `array[round(${col}[1]::numeric, 3), round(${col}[2]::numeric, 3), round(${col}[3]::numeric, 3)]::float8[] as pcts`;
 const DAY_OF_CREATED = `date_bin('1 day'::interval, created_at, '2000-01-01 00:00:00+00'::timestamptz)`;
 
 /**
  * One statement per bucket unit and filter shape, constant text, so postgres-js prepares each
- * once. The redundant day-bucket bounds let the planner range-scan the expression index.
- * Settled amounts come from their own partial index (few rows are settled), joined per group.
+ * once. Settled amounts come from their own partial index (few rows are settled), joined per group.
  */
 function statement(bucket: AnalyticsBucket, byAgent: boolean): string {
-  const where = `tenant_id = $1 and created_at >= $2 and created_at <= $3
-      and ${DAY_OF_CREATED} >= ${bin("day", "$2::timestamptz")}
-      and ${DAY_OF_CREATED} <= ${bin("day", "$3::timestamptz")}${byAgent ? " and agent_id = $4" : ""}`;
+  const where = `tenant_id = $1 and created_at >= $2 and created_at <= $3${byAgent ? " and agent_id = $4" : ""}`;
   const b = bucket === "day" ? DAY_OF_CREATED : bin("hour", "created_at");
   return `with agg as (
     select ${b} as bucket_start, agent_id,
@@ -65,20 +71,19 @@ function statement(bucket: AnalyticsBucket, byAgent: boolean): string {
     group by 1, 2
   )
   select agg.agent_id, agg.bucket_start, agg.invocations::int8, agg.succeeded::int8, agg.failed::int8,
-    agg.pcts, agg.req_bytes::text, agg.resp_bytes::text, coalesce(paid.amount, 0)::text as settled_amount
+    ${roundedPcts("agg.pcts")}, agg.req_bytes::text, agg.resp_bytes::text, coalesce(paid.amount, 0)::text as settled_amount
   from agg left join paid on paid.bucket_start = agg.bucket_start and paid.agent_id = agg.agent_id
   order by agg.bucket_start, agg.agent_id`;
 }
 
 /** The tenant's totals over a window (one row, whatever the agents): see `summary`. */
-const SUMMARY_SQL = `select count(*)::int8 as invocations,
+const SUMMARY_SQL = `select invocations, succeeded, failed, ${roundedPcts("pcts")}
+from (select count(*)::int8 as invocations,
   count(*) filter (where status = 'succeeded')::int8 as succeeded,
   count(*) filter (where status = 'failed')::int8 as failed,
   percentile_cont(array[0.5, 0.95, 0.99]) within group (order by latency_ms) as pcts
 from invocations
-where tenant_id = $1 and created_at >= $2 and created_at <= $3
-  and ${DAY_OF_CREATED} >= ${bin("day", "$2::timestamptz")}
-  and ${DAY_OF_CREATED} <= ${bin("day", "$3::timestamptz")}`;
+where tenant_id = $1 and created_at >= $2 and created_at <= $3) totals`;
 
 export type AnalyticsTotals = Pick<
   AnalyticsRow,
@@ -101,7 +106,6 @@ const ROLLUP_SQL = `with missing as (
     ${AGGREGATES}
   from invocations
   where tenant_id = $1 and created_at >= $3 and created_at < $4
-    and ${DAY_OF_CREATED} >= $3::timestamptz and ${DAY_OF_CREATED} < $4::timestamptz
     and ${DAY_OF_CREATED} in (select d from missing)
   group by 1, 2
 ), paid as (
@@ -122,7 +126,7 @@ const ROLLUP_SQL = `with missing as (
 )
 insert into invocation_days_done (tenant_id, day) select $1, d from missing on conflict do nothing`;
 
-const ROLLED_SQL = `select agent_id, day as bucket_start, invocations, succeeded, failed, pcts,
+const ROLLED_SQL = `select agent_id, day as bucket_start, invocations, succeeded, failed, ${roundedPcts("pcts")},
   req_bytes::text, resp_bytes::text, settled_amount::text
 from invocation_days where tenant_id = $1 and day = any($2::text[]::timestamptz[])`;
 

@@ -38,6 +38,9 @@ function bodyOf(
     body.mcp_transport = null;
     body.mcp_protocol_version = null;
   }
+  // An A2A agent's card, when it is not at the origin of its upstream (docs/a2a.md).
+  if (body.protocol === "a2a") body.card_url = orNull(v.card_url);
+  else if (editing) body.card_url = null;
   if (checks.priced) {
     body.price = {
       amount: v.amount ?? "",
@@ -126,8 +129,21 @@ export function AgentForm(props: {
         <select name="protocol" value={protocol} onChange={(e) => setProtocol(e.currentTarget.value)}>
           <option value="http">http</option>
           <option value="mcp">mcp (Streamable HTTP)</option>
+          <option value="a2a">a2a (A2A JSON-RPC)</option>
         </select>
       </label>
+      {protocol === "a2a" ? (
+        <label>
+          Agent card URL
+          <input
+            name="card_url"
+            type="url"
+            placeholder="default: /.well-known/agent-card.json at the upstream's origin"
+            defaultValue={a?.card_url ?? ""}
+            autoComplete="off"
+          />
+        </label>
+      ) : null}
       {protocol === "mcp" ? (
         <label class="check">
           <input type="checkbox" checked={virtual} onChange={(e) => setVirtual(e.currentTarget.checked)} />

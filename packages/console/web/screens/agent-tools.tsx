@@ -1,21 +1,24 @@
 // An MCP agent's tool catalog (docs/tools.md): what the server lists, each tool's status against
-// the definition an operator pinned, the diff of a drifted tool, pin, unpin and refresh.
+// the definition an operator pinned, the diff of a drifted tool, pin, unpin and refresh. An agent
+// whose tools were never learned says why its tools/calls are refused under a tool_status rule.
 import { useState } from "preact/hooks";
 import { unwrap } from "../api.ts";
 import type { ToolDetail } from "../types.ts";
 import { ErrorBox, fmtTime, messageOf, Status, useLoad, useSession } from "../ui.tsx";
 
-export function AgentTools({ agentId }: { agentId: string }) {
+export function AgentTools({ agentId, virtual = false }: { agentId: string; virtual?: boolean }) {
   const { api } = useSession();
   const path = { params: { path: { id: agentId } } };
   const tools = useLoad(() => unwrap(api.GET("/v1/agents/{id}/tools", path)), agentId);
   const [shown, setShown] = useState<string>();
   const [error, setError] = useState<string>();
+  const [refreshed, setRefreshed] = useState<string>();
   const [busy, setBusy] = useState(false);
 
   const act = async (fn: () => Promise<unknown>) => {
     setBusy(true);
     setError(undefined);
+    setRefreshed(undefined);
     try {
       await fn();
       tools.reload();
@@ -31,34 +34,65 @@ export function AgentTools({ agentId }: { agentId: string }) {
     );
   const unpin = (names: string[]) =>
     act(() => unwrap(api.DELETE("/v1/agents/{id}/tools/pin", { ...path, body: { tools: names } })));
+  // The gateway lists the server's tools itself; the answer says what it learned.
+  const refresh = () =>
+    act(async () => {
+      const r = await unwrap(api.POST("/v1/agents/{id}/tools/refresh", path));
+      const n = r.data.filter((t) => t.status !== "removed").length;
+      setRefreshed(
+        `Refreshed: the server lists ${n} tool${n === 1 ? "" : "s"}${
+          r.complete ? "." : " (not a complete list: its pages stopped early, so nothing was marked absent)."
+        }`,
+      );
+    });
 
   const list = tools.data?.data ?? [];
+  // Never learned: no tools/list passed through the gateway and no refresh found any.
+  const neverLearned = tools.data !== undefined && list.length === 0 && tools.data.refreshed_at === null;
+  const refreshButton = (
+    <button type="button" class={neverLearned ? "" : "secondary"} disabled={busy} onClick={refresh}>
+      Refresh tools
+    </button>
+  );
   return (
     <section aria-labelledby="tools" data-testid="agent-tools">
       <div class="section-head">
         <h2 id="tools">Tools</h2>
         <div class="actions">
-          <button
-            type="button"
-            class="secondary"
-            disabled={busy}
-            onClick={() => act(() => unwrap(api.POST("/v1/agents/{id}/tools/refresh", path)))}
-          >
-            Refresh from server
-          </button>
+          {virtual || neverLearned ? null : refreshButton}
           <button type="button" disabled={busy || list.length === 0} onClick={() => pin()}>
             Pin all
           </button>
         </div>
       </div>
       <ErrorBox message={tools.error ?? error} />
+      {refreshed ? (
+        <p class="ok" role="status">
+          {refreshed}
+        </p>
+      ) : null}
       {tools.data ? (
         <p class="muted">
           Last complete list: {tools.data.refreshed_at ? fmtTime(tools.data.refreshed_at) : "never"}.
         </p>
       ) : null}
-      {tools.data && list.length === 0 ? (
-        <p class="empty">No tools seen yet: list them through the gateway, or refresh from the server.</p>
+      {neverLearned ? (
+        <div class="notice" data-testid="tools-never-learned">
+          <p>
+            <strong>The gateway has never seen this agent's tools.</strong> Until it has, every tool is{" "}
+            <code>unknown</code>, and a policy rule on <code>tool_status: ["unknown"]</code> (the usual
+            pinning rule) denies every <code>tools/call</code> to this agent.{" "}
+            {virtual
+              ? "List the tools through the gateway (any MCP client does when it connects)."
+              : "List the tools through the gateway (any MCP client does when it connects), or have the gateway list them now."}
+          </p>
+          {virtual ? null : <div class="actions">{refreshButton}</div>}
+        </div>
+      ) : tools.data && list.length === 0 ? (
+        <p class="empty">
+          No tools in the server's last list
+          {virtual ? "." : ": list them through the gateway, or refresh tools."}
+        </p>
       ) : null}
       {list.length > 0 ? (
         <div class="table-wrap">

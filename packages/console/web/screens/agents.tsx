@@ -24,7 +24,7 @@ function AgentList() {
       unwrap(
         // The filter comes from the URL as typed: the API judges it, and its message is shown.
         api.GET("/v1/agents", {
-          params: { query: { protocol: protocol as "http" | "mcp", offset, limit: 20 } },
+          params: { query: { protocol: protocol as "http" | "mcp" | "a2a", offset, limit: 20 } },
         }),
       ),
     `${protocol}|${offset}`,
@@ -48,6 +48,7 @@ function AgentList() {
             <option value="">any</option>
             <option value="http">http</option>
             <option value="mcp">mcp</option>
+            <option value="a2a">a2a</option>
           </select>
         </label>
       </form>
@@ -225,6 +226,7 @@ function AgentDetail({ id }: { id: string }) {
                 ["Protocol", a.protocol],
                 ["MCP transport", a.mcp_transport],
                 ["MCP protocol version", a.mcp_protocol_version],
+                ["Agent card URL", a.card_url ? <code key="c">{a.card_url}</code> : null],
                 [
                   "Members",
                   a.members
@@ -258,7 +260,7 @@ function AgentDetail({ id }: { id: string }) {
                 ["Updated", fmtTime(a.updated_at)],
               ]}
             />
-            {a.protocol === "mcp" ? <AgentTools agentId={a.id} /> : null}
+            {a.protocol === "mcp" ? <AgentTools agentId={a.id} virtual={a.upstream_url === null} /> : null}
           </>
         )
       ) : null}

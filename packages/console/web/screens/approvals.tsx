@@ -1,6 +1,7 @@
 import { useState } from "preact/hooks";
 import { unwrap } from "../api.ts";
-import { href, navigate, useRoute } from "../router.ts";
+import { FilterButtons } from "../filters.tsx";
+import { navigate, useRoute } from "../router.ts";
 import type { Approval } from "../types.ts";
 import {
   ErrorBox,
@@ -56,12 +57,7 @@ export function ApprovalsScreen() {
             ))}
           </Picker>
         </label>
-        <div class="filter-buttons">
-          <button type="submit">Apply</button>
-          <a class="button secondary" href={href("/approvals")}>
-            Pending
-          </a>
-        </div>
+        <FilterButtons path="/approvals" reset="Pending" />
       </form>
       {canDecide ? null : (
         <p class="muted">

@@ -13,6 +13,7 @@ import {
   useLoad,
   useSession,
 } from "../ui.tsx";
+import { A2aTask } from "./a2a-task.tsx";
 
 export function InvocationDetail({ id }: { id: string }) {
   const { api, me, caps } = useSession();
@@ -34,6 +35,7 @@ export function InvocationDetail({ id }: { id: string }) {
       {d ? (
         <>
           <Summary d={d} />
+          {d.a2a_method ? <A2aTask d={d} /> : null}
           {d.settlement ? (
             <>
               <h2>Settlement</h2>
@@ -66,20 +68,8 @@ function Summary({ d }: { d: Detail }) {
     <Fields
       rows={[
         ["Id", <code key="id">{d.id}</code>],
-        [
-          "Agent",
-          <a key="a" href={href(`/agents/${d.agent_id}`)}>
-            {d.agent_id}
-          </a>,
-        ],
-        [
-          "Served by member",
-          d.routed_agent_id ? (
-            <a key="r" href={href(`/agents/${d.routed_agent_id}`)}>
-              {d.routed_agent_id}
-            </a>
-          ) : null,
-        ],
+        ["Agent", <AgentRef key="a" id={d.agent_id} />],
+        ["Served by member", d.routed_agent_id ? <AgentRef key="r" id={d.routed_agent_id} /> : null],
         ["Mode", d.mode],
         ["Status", <Status key="s" value={d.status} />],
         ["Error class", d.error_class],
@@ -101,11 +91,35 @@ function Summary({ d }: { d: Detail }) {
             ? `${d.payment_amount} ${d.payment_asset ?? ""} on ${d.payment_network ?? ""} from ${d.payment_payer ?? ""}`
             : null,
         ],
+        ["Answer", d.answer_action ? `${d.answer_action} (${findingsText(d.answer_findings)})` : null],
         ["Receipt artifact", d.receipt_artifact_id],
         ["Created", fmtTime(d.created_at)],
         ["Completed", fmtTime(d.completed_at)],
       ]}
     />
+  );
+}
+
+/**
+ * An agent by its name, linked to its page, with its id beside it (to copy, or to tell two agents
+ * of one name apart). A deleted agent has no name to show: its id alone.
+ */
+function AgentRef({ id }: { id: string }) {
+  const { api } = useSession();
+  const agent = useLoad(() => unwrap(api.GET("/v1/agents/{id}", { params: { path: { id } } })), id);
+  const name = agent.data?.name;
+  return (
+    <span data-testid="agent-ref">
+      {name ? (
+        <>
+          <a href={href(`/agents/${id}`)}>{name}</a> <code class="small">{id}</code>
+        </>
+      ) : (
+        <a href={href(`/agents/${id}`)}>
+          <code>{id}</code>
+        </a>
+      )}
+    </span>
   );
 }
 
@@ -192,4 +206,10 @@ function ReceiptOf({ id }: { id: string }) {
       ) : null}
     </section>
   );
+}
+
+/** An invocation's answer findings as `email ×2, secret ×1` (kinds and counts, never the text). */
+export function findingsText(findings: Record<string, number> | null | undefined): string {
+  const entries = Object.entries(findings ?? {});
+  return entries.length === 0 ? "no findings" : entries.map(([k, n]) => `${k} ×${n}`).join(", ");
 }

@@ -1,4 +1,5 @@
 import { unwrap } from "../api.ts";
+import { FilterButtons, TimeRange } from "../filters.tsx";
 import { href, navigate, useRoute } from "../router.ts";
 import type { Invocation } from "../types.ts";
 import {
@@ -35,14 +36,6 @@ export function useAgentNames() {
       ),
     "agent-names",
   );
-}
-
-/** An RFC 3339 instant as a datetime-local value (local time, minutes). */
-function toLocalInput(iso: string | null): string {
-  if (!iso) return "";
-  const d = new Date(iso);
-  if (Number.isNaN(d.getTime())) return "";
-  return new Date(d.getTime() - d.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
 }
 
 function InvocationList() {
@@ -102,20 +95,8 @@ function InvocationList() {
             ) : null}
           </Picker>
         </label>
-        <label>
-          Since
-          <input type="datetime-local" name="since" defaultValue={toLocalInput(query.since ?? null)} />
-        </label>
-        <label>
-          Until
-          <input type="datetime-local" name="until" defaultValue={toLocalInput(query.until ?? null)} />
-        </label>
-        <div class="filter-buttons">
-          <button type="submit">Apply</button>
-          <a class="button secondary" href={href("/invocations")}>
-            Clear
-          </a>
-        </div>
+        <TimeRange since={query.since} until={query.until} />
+        <FilterButtons path="/invocations" />
       </form>
       <ErrorBox message={list.error} />
       {list.data ? (
@@ -180,6 +161,12 @@ export function InvocationTable(props: { rows: Invocation[]; names: Map<string, 
               <td>
                 <Status value={r.status} />
                 {r.error_class ? <span class="small"> {r.error_class}</span> : null}
+                {r.answer_action ? (
+                  <span class="small" title={`answer findings: ${JSON.stringify(r.answer_findings ?? {})}`}>
+                    {" "}
+                    answer {r.answer_action}
+                  </span>
+                ) : null}
               </td>
               <td class="opt">{r.upstream_status ?? "—"}</td>
               <td class="num">{fmtMs(r.latency_ms)}</td>

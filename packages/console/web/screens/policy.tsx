@@ -1,22 +1,10 @@
 import { useEffect, useState } from "preact/hooks";
 import { unwrap } from "../api.ts";
-import { href, navigate, useRoute } from "../router.ts";
-import type { PolicyBody, PolicyDecision, PolicyDocument } from "../types.ts";
-import {
-  ErrorBox,
-  fmtTime,
-  formValues,
-  messageOf,
-  NotEnabled,
-  Page,
-  Pager,
-  Picker,
-  Status,
-  toRfc3339,
-  useLoad,
-  useSession,
-} from "../ui.tsx";
-import { useAgentNames } from "./invocations.tsx";
+import { href } from "../router.ts";
+import type { PolicyBody, PolicyDocument } from "../types.ts";
+import { ErrorBox, fmtTime, type Loaded, messageOf, NotEnabled, Page, useLoad, useSession } from "../ui.tsx";
+import { Decisions } from "./policy-decisions.tsx";
+import { Quotas } from "./policy-quotas.tsx";
 
 const EXAMPLE = { default: "allow", on_error: "deny", rules: [] };
 
@@ -26,23 +14,35 @@ const hasDocument = (doc: PolicyDocument) => doc.default !== undefined;
 /** The editable part of the stored document (version and updated_at are the server's). */
 function editable(doc: PolicyDocument): string {
   if (!hasDocument(doc)) return JSON.stringify(EXAMPLE, null, 2);
-  return JSON.stringify({ default: doc.default, on_error: doc.on_error, rules: doc.rules }, null, 2);
+  const answerRules = doc.answer_rules?.length ? { answer_rules: doc.answer_rules } : {};
+  return JSON.stringify(
+    { default: doc.default, on_error: doc.on_error, rules: doc.rules, ...answerRules },
+    null,
+    2,
+  );
 }
 
 export function PolicyScreen() {
   const { caps } = useSession();
   if (!caps.surfaces.policy) return <NotEnabled what="Policy" />;
+  return <PolicyPage />;
+}
+
+function PolicyPage() {
+  const { api } = useSession();
+  // One load for the editor and the quotas: a save reloads both.
+  const doc = useLoad(() => unwrap(api.GET("/v1/policy")), "policy");
   return (
     <Page title="Policy">
-      <PolicyEditor />
+      <PolicyEditor doc={doc} />
+      <Quotas doc={doc.data} />
       <Decisions />
     </Page>
   );
 }
 
-function PolicyEditor() {
+function PolicyEditor({ doc }: { doc: Loaded<PolicyDocument> }) {
   const { api } = useSession();
-  const doc = useLoad(() => unwrap(api.GET("/v1/policy")), "policy");
   const [text, setText] = useState("");
   const [error, setError] = useState<string>();
   const [where, setWhere] = useState<WhenError | null>(null);
@@ -89,12 +89,28 @@ function PolicyEditor() {
         Rules:{" "}
         <code>
           {
-            '{"action": "allow|warn|deny|require_approval", "match": {"agents", "tools", "methods", "protocols", "max_body_bytes"}, "when": "<CEL>"}'
+            '{"action": "allow|warn|deny|require_approval", "match": {"agents", "tools", "methods", "protocols", "tool_status", "max_body_bytes"}, "when": "<CEL>"}'
+          }
+        </code>
+        {", "}
+        <code>
+          {
+            '{"action": "limit", "limit": {"requests", "per": "second|minute|hour|day", "key": "<CEL>"}, "match": {…}}'
           }
         </code>
         {" or "}
-        <code>{'{"classifier": {"url", "timeout_ms"}, "match": {…}}'}</code>; first match wins.
+        <code>{'{"classifier": {"url", "timeout_ms"}, "match": {…}}'}</code>; first match wins among all but
+        the limit rules, which count the calls let through. Answer rules (<code>answer_rules</code>) judge
+        what an MCP server answers to tools/call, resources/read and prompts/get before the caller sees it:{" "}
+        <code>
+          {
+            '{"detect": {"secrets": true, "pii": ["email", "phone", "credit_card", "iban", "us_ssn", "ip_address"], "patterns": ["<RE2>"]}, "action": "redact|block|warn", "match": {…}, "when": "<CEL>"}'
+          }
+        </code>
+        , optionally with <code>{'"classifier": {"url", "timeout_ms", "include_content": true}'}</code>; the
+        first rule with a finding acts.
       </p>
+      <UnknownToolsNote rules={unknownToolRules(text)} />
       <label for="policy-json">Policy JSON</label>
       <textarea
         id="policy-json"
@@ -156,6 +172,51 @@ function PolicyEditor() {
   );
 }
 
+/**
+ * The 1-based positions of the rules in the edited text that match `tool_status` "unknown" (none
+ * while the text is not a document).
+ */
+function unknownToolRules(text: string): number[] {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch {
+    return [];
+  }
+  const rules = (doc as { rules?: unknown })?.rules;
+  if (!Array.isArray(rules)) return [];
+  const found: number[] = [];
+  rules.forEach((r, i) => {
+    const statuses = (r as { match?: { tool_status?: unknown } } | null)?.match?.tool_status;
+    if (Array.isArray(statuses) && statuses.includes("unknown")) found.push(i + 1);
+  });
+  return found;
+}
+
+/**
+ * Next to a rule on `tool_status: ["unknown"]`: what it does to a fresh MCP agent and the fix
+ * (docs/tools.md). Refusing is intended; not saying so leaves the operator puzzled.
+ */
+function UnknownToolsNote({ rules }: { rules: number[] }) {
+  if (rules.length === 0) return null;
+  return (
+    <div class="notice" data-testid="unknown-tools-note">
+      <p>
+        <strong>
+          {rules.length === 1 ? `Rule ${rules[0]} matches` : `Rules ${rules.join(", ")} match`} tools the
+          gateway has never seen (<code>unknown</code>).
+        </strong>{" "}
+        The gateway learns an MCP agent's tools from a <code>tools/list</code> that passes through it, or from
+        a refresh. Until then every tool of a fresh agent is <code>unknown</code>, so this rule decides its
+        first <code>tools/call</code> (a <code>deny</code> refuses it), even for a tool the server has. To fix
+        it, list the tools through the gateway (any MCP client does when it connects), or open the agent under{" "}
+        <a href={href("/agents")}>Agents</a> and choose <em>Refresh tools</em> (
+        <code>POST /v1/agents/{"{id}"}/tools/refresh</code>).
+      </p>
+    </div>
+  );
+}
+
 /** A `when` the API refused: the rule (1-based, as decisions count them) and the character. */
 type WhenError = { rule: number; expr: string; at: number | null };
 
@@ -192,116 +253,4 @@ function WhenLocation({ where }: { where: WhenError }) {
       </pre>
     </div>
   );
-}
-
-function Decisions() {
-  const { api } = useSession();
-  const route = useRoute();
-  const names = useAgentNames();
-  const query = {
-    ...present("action", route.query.get("action") as PolicyDecision["action"] | null),
-    ...present("agent_id", route.query.get("agent_id")),
-    ...present("since", route.query.get("since")),
-    ...present("until", route.query.get("until")),
-  };
-  const offset = Number(route.query.get("offset") ?? 0) || 0;
-  const list = useLoad(
-    () => unwrap(api.GET("/v1/policy/decisions", { params: { query: { ...query, offset, limit: 20 } } })),
-    route.query.toString(),
-  );
-  return (
-    <section aria-labelledby="decisions-title">
-      <h2 id="decisions-title">Decisions</h2>
-      <form
-        class="filters"
-        aria-label="Decision filters"
-        onSubmit={(e) => {
-          e.preventDefault();
-          const v = formValues(e.currentTarget);
-          navigate("/policy", { ...v, since: toRfc3339(v.since), until: toRfc3339(v.until) });
-        }}
-      >
-        <label>
-          Action
-          <Picker name="action" initial={query.action ?? ""} key={query.action}>
-            <option value="">any</option>
-            <option value="allow">allow</option>
-            <option value="warn">warn</option>
-            <option value="deny">deny</option>
-          </Picker>
-        </label>
-        <label>
-          Agent
-          <Picker
-            name="agent_id"
-            initial={query.agent_id ?? ""}
-            key={`${query.agent_id}-${names.data?.size}`}
-          >
-            <option value="">any</option>
-            {[...(names.data ?? new Map<string, string>())].map(([id, name]) => (
-              <option key={id} value={id}>
-                {name}
-              </option>
-            ))}
-          </Picker>
-        </label>
-        <label>
-          Since
-          <input type="datetime-local" name="since" />
-        </label>
-        <label>
-          Until
-          <input type="datetime-local" name="until" />
-        </label>
-        <div class="filter-buttons">
-          <button type="submit">Apply</button>
-          <a class="button secondary" href={href("/policy")}>
-            Clear
-          </a>
-        </div>
-      </form>
-      <ErrorBox message={list.error} />
-      {list.data ? (
-        <>
-          <div class="table-wrap">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">Time</th>
-                  <th scope="col">Agent</th>
-                  <th scope="col">Protocol</th>
-                  <th scope="col">Tool</th>
-                  <th scope="col">Action</th>
-                  <th scope="col">Rule</th>
-                  <th scope="col">Reason</th>
-                </tr>
-              </thead>
-              <tbody>
-                {list.data.data.map((d) => (
-                  <tr key={d.id}>
-                    <td>{fmtTime(d.created_at)}</td>
-                    <td>{names.data?.get(d.agent_id) ?? <code class="small">{d.agent_id}</code>}</td>
-                    <td>{d.protocol}</td>
-                    <td>{d.mcp_tool ?? "—"}</td>
-                    <td>
-                      <Status value={d.action} />
-                    </td>
-                    <td>{d.matched_rule || "default"}</td>
-                    <td>{d.reason ?? "—"}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-          {list.data.total === 0 ? <p class="empty">No decisions match.</p> : null}
-          <Pager path="/policy" query={query} {...list.data} />
-        </>
-      ) : null}
-    </section>
-  );
-}
-
-/** `{[key]: value}` when the URL carries the filter, else nothing (absent, not undefined). */
-function present<K extends string, V>(key: K, value: V | null): { [k in K]?: V } {
-  return value === null || value === "" ? {} : ({ [key]: value } as { [k in K]: V });
 }

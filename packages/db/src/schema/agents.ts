@@ -9,6 +9,9 @@ export type AgentPrice = {
   pay_to: string;
   tools?: Record<string, string> | undefined;
 };
+/** The protocols an agent may speak (docs/architecture.md, Adding a protocol). */
+export const AGENT_PROTOCOLS = ["http", "mcp", "a2a"] as const;
+export type AgentProtocol = (typeof AGENT_PROTOCOLS)[number];
 export type AgentRateLimit = { rps: number; burst: number };
 /**
  * One member of a virtual MCP server (docs/mcp.md, Virtual MCP servers): the member agent, the
@@ -29,9 +32,7 @@ export const agents = pgTable(
     name: text("name").notNull(),
     description: text("description"),
     upstreamUrl: text("upstream_url"),
-    protocol: text("protocol", { enum: ["http", "mcp"] })
-      .notNull()
-      .default("http"),
+    protocol: text("protocol", { enum: AGENT_PROTOCOLS }).notNull().default("http"),
     mcpTransport: text("mcp_transport"),
     mcpProtocolVersion: text("mcp_protocol_version"),
     credentialRef: text("credential_ref"),
@@ -48,6 +49,8 @@ export const agents = pgTable(
     emitReceipts: boolean("emit_receipts"),
     /** A virtual MCP server's members, in order; null for every other agent. */
     members: jsonb("members").$type<AgentMember[]>(),
+    /** An A2A agent's card, when not at the origin of upstream_url (docs/a2a.md); null otherwise. */
+    cardUrl: text("card_url"),
     createdBy: text("created_by").notNull(),
     ...timestamps,
     /** Soft delete: the row stays so invocation history keeps its agent. */

@@ -1,6 +1,7 @@
 export * from "./agent-events.ts";
 export * from "./agents.ts";
 export * from "./approvals.ts";
+export * from "./audit-events.ts";
 export * from "./credentials.ts";
 export * from "./invocation-days.ts";
 export * from "./invocations.ts";

@@ -76,6 +76,17 @@ export const invocations = pgTable(
     instanceId: text("instance_id"),
     /** A virtual MCP server's call: the member agent that served it (null for a fan-out). */
     routedAgentId: text("routed_agent_id"),
+    /** What the answer rules did to the answer: redacted, blocked, warned; null when nothing. */
+    answerAction: text("answer_action").$type<"redacted" | "blocked" | "warned">(),
+    /** The acting answer rule's findings, kind → count (never the matched text). */
+    answerFindings: jsonb("answer_findings").$type<Record<string, number>>(),
+    /** An A2A call (docs/a2a.md): its JSON-RPC method as sent. */
+    a2aMethod: text("a2a_method"),
+    /** The A2A task: from the request, or else learned from the answer. */
+    a2aTaskId: text("a2a_task_id"),
+    a2aContextId: text("a2a_context_id"),
+    /** The last task state the answer carried (`TASK_STATE_COMPLETED`, v0.3 `completed`, ...). */
+    a2aTaskState: text("a2a_task_state"),
   },
   (t) => [
     index("invocations_tenant_created_idx").on(t.tenantId, t.createdAt.desc(), t.id.desc()),
@@ -85,6 +96,10 @@ export const invocations = pgTable(
     index("invocations_unfinished_idx")
       .on(t.mode, t.status, t.createdAt)
       .where(sql`${t.completedAt} is null`),
+    // Every invocation of one A2A task, in order (migration 0019).
+    index("invocations_a2a_task_idx")
+      .on(t.tenantId, t.a2aTaskId, t.createdAt)
+      .where(sql`${t.a2aTaskId} is not null`),
   ],
 );
 

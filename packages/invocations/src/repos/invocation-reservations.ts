@@ -1,5 +1,6 @@
 import type { Query, Reservation } from "@gw/db";
-import { INSERT_PARAMS, INSERT_SQL, insertParams } from "./invocation-writer.ts";
+import type { DecisionRecord } from "./decision-rows.ts";
+import { INSERT_PARAMS, insertParams, insertSql } from "./invocation-writer.ts";
 import type { NewInvocation } from "./invocations.ts";
 
 /** A reservation that another call already holds (see `insertWithReservations`). */
@@ -25,10 +26,8 @@ export const requestCte = (at: number) => `q as (
 )`;
 // The reservations (and the stored request) are inserted by data-modifying CTEs of the invocation
 // insert: one statement, so a taken key (unique violation) leaves nothing behind.
-const RESERVE_SQL = `with ${RESERVE_CTE}
-${INSERT_SQL}`;
-const RESERVE_WITH_REQUEST_SQL = `with ${RESERVE_CTE}, ${requestCte(R + 5)}
-${INSERT_SQL}`;
+const RESERVE_SQL = insertSql(RESERVE_CTE);
+const RESERVE_WITH_REQUEST_SQL = insertSql(RESERVE_CTE, requestCte(R + 5));
 
 /** A transactional call's stored request: its queue, the job's fields and the bytes to forward. */
 export type StoredRequest = { queue: string; job: Record<string, unknown>; body: Buffer };
@@ -58,9 +57,10 @@ export async function insertWithReservations(
   row: NewInvocation,
   reservations: readonly Reservation[],
   request?: StoredRequest | undefined,
+  decision?: DecisionRecord | undefined,
 ): Promise<void> {
   const params = [
-    ...insertParams([{ tenantId, row }]),
+    ...insertParams([{ tenantId, row, decision }]),
     reservations.map((r) => r.kind),
     reservations.map((r) => r.scope),
     reservations.map((r) => r.key),

@@ -4,11 +4,13 @@ import { coalesce, type Query } from "@gw/db";
 // expects, so a redelivered job, a sweeper and a late commit can never undo each other.
 
 // The claim returns the call's stored request with it: the worker learns the call (ids only
-// travel in the queue) in the statement that claims it.
+// travel in the queue) in the statement that claims it. It writes only columns no index reads, so
+// it is a HOT update: `status` stays `pending`, `started_at` says the call runs (run-state.ts).
 export const CLAIM_SQL = `with claimed as (
-  update invocations i set status = 'running', started_at = now(), attempts = 1
+  update invocations i set started_at = now(), attempts = 1
   from unnest($1::text[], $2::text[]) as v(tenant_id, id)
-  where i.tenant_id = v.tenant_id and i.id = v.id and i.status = 'pending' returning i.tenant_id, i.id)
+  where i.tenant_id = v.tenant_id and i.id = v.id and i.status = 'pending' and i.started_at is null
+  returning i.tenant_id, i.id)
 select c.tenant_id, c.id, r.job, r.body from claimed c
 left join invocation_requests r on r.invocation_id = c.id and r.tenant_id = c.tenant_id`;
 
@@ -68,8 +70,10 @@ export async function failIfOpen(
   return (await query(FAIL_OPEN_SQL, [tenantId, id, errorClass])).length > 0;
 }
 
+// Running: claimed (`pending` with `started_at`), or `running` as a claim before ADR 0030 wrote it.
 export const REPEAT_SQL = `update invocations set attempts = attempts + 1, started_at = now()
-where tenant_id = $1 and id = $2 and status = 'running' returning attempts`;
+where tenant_id = $1 and id = $2 and status in ('pending', 'running') and started_at is not null
+returning attempts`;
 
 /** Marks a running invocation as being tried again (a redelivered job); false when not running. */
 export async function markRepeat(query: Query, tenantId: string, id: string): Promise<boolean> {

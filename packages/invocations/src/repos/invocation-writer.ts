@@ -1,11 +1,17 @@
 import { coalesce, type Query } from "@gw/db";
+import { DECISIONS_CTE, type DecisionRecord, decisionsParam } from "./decision-rows.ts";
 import type { InvocationResult, InvocationUpdate, NewInvocation } from "./invocations.ts";
 
 type Update = { tenantId: string; id: string; set: InvocationUpdate; result?: InvocationResult | undefined };
 
 export type InvocationWriter = {
   /** `set`: the outcome of a call whose record is written after it ended (wins over `row`). */
-  insert: (tenantId: string, row: NewInvocation, set?: InvocationUpdate) => Promise<void>;
+  insert: (
+    tenantId: string,
+    row: NewInvocation,
+    set?: InvocationUpdate,
+    decision?: DecisionRecord | undefined,
+  ) => Promise<void>;
   update: (
     tenantId: string,
     id: string,
@@ -37,6 +43,12 @@ const INSERT_COLS = [
   ["instance_id", "text"],
   ["created_by", "text"],
   ["routed_agent_id", "text"],
+  ["answer_action", "text"],
+  ["answer_findings", "jsonb"],
+  ["a2a_method", "text"],
+  ["a2a_task_id", "text"],
+  ["a2a_context_id", "text"],
+  ["a2a_task_state", "text"],
   // A record written once its call already ended carries its outcome too (a quick stream).
   ["error_class", "text"],
   ["upstream_status", "int4"],
@@ -60,8 +72,8 @@ const DEFAULTS: Readonly<Record<string, string>> = {
 // (a JS Date has no finer precision; a number is far cheaper to write than an ISO string), every
 // other column as its JSON value. A null is left out of the JSON: json_to_recordset reads a
 // missing key as null, and thirty `null`s per row were most of its bytes.
-const jsonType = (t: string) => (t === "bytea" ? "text" : t === "timestamptz" ? "int8" : t);
-const value = (expr: string, t: string) =>
+export const jsonType = (t: string) => (t === "bytea" ? "text" : t === "timestamptz" ? "int8" : t);
+export const value = (expr: string, t: string) =>
   t === "bytea"
     ? `decode(${expr}, 'hex')`
     : t === "timestamptz"
@@ -73,17 +85,21 @@ const insertValue = (c: string, t: string) => {
 };
 
 /**
- * The invocation insert of a whole batch from one JSON array ($1; see `insertParams`): one
- * constant statement text for any batch size (prepared once per connection), and the rows are
- * serialized by `JSON.stringify` in one native pass instead of thirty driver-escaped arrays. The
- * parameter is declared text (`::text::json`): typed json, the driver would encode the string again
- * once the statement is prepared.
+ * The invocation insert of a whole batch from one JSON array ($1; see `insertParams`), with the
+ * policy decisions of its calls from a second ($2): one constant statement text for any batch size
+ * (prepared once per connection), and the rows are serialized by `JSON.stringify` in one native
+ * pass instead of thirty driver-escaped arrays. The parameters are declared text (`::text::json`):
+ * typed json, the driver would encode the string again once the statement is prepared. `ctes` are
+ * further data-modifying CTEs of the same statement (reservations, the stored request).
  */
-export const INSERT_SQL = `insert into invocations (${INSERT_COLS.map(([c]) => c).join(", ")})
+export const insertSql = (...ctes: string[]) => `with ${[...ctes, DECISIONS_CTE].join(", ")}
+insert into invocations (${INSERT_COLS.map(([c]) => c).join(", ")})
 select ${INSERT_COLS.map(([c, t]) => insertValue(c, t)).join(", ")}
 from json_to_recordset($1::text::json) as v(${INSERT_COLS.map(([c, t]) => `${c} ${jsonType(t)}`).join(", ")})`;
 
-export const INSERT_PARAMS = 1;
+export const INSERT_SQL = insertSql();
+/** The parameters of `insertSql` ($1, $2); its CTEs' own start at the next. */
+export const INSERT_PARAMS = 2;
 
 /** A value as the JSON of the statements carries it (see `value`); null and undefined are left out. */
 const json = (v: unknown): unknown =>
@@ -99,7 +115,12 @@ const opt = <T>(v: T | null | undefined): T | undefined => (v === null ? undefin
 /** A nullable timestamp as epoch milliseconds. */
 const ms = (v: Date | null | undefined): number | undefined => (v == null ? undefined : v.getTime());
 
-export type NewRow = { tenantId: string; row: NewInvocation; set?: InvocationUpdate | undefined };
+export type NewRow = {
+  tenantId: string;
+  row: NewInvocation;
+  set?: InvocationUpdate | undefined;
+  decision?: DecisionRecord | undefined;
+};
 const NO_UPDATE: InvocationUpdate = {};
 
 /**
@@ -107,7 +128,7 @@ const NO_UPDATE: InvocationUpdate = {};
  * outcome (`set`): a value given there wins over the row's (`set.x ?? row.x`), read field by field
  * instead of merged into a new object (a spread per call cost more than the rest of the row).
  */
-export function insertParams(items: ReadonlyArray<NewRow>): [string] {
+export function insertParams(items: ReadonlyArray<NewRow>): [string, string] {
   const rows = items.map(({ tenantId, row: r, set: u = NO_UPDATE }) => ({
     id: r.id,
     tenant_id: tenantId,
@@ -131,6 +152,13 @@ export function insertParams(items: ReadonlyArray<NewRow>): [string] {
     instance_id: opt(u.instanceId ?? r.instanceId),
     created_by: opt(r.createdBy),
     routed_agent_id: opt(u.routedAgentId ?? r.routedAgentId),
+    answer_action: opt(u.answerAction ?? r.answerAction),
+    answer_findings: opt(u.answerFindings ?? r.answerFindings),
+    // The request's task and context win over those learned from the answer (docs/a2a.md).
+    a2a_method: opt(r.a2aMethod),
+    a2a_task_id: opt(r.a2aTaskId ?? u.a2aTaskId),
+    a2a_context_id: opt(r.a2aContextId ?? u.a2aContextId),
+    a2a_task_state: opt(u.a2aTaskState ?? r.a2aTaskState),
     error_class: opt(u.errorClass ?? r.errorClass),
     upstream_status: opt(u.upstreamStatus ?? r.upstreamStatus),
     latency_ms: opt(u.latencyMs ?? r.latencyMs),
@@ -142,7 +170,7 @@ export function insertParams(items: ReadonlyArray<NewRow>): [string] {
     resp_body: json(u.respBody ?? r.respBody),
     created_at: ms(u.createdAt ?? r.createdAt),
   }));
-  return [JSON.stringify(rows)];
+  return [JSON.stringify(rows), decisionsParam(items)];
 }
 
 const UPDATE_COLS = [
@@ -163,6 +191,11 @@ const UPDATE_COLS = [
   ["settlement_status", "text"],
   ["receipt_artifact_id", "text"],
   ["routed_agent_id", "text"],
+  ["answer_action", "text"],
+  ["answer_findings", "jsonb"],
+  ["a2a_task_id", "text"],
+  ["a2a_context_id", "text"],
+  ["a2a_task_state", "text"],
 ] as const;
 const RESULT_COLS = [
   ["invocation_id", "text"],
@@ -173,6 +206,9 @@ const RESULT_COLS = [
   ["body", "bytea"],
   ["expires_at", "timestamptz"],
 ] as const;
+
+/** Columns a completion fills only when still null: an A2A request's own task and context win over the answer's. */
+const KEEP_FIRST: ReadonlySet<string> = new Set(["a2a_task_id", "a2a_context_id"]);
 
 const cols = (list: ReadonlyArray<readonly [string, string]>) =>
   list.map(([c, t]) => `${c} ${jsonType(t)}`).join(", ");
@@ -189,7 +225,7 @@ const UPDATE_SQL = `with r as (
   from json_to_recordset($2::text::json) as r(${cols(RESULT_COLS)})
   on conflict do nothing
 )
-update invocations as i set ${UPDATE_COLS.map(([c, t]) => `${c} = coalesce(${value(`v.${c}`, t)}, i.${c})`).join(", ")}
+update invocations as i set ${UPDATE_COLS.map(([c, t]) => (KEEP_FIRST.has(c) ? `${c} = coalesce(i.${c}, ${value(`v.${c}`, t)})` : `${c} = coalesce(${value(`v.${c}`, t)}, i.${c})`)).join(", ")}
 from json_to_recordset($1::text::json) as v(id text, tenant_id text, ${cols(UPDATE_COLS)})
 where i.id = v.id and i.tenant_id = v.tenant_id`;
 
@@ -214,6 +250,11 @@ function updateParams(items: readonly Update[]): [string, string] {
     settlement_status: u.settlementStatus,
     receipt_artifact_id: u.receiptArtifactId,
     routed_agent_id: u.routedAgentId,
+    answer_action: u.answerAction,
+    answer_findings: u.answerFindings,
+    a2a_task_id: u.a2aTaskId,
+    a2a_context_id: u.a2aContextId,
+    a2a_task_state: u.a2aTaskState,
   }));
   const results = items.flatMap(({ id, tenantId, result: r }) =>
     r
@@ -250,7 +291,8 @@ export function createInvocationWriter(
     await query(UPDATE_SQL, updateParams(items));
   }, o);
   return {
-    insert: (tenantId: string, row: NewInvocation, set?: InvocationUpdate) => insert({ tenantId, row, set }),
+    insert: (tenantId: string, row: NewInvocation, set?: InvocationUpdate, decision?: DecisionRecord) =>
+      insert({ tenantId, row, set, decision }),
     update: (tenantId, id, set, result) => update({ tenantId, id, set, result }),
   } satisfies InvocationWriter;
 }

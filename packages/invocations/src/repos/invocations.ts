@@ -6,7 +6,8 @@ import {
   invocationResults,
   invocations,
 } from "@gw/db";
-import { and, count, desc, eq, getTableColumns, gte, lt, lte, type SQL } from "drizzle-orm";
+import { and, asc, count, desc, eq, getTableColumns, gte, lt, lte, type SQL } from "drizzle-orm";
+import { runStatus, statusIs } from "./run-state.ts";
 
 export type NewInvocation = Omit<typeof invocations.$inferInsert, "tenantId">;
 export type InvocationUpdate = Partial<
@@ -27,6 +28,8 @@ export type InvocationFilter = {
   settlement?: string | undefined;
   policy?: "allow" | "warn" | undefined;
   agentId?: string | undefined;
+  /** Every invocation of one A2A task, oldest first (docs/a2a.md). */
+  a2aTaskId?: string | undefined;
   since?: Date | undefined;
   until?: Date | undefined;
   limit: number;
@@ -45,7 +48,7 @@ export const invocationRepo = {
       .from(invocations)
       .where(and(eq(invocations.tenantId, tenantId), eq(invocations.id, id)))
       .limit(1);
-    return row;
+    return row && { ...row, status: runStatus(row) };
   },
 
   /** Writes a terminal (or intermediate) state, and the polled result in the same transaction. */
@@ -77,11 +80,12 @@ export const invocationRepo = {
   ): Promise<{ rows: InvocationRow[]; total: number }> {
     const conds: Array<SQL | undefined> = [
       eq(invocations.tenantId, tenantId),
-      f.status ? eq(invocations.status, f.status) : undefined,
+      f.status ? statusIs(f.status) : undefined,
       f.mode ? eq(invocations.mode, f.mode) : undefined,
       f.settlement ? eq(invocations.settlementStatus, f.settlement) : undefined,
       f.policy ? eq(invocations.policyAction, f.policy) : undefined,
       f.agentId !== undefined ? eq(invocations.agentId, f.agentId) : undefined,
+      f.a2aTaskId !== undefined ? eq(invocations.a2aTaskId, f.a2aTaskId) : undefined,
       f.since ? gte(invocations.createdAt, f.since) : undefined,
       f.until ? lte(invocations.createdAt, f.until) : undefined,
     ];
@@ -93,11 +97,17 @@ export const invocationRepo = {
         .select(cols)
         .from(invocations)
         .where(where)
-        .orderBy(desc(invocations.createdAt), desc(invocations.id))
+        // A task's invocations read as its history: oldest first.
+        .orderBy(
+          ...(f.a2aTaskId !== undefined
+            ? [asc(invocations.createdAt), asc(invocations.id)]
+            : [desc(invocations.createdAt), desc(invocations.id)]),
+        )
         .limit(f.limit)
         .offset(f.offset),
       db.select({ n: count() }).from(invocations).where(where),
     ]);
+    for (const r of rows) r.status = runStatus(r);
     return { rows: rows as InvocationRow[], total: totals[0]?.n ?? 0 };
   },
 

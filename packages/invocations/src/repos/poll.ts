@@ -1,5 +1,6 @@
 import type { InvocationRow, Query } from "@gw/db";
 import type { InvocationResult } from "./invocations.ts";
+import { statusSql } from "./run-state.ts";
 
 /** The fields of an invocation its list item and its poll answer show (no bodies, no internals). */
 export type InvocationItemRow = Omit<
@@ -16,12 +17,13 @@ export type InvocationItemRow = Omit<
 >;
 
 // One prepared statement for the poll path: the row and, once terminal, its result. Clients poll
-// at least once per transactional call, so this read is as hot as the 202 (issue 14).
-const POLL_SQL = `select i.id, i.agent_id, i.mode, i.status, i.error_class, i.model, i.mcp_method, i.mcp_tool,
+// at least once per transactional call, so this read is as hot as the 202 (docs/performance.md).
+const POLL_SQL = `select i.id, i.agent_id, i.mode, ${statusSql("i.")} as status, i.error_class, i.model, i.mcp_method, i.mcp_tool,
   i.payment_network, i.payment_asset, i.payment_amount, i.payment_payer, i.payment_nonce,
   i.policy_action, i.receipt_artifact_id, i.policy_matched_rule, i.settlement, i.upstream_status,
   i.latency_ms, i.ttft_ms, i.req_size, i.resp_size, i.created_at, i.completed_at,
-  i.routed_agent_id,
+  i.routed_agent_id, i.answer_action, i.answer_findings, i.a2a_method, i.a2a_task_id, i.a2a_context_id,
+  i.a2a_task_state,
   r.status as r_status, r.content_type as r_content_type, r.headers as r_headers, r.body as r_body,
   r.expires_at as r_expires_at, i.created_by
 from invocations i
@@ -73,6 +75,12 @@ export async function pollRow(
     respSize: num(r.resp_size),
     createdAt: date(r.created_at),
     routedAgentId: str(r.routed_agent_id),
+    answerAction: r.answer_action ?? null,
+    answerFindings: r.answer_findings ?? null,
+    a2aMethod: str(r.a2a_method),
+    a2aTaskId: str(r.a2a_task_id),
+    a2aContextId: str(r.a2a_context_id),
+    a2aTaskState: str(r.a2a_task_state),
     completedAt: r.completed_at === null || r.completed_at === undefined ? null : date(r.completed_at),
   } as InvocationItemRow;
   const createdBy = str(r.created_by);

@@ -1,12 +1,18 @@
 import { coalesce, type Query } from "@gw/db";
+import type { DecisionRecord } from "./decision-rows.ts";
 import { requestCte, requestParams, type StoredRequest } from "./invocation-reservations.ts";
-import { INSERT_PARAMS, INSERT_SQL, insertParams } from "./invocation-writer.ts";
+import { INSERT_PARAMS, insertParams, insertSql } from "./invocation-writer.ts";
 import type { NewInvocation } from "./invocations.ts";
+import { statusSql } from "./run-state.ts";
 
-type WithRequest = { tenantId: string; row: NewInvocation; request: StoredRequest };
+type WithRequest = {
+  tenantId: string;
+  row: NewInvocation;
+  request: StoredRequest;
+  decision?: DecisionRecord | undefined;
+};
 
-const INSERT_WITH_REQUEST_SQL = `with ${requestCte(INSERT_PARAMS + 1)}
-${INSERT_SQL}`;
+const INSERT_WITH_REQUEST_SQL = insertSql(requestCte(INSERT_PARAMS + 1));
 
 /**
  * Durable inserts of transactional invocations together with their stored requests: one
@@ -15,13 +21,14 @@ ${INSERT_SQL}`;
 export function createRequestWriter(query: Query, opts: { maxInFlight?: number; maxBatch?: number } = {}) {
   const insert = coalesce<WithRequest>(
     async (items) => {
-      const rows = items.map((x) => ({ tenantId: x.tenantId, row: x.row }));
+      const rows = items.map((x) => ({ tenantId: x.tenantId, row: x.row, decision: x.decision }));
       const reqs = items.map((x) => ({ tenantId: x.tenantId, id: x.row.id as string, request: x.request }));
       await query(INSERT_WITH_REQUEST_SQL, [...insertParams(rows), ...requestParams(reqs)]);
     },
     { maxInFlight: opts.maxInFlight ?? 4, maxBatch: opts.maxBatch ?? 64 },
   );
-  return (tenantId: string, row: NewInvocation, request: StoredRequest) => insert({ tenantId, row, request });
+  return (tenantId: string, row: NewInvocation, request: StoredRequest, decision?: DecisionRecord) =>
+    insert({ tenantId, row, request, decision });
 }
 
 /** Whether an invocation (its tenant's) still has its stored request. */
@@ -109,7 +116,8 @@ export async function stalePending(
   const rows = await query(
     `select i.id, i.tenant_id, i.agent_id from invocations i
      left join invocation_requests q on q.invocation_id = i.id
-     where i.mode = 'transactional' and i.status = 'pending' and i.completed_at is null and i.created_at < $1
+     where i.mode = 'transactional' and i.status = 'pending' and i.started_at is null
+       and i.completed_at is null and i.created_at < $1
        and (q.invocation_id is null
          or (q.queue = $3
              and greatest(q.created_at, pg_postmaster_start_time()) < now() - make_interval(secs => $4::float8 / 1000)))
@@ -131,8 +139,8 @@ export async function overdueRunning(
   const rows = await query(
     `select i.id, i.tenant_id, i.agent_id, q.job->>'protocol' as protocol, i.mcp_method
      from invocations i left join invocation_requests q on q.invocation_id = i.id
-     where i.mode = 'transactional' and i.status = 'running' and i.completed_at is null
-       and coalesce(i.started_at, i.created_at) < $1
+     where i.mode = 'transactional' and i.status in ('pending', 'running') and i.started_at is not null
+       and i.completed_at is null and coalesce(i.started_at, i.created_at) < $1
      order by i.created_at limit $2`,
     [before.toISOString(), limit],
   );
@@ -172,8 +180,9 @@ export async function requeueRunning(
   before: Date,
 ): Promise<boolean> {
   const rows = await query(
-    `update invocations set status = 'pending'
-     where tenant_id = $1 and id = $2 and status = 'running' and coalesce(started_at, created_at) < $3
+    `update invocations set status = 'pending', started_at = null
+     where tenant_id = $1 and id = $2 and status in ('pending', 'running') and started_at is not null
+       and coalesce(started_at, created_at) < $3
      returning id`,
     [tenantId, id, before.toISOString()],
   );
@@ -182,10 +191,10 @@ export async function requeueRunning(
 
 /** The status of one invocation now (the reconciler re-reads it just before it enqueues). */
 export async function statusOf(query: Query, tenantId: string, id: string): Promise<string | undefined> {
-  const [row] = await query("select status from invocations where tenant_id = $1 and id = $2", [
-    tenantId,
-    id,
-  ]);
+  const [row] = await query(
+    `select ${statusSql()} as status from invocations where tenant_id = $1 and id = $2`,
+    [tenantId, id],
+  );
   return row ? String(row.status) : undefined;
 }
 

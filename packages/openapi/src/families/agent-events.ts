@@ -1,7 +1,7 @@
 import { AgentEvent, AgentEventRecorded, AgentEventSummary } from "@gw/agent-events";
 import { LIMITS } from "@gw/core";
 import * as v from "valibot";
-import { error, ok, timeQuery } from "../common.ts";
+import { bodyTooLarge, error, ok, timeQuery } from "../common.ts";
 import type { Route } from "../route.ts";
 
 const tags = ["Agent events"];
@@ -20,7 +20,7 @@ export const agentEventsRoutes: Route[] = [
       "200": ok("This event_id was already recorded.", AgentEventRecorded),
       "400": error("Invalid event or a field outside the event contract."),
       "404": error("No live agent with this agent_id in the caller's tenant."),
-      "413": error(`Body over ${LIMITS.agentEventMaxBytes} bytes.`),
+      "413": bodyTooLarge(LIMITS.agentEventMaxBytes),
     },
   },
   {

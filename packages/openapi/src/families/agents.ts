@@ -1,14 +1,17 @@
 import { AgentResource, CreateAgent, PatchAgent } from "@gw/agents";
+import { LIMITS } from "@gw/core";
+import { AgentCardResource } from "@gw/forward";
 import type * as v from "valibot";
-import { enumQuery, error, listOf, noContent, ok, pageParams } from "../common.ts";
+import { bodyTooLarge, enumQuery, error, listOf, noContent, ok, pageParams } from "../common.ts";
 import type { Route } from "../route.ts";
+import { a2aVersionHeader } from "./proxy.ts";
 
 const tags = ["Agents"];
 const notFound = error("No agent with this id in the caller's tenant.");
 const badWrite = error(
-  'Invalid body: a malformed or unknown field, an upstream_url failing SSRF validation or not https, a credential_ref that does not exist in the tenant, a malformed price, mcp_transport other than streamable_http for an MCP agent, or invalid members of a virtual MCP server (1 to 16 MCP agents of the tenant that are not virtual themselves, each once, under unique prefixes matching ^[a-z0-9][a-z0-9-]{0,31}$ or ""; upstream_url and credential_ref null); the message names the field and the rule.',
+  'Invalid body: a malformed or unknown field, an upstream_url failing SSRF validation or not https, a credential_ref that does not exist in the tenant, a malformed price, card_url on an agent that is not A2A or failing the upstream_url rules, mcp_transport other than streamable_http for an MCP agent, or invalid members of a virtual MCP server (1 to 16 MCP agents of the tenant that are not virtual themselves, each once, under unique prefixes matching ^[a-z0-9][a-z0-9-]{0,31}$ or ""; upstream_url and credential_ref null); the message names the field and the rule.',
 );
-const tooLarge = error("Body over the JSON write limit.");
+const tooLarge = bodyTooLarge(LIMITS.jsonBodyMaxBytes);
 
 export const agentsRoutes: Route[] = [
   {
@@ -34,7 +37,7 @@ export const agentsRoutes: Route[] = [
     summary: "List agents",
     description: "Deleted agents are excluded. Newest first.",
     tags,
-    params: [...pageParams, enumQuery("protocol", ["http", "mcp"], "Only agents of this protocol.")],
+    params: [...pageParams, enumQuery("protocol", ["http", "mcp", "a2a"], "Only agents of this protocol.")],
     responses: {
       "200": ok("A page of agents.", listOf(AgentResource)),
       "400": error("Invalid protocol, limit or offset."),
@@ -57,6 +60,23 @@ export const agentsRoutes: Route[] = [
     tags,
     body: { json: PatchAgent, required: true },
     responses: { "200": ok("The agent.", AgentResource), "400": badWrite, "404": notFound, "413": tooLarge },
+  },
+  {
+    method: "get",
+    path: "/v1/agents/{id}/card",
+    operationId: "getAgentCard",
+    summary: "An A2A agent's card as the gateway serves it",
+    description:
+      "The same card as GET /v1/proxy/{id}/.well-known/agent-card.json (docs/a2a.md): rewritten to the gateway's JSON-RPC interface and signed when receipts are on.",
+    tags,
+    params: [a2aVersionHeader],
+    responses: {
+      "200": ok("The card.", AgentCardResource),
+      "400": error("The agent is not an A2A agent."),
+      "404": notFound,
+      "422": error("The agent has no upstream_url."),
+      "502": error("agent card unavailable: the upstream's card is unreachable, not JSON, or over 1 MiB."),
+    },
   },
   {
     method: "delete",

@@ -1,6 +1,7 @@
+import { LIMITS } from "@gw/core";
 import { CreateCredential, CredentialResource, PutCredential } from "@gw/vault";
 import type * as v from "valibot";
-import { error, listOf, noContent, ok, pageParams } from "../common.ts";
+import { bodyTooLarge, error, listOf, noContent, ok, pageParams } from "../common.ts";
 import type { Route } from "../route.ts";
 
 const tags = ["Credentials"];
@@ -8,7 +9,7 @@ const notFound = error("No credential with this id in the caller's tenant (or th
 const badWrite = error(
   "Invalid body: a malformed or unknown field, a reserved header_name, bad allowed_hosts, a field of another kind, an OAuth kind without token_url or client_id, a token_url failing the SSRF rules or outside allowed_hosts.",
 );
-const tooLarge = error("Body over the JSON write limit.");
+const tooLarge = bodyTooLarge(LIMITS.jsonBodyMaxBytes);
 
 /** Mounted unless GW_CREDENTIALS=off. Secrets are write-only: no answer carries one. */
 export const credentialsRoutes: Route[] = [

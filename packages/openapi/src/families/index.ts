@@ -4,6 +4,7 @@ import { agentEventsComponents, agentEventsRoutes } from "./agent-events.ts";
 import { agentsComponents, agentsRoutes } from "./agents.ts";
 import { analyticsComponents, analyticsRoutes } from "./analytics.ts";
 import { approvalsComponents, approvalsRoutes } from "./approvals.ts";
+import { auditComponents, auditRoutes } from "./audit.ts";
 import { credentialsComponents, credentialsRoutes } from "./credentials.ts";
 import { discoveryComponents, discoveryRoutes } from "./discovery.ts";
 import { identityComponents, identityRoutes } from "./identity.ts";
@@ -48,6 +49,7 @@ export const FAMILIES: Family[] = [
   { name: "analytics", surface: "analytics", routes: analyticsRoutes, components: analyticsComponents },
   { name: "policy", routes: policyRoutes, components: policyComponents },
   { name: "approvals", routes: approvalsRoutes, components: approvalsComponents },
+  { name: "audit", routes: auditRoutes, components: auditComponents },
   { name: "receipts", routes: receiptsRoutes, components: receiptsComponents },
   { name: "settlement", surface: "settlement", routes: settlementRoutes, components: settlementComponents },
   { name: "discovery", surface: "discovery", routes: discoveryRoutes, components: discoveryComponents },
@@ -69,6 +71,7 @@ export const COMPONENTS = {
   ...analyticsComponents,
   ...policyComponents,
   ...approvalsComponents,
+  ...auditComponents,
   ...receiptsComponents,
   ...settlementComponents,
   ...discoveryComponents,

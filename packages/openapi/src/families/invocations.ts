@@ -36,6 +36,12 @@ export const invocationsRoutes: Route[] = [
         description: "Only this agent's invocations; a value naming no agent matches nothing.",
         schema: v.pipe(v.string(), v.maxLength(128)),
       },
+      {
+        name: "a2a_task_id",
+        in: "query",
+        description: "Every invocation of this A2A task (docs/a2a.md), oldest first instead of newest first.",
+        schema: v.pipe(v.string(), v.maxLength(256)),
+      },
       timeQuery("since", "Inclusive lower bound on created_at."),
       timeQuery("until", "Inclusive upper bound on created_at."),
     ],

@@ -1,7 +1,14 @@
 import { LIMITS } from "@gw/core";
-import { ACTIONS, PolicyDecisionResource, PolicyDocument, PolicyResource, PolicyWritten } from "@gw/policy";
+import {
+  ACTIONS,
+  PolicyDecisionResource,
+  PolicyDocument,
+  PolicyResource,
+  PolicyWritten,
+  QuotaUseResource,
+} from "@gw/policy";
 import * as v from "valibot";
-import { enumQuery, error, listOf, noContent, ok, pageParams, timeQuery } from "../common.ts";
+import { bodyTooLarge, enumQuery, error, listOf, noContent, ok, pageParams, timeQuery } from "../common.ts";
 import type { Route } from "../route.ts";
 
 const tags = ["Policy"];
@@ -27,7 +34,7 @@ export const policyRoutes: Route[] = [
     responses: {
       "200": ok("The new version.", PolicyWritten),
       "400": error("Malformed document (the message names the field)."),
-      "413": error("Body over the JSON write limit."),
+      "413": bodyTooLarge(LIMITS.jsonBodyMaxBytes),
     },
   },
   {
@@ -59,6 +66,29 @@ export const policyRoutes: Route[] = [
       "400": error("Invalid since, until, action, limit or offset; since after until."),
     },
   },
+  {
+    method: "get",
+    path: "/v1/policy/quotas",
+    operationId: "listPolicyQuotas",
+    summary: "Current use of the policy's limit rules",
+    description:
+      "The counters of the tenant's limit rules (current policy version) in their current fixed UTC windows. With key: one entry per limit rule for that key value (used 0 when untouched); without it, the counters with use, at most 100 per rule.",
+    tags,
+    params: [
+      {
+        name: "key",
+        in: "query",
+        description:
+          "A key value as the rule's key expression produces it (a long one is listed as sha256:<hex>).",
+        schema: v.string(),
+      },
+    ],
+    responses: {
+      "200": ok("The counters.", v.object({ data: v.array(QuotaUseResource) })),
+      "400": error("An unknown query parameter, or a key over 16 KiB."),
+      "503": error("Redis does not answer: the shared counts cannot be read."),
+    },
+  },
 ];
 
 // PolicyDocument stays inline: its valibot input type is `unknown` (arrays are refused before the
@@ -67,4 +97,5 @@ export const policyComponents = {
   Policy: PolicyResource,
   PolicyWritten,
   PolicyDecision: PolicyDecisionResource,
+  PolicyQuotaUse: QuotaUseResource,
 } satisfies Record<string, v.GenericSchema>;

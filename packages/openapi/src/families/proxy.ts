@@ -1,4 +1,5 @@
-import { LIMITS } from "@gw/core";
+import { bytesText, LIMITS } from "@gw/core";
+import { AgentCardResource } from "@gw/forward";
 import { ErrorBody } from "@gw/http";
 import { Accepted, PollResult } from "@gw/invocations";
 import { X402Challenge } from "@gw/payments";
@@ -49,6 +50,14 @@ const callHeaders: Param[] = [
   },
 ];
 
+/** The A2A version a client reads a card in (the v0.3 shape without it, as A2A servers answer). */
+export const a2aVersionHeader: Param = {
+  name: "A2A-Version",
+  in: "header",
+  description: "The A2A protocol version the card is read in (1.0; none: the v0.3 shape).",
+  schema: v.string(),
+};
+
 const invocationIdHeader = {
   "X-Gateway-Invocation-ID": { description: "The invocation this call created.", schema: { type: "string" } },
 };
@@ -72,7 +81,7 @@ const ApprovalRequired = v.object({ error: v.literal("approval required"), appro
 /** Answers every proxy path shares before the call is admitted. */
 const admission = (transactional: boolean): Record<string, Response> => ({
   "400": error(
-    `X-Gateway-Model over ${LIMITS.modelHeaderMaxBytes} bytes; Mcp-Method/Mcp-Name disagreeing with the body; a malformed MCP body${transactional ? "; a malformed verified-action envelope" : ""}.`,
+    `X-Gateway-Model over ${LIMITS.modelHeaderMaxBytes} bytes; Mcp-Method/Mcp-Name disagreeing with the body; a malformed MCP or A2A body (not one JSON-RPC 2.0 request, or a batch); an A2A push notification url the SSRF rules refuse ({"error":"push notification url is not allowed (…)"}, nothing forwarded)${transactional ? "; a malformed verified-action envelope" : ""}.`,
   ),
   "402": {
     description:
@@ -83,7 +92,7 @@ const admission = (transactional: boolean): Record<string, Response> => ({
     },
   },
   "403": {
-    description: `Denied by policy${transactional ? ", or a verified-action MCP tools/call that is missing authorization, fails verification or does not match the verified action" : ""}; or held by a require_approval rule: {"error":"approval required","approval_id"}.`,
+    description: `Denied by policy${transactional ? ", or a verified-action MCP tools/call that is missing authorization, fails verification or does not match the verified action" : ""}; or held by a require_approval rule: {"error":"approval required","approval_id"}; or, for an MCP or A2A agent, an Origin header naming neither GW_PUBLIC_URL's origin nor one of GW_ALLOWED_ORIGINS: {"error":"origin not allowed"} (DNS rebinding; nothing charged or recorded).`,
     body: { json: v.union([ApprovalRequired, ErrorBody]) },
   },
   "404": error("No agent with this id in the caller's tenant."),
@@ -92,7 +101,7 @@ const admission = (transactional: boolean): Record<string, Response> => ({
       ? error("Method not allowed on this path.")
       : {
           description:
-            "Method not allowed on this path. A virtual MCP server answers GET and DELETE with a JSON-RPC error (-32000) instead, as its protocol revision does.",
+            "Method not allowed on this path. A virtual MCP server answers GET with a JSON-RPC error (-32000) instead, as its protocol revision does (a DELETE ends an older client's session: 204; 404 or 400 with a JSON-RPC error for a session id that is not valid or missing).",
           body: { json: v.union([ErrorBody, JsonRpcErrorBody]) },
         }),
     headers: { Allow: { description: "The methods this path takes.", schema: { type: "string" } } },
@@ -103,7 +112,16 @@ const admission = (transactional: boolean): Record<string, Response> => ({
       : "MCP agent on the streaming endpoint while the verifier is configured.",
   ),
   "422": error("The agent is inactive, suspended or has no upstream_url (and is not a virtual MCP server)."),
-  "429": { ...error("Rate limit or concurrency limit exceeded."), headers: retryAfter },
+  "429": {
+    ...error("Rate limit, concurrency limit or a policy quota (quota exceeded) exceeded."),
+    headers: {
+      "Retry-After": {
+        ...retryAfter["Retry-After"],
+        description: `${retryAfter["Retry-After"].description} A policy quota's is the seconds until its window ends, up to 86400.`,
+        schema: { type: "integer", minimum: 1, maximum: 86_400 },
+      },
+    },
+  },
   "503": error("Store or settlement unavailable."),
 });
 
@@ -125,7 +143,7 @@ export const proxyRoutes: Route[] = [
       },
       ...admission(true),
       "413": error(
-        `Body over ${LIMITS.transactMaxBodyBytes} bytes, or an embedded authorization bundle over ${LIMITS.bundleMaxBytes} bytes.`,
+        `Body over ${bytesText(LIMITS.transactMaxBodyBytes)}, or an embedded authorization bundle over ${bytesText(LIMITS.bundleMaxBytes)}; the message names the limit.`,
       ),
     },
   },
@@ -142,7 +160,7 @@ export const proxyRoutes: Route[] = [
             : "End an MCP session",
       description:
         method === "post"
-          ? "Both bodies are streamed verbatim without buffering or size cap; SSE passes through. A virtual MCP server (an agent with members) answers as an MCP server of revision 2026-07-28: routed calls stream the member's answer, merged answers are JSON, protocol refusals are JSON-RPC errors with the revision's statuses (404 -32601, 400 -32022)."
+          ? "Both bodies are streamed verbatim without buffering or size cap; SSE passes through. A virtual MCP server (an agent with members) answers as an MCP server of revision 2026-07-28: routed calls stream the member's answer, merged answers are JSON, protocol refusals are JSON-RPC errors with the revision's statuses (404 -32601, 400 -32022). It also serves clients of revisions 2025-11-25, 2025-06-18 and 2025-03-26: their initialize is answered by the gateway with a signed Mcp-Session-Id, and a forged, expired or other agent's session id is answered 404 (docs/mcp.md, Older revisions)."
           : "MCP agents only (405 for http agents); forwarded verbatim like POST.",
       tags,
       params: method === "post" ? callHeaders : [],
@@ -171,6 +189,23 @@ export const proxyRoutes: Route[] = [
   ),
   {
     method: "get",
+    path: "/v1/proxy/{id}/.well-known/agent-card.json",
+    operationId: "getProxyAgentCard",
+    summary: "An A2A agent's card, pointing at the gateway",
+    description:
+      "The upstream's agent card rewritten to the gateway's JSON-RPC interface (/v1/proxy/{id}/stream), security the gateway's bearer token (OAuth when authorization servers are configured), upstream signatures dropped and, when receipts are on, signed by the gateway (key in /v1/receipts/jwks). The caller's A2A-Version picks the v1.0 or v0.3 shape. Cached 5 minutes per process; an agent write drops it.",
+    tags,
+    params: [a2aVersionHeader],
+    responses: {
+      "200": ok("The card.", AgentCardResource),
+      "400": error("The agent is not an A2A agent."),
+      "404": error("No agent with this id in the caller's tenant."),
+      "422": error("The agent has no upstream_url."),
+      "502": error("agent card unavailable: the upstream's card is unreachable, not JSON, or over 1 MiB."),
+    },
+  },
+  {
+    method: "get",
     path: "/v1/proxy/{id}/invocations/{inv_id}",
     operationId: "pollInvocation",
     summary: "Poll a transactional call",
@@ -186,6 +221,7 @@ export const proxyRoutes: Route[] = [
 
 export const proxyComponents = {
   Accepted,
+  AgentCard: AgentCardResource,
   PollResult,
   X402Challenge,
 } satisfies Record<string, v.GenericSchema>;

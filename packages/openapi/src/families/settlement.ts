@@ -1,6 +1,7 @@
+import { LIMITS } from "@gw/core";
 import { PutSettlementConfig, SettlementConfigResource } from "@gw/payments";
 import type * as v from "valibot";
-import { error, ok } from "../common.ts";
+import { bodyTooLarge, error, ok } from "../common.ts";
 import type { Route } from "../route.ts";
 
 const tags = ["Settlement"];
@@ -31,7 +32,7 @@ export const settlementRoutes: Route[] = [
       "400": error(
         "Invalid body: unknown field, a facilitator_url failing SSRF validation, or a credential that does not exist.",
       ),
-      "413": error("Body over the JSON write limit."),
+      "413": bodyTooLarge(LIMITS.jsonBodyMaxBytes),
     },
   },
 ];

@@ -1,6 +1,7 @@
-import { type Db, settlementConfigRepo } from "@gw/db";
+import type { Db } from "@gw/db";
 import { CredentialError, type Keyring, openCredential } from "@gw/vault";
 import type { Dispatcher } from "undici";
+import { settlementConfigRepo } from "../repos/settlement-configs.ts";
 import type { VerifiedPayment } from "../verify.ts";
 import { type SettleOutcome, settlePayment } from "./settle.ts";
 

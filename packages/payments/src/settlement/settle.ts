@@ -1,3 +1,4 @@
+import { LIMITS } from "@gw/core";
 import type { Dispatcher } from "undici";
 import * as v from "valibot";
 import type { VerifiedPayment } from "../verify.ts";
@@ -17,9 +18,6 @@ export type SettleOutcome =
 
 /** docs/payments.md, settle-then-forward: 15 s per attempt, two retries 100 ms apart. */
 export const SETTLE_DEFAULTS = Object.freeze({ timeoutMs: 15_000, retries: 2, backoffMs: 100 });
-
-/** Facilitator answers are small JSON; anything longer is not an answer. */
-const MAX_ANSWER_BYTES = 64 * 1024;
 
 const Decimal = v.pipe(v.string(), v.regex(/^[0-9]{1,78}$/));
 const SettleAnswer = v.union([
@@ -80,7 +78,7 @@ async function attemptOnce(
     let size = 0;
     for await (const chunk of res.body) {
       size += (chunk as Buffer).length;
-      if (size > MAX_ANSWER_BYTES) {
+      if (size > LIMITS.facilitatorAnswerMaxBytes) {
         res.body.destroy();
         return { kind: "retry", reason: "facilitator_invalid_response" };
       }

@@ -26,13 +26,48 @@ const REFUSED = new Set(["matches"]);
  * project's own words (never the library's message or the expression's text).
  */
 export function compileCondition(expr: string, field: string): CompiledCondition {
+  const parsed = compileExpression(expr, field, "bool");
+  return Object.freeze({
+    holds: (vars: CelVariables) => {
+      const r: unknown = parsed(vars);
+      if (typeof r !== "boolean") throw new Error("condition did not evaluate to a bool");
+      return r;
+    },
+    readsArguments: /\barguments\b/.test(expr),
+    readsClock: /\bnow\b/.test(expr),
+  });
+}
+
+/** A compiled quota key (`limit.key`): evaluation throws on any error or a non-string value. */
+export type CompiledKey = {
+  readonly valueOf: (vars: CelVariables) => string;
+  readonly readsArguments: boolean;
+};
+
+/**
+ * Parses, type-checks and bounds a `limit.key` expression like a condition, but it must evaluate
+ * to a string (`dyn`, e.g. a claim, is checked on each call: anything else → `on_error`).
+ */
+export function compileKey(expr: string, field: string): CompiledKey {
+  const parsed = compileExpression(expr, field, "string");
+  return Object.freeze({
+    valueOf: (vars: CelVariables) => {
+      const r: unknown = parsed(vars);
+      if (typeof r !== "string") throw new Error("key did not evaluate to a string");
+      return r;
+    },
+    readsArguments: /\barguments\b/.test(expr),
+  });
+}
+
+function compileExpression(expr: string, field: string, type: "bool" | "string") {
   if (expr.length > CEL_LIMITS.maxExpressionLength) {
     throw invalid(`${field} must be at most ${CEL_LIMITS.maxExpressionLength} characters`);
   }
   const checked = checkEnv.check(expr);
   if (!checked.valid) throw invalid(`${field} ${describe(checked.error)}`);
-  if (checked.type !== "bool" && checked.type !== "dyn") {
-    throw invalid(`${field} must evaluate to a bool, not ${checked.type ?? "another type"}`);
+  if (checked.type !== type && checked.type !== "dyn") {
+    throw invalid(`${field} must evaluate to a ${type}, not ${checked.type ?? "another type"}`);
   }
   const parsed = runEnv.parse(expr);
   const ast = parsed.ast as ASTNode;
@@ -45,15 +80,7 @@ export function compileCondition(expr: string, field: string): CompiledCondition
       `${field} may be too costly to evaluate (a comprehension over call data nested in another, or a very large expression)`,
     );
   }
-  return Object.freeze({
-    holds: (vars: CelVariables) => {
-      const r: unknown = parsed(vars);
-      if (typeof r !== "boolean") throw new Error("condition did not evaluate to a bool");
-      return r;
-    },
-    readsArguments: /\barguments\b/.test(expr),
-    readsClock: /\bnow\b/.test(expr),
-  });
+  return parsed;
 }
 
 type CelError = { name?: string; code?: string; summary?: string; range?: { start: number } };

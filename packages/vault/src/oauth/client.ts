@@ -1,8 +1,9 @@
 import { createHash } from "node:crypto";
-import { type CredentialKind, type CredentialRow, credentialRepo, type Db } from "@gw/db";
+import type { CredentialKind, CredentialRow, Db } from "@gw/db";
 import type { Dispatcher } from "undici";
 import { CredentialError } from "../keyring.ts";
-import { requestToken, TOKEN_TIMEOUT_MS, TokenRequestError } from "./request.ts";
+import { credentialRepo } from "../repos/credentials.ts";
+import { describeTokenFailure, requestToken, TOKEN_TIMEOUT_MS, TokenRequestError } from "./request.ts";
 import { TokenCache } from "./tokens.ts";
 
 const TOKEN_EXCHANGE = "urn:ietf:params:oauth:grant-type:token-exchange";
@@ -99,7 +100,8 @@ export async function accessTokenFor(opts: {
       return { token: issued.accessToken, expiresIn: issued.expiresIn };
     });
   } catch (e) {
-    if (e instanceof TokenRequestError) throw new CredentialError("token_unavailable", e.failure);
+    if (e instanceof TokenRequestError)
+      throw new CredentialError("token_unavailable", { ...e.failure, text: describeTokenFailure(e.failure) });
     throw e;
   }
 }

@@ -52,7 +52,7 @@ describe("requestToken", () => {
       form: { grant_type: "client_credentials" },
     }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(TokenRequestError);
-    expect((err as TokenRequestError).failure.kind).toBe("network");
+    expect((err as TokenRequestError).failure.kind).toBe("blocked");
     expect(seen.length).toBe(before);
     await dispatcher.close();
   });

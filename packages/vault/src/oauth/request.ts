@@ -1,15 +1,11 @@
-import { readCapped } from "@gw/upstream";
+import { bytesText, LIMITS } from "@gw/core";
+import { classifyFailure, readCapped } from "@gw/upstream";
 import { type Dispatcher, request } from "undici";
 
 /** A token endpoint gets this long for the whole exchange: connect, answer and body. */
 export const TOKEN_TIMEOUT_MS = 5_000;
-/** Largest token endpoint answer read; a bigger one is refused (a token is a few KiB at most). */
-export const TOKEN_RESPONSE_MAX_BYTES = 64 * 1024;
 /** Lifetime assumed when an answer carries no `expires_in` (RFC 6749 makes it optional). */
 export const DEFAULT_TOKEN_LIFETIME_S = 300;
-/** Largest access token accepted: it becomes one header value, like a static secret. */
-const ACCESS_TOKEN_MAX_BYTES = 8 * 1024;
-
 /** An access token and how many seconds it lives from when it was issued. */
 export type IssuedToken = { accessToken: string; expiresIn: number };
 
@@ -18,9 +14,30 @@ export type IssuedToken = { accessToken: string; expiresIn: number };
  * `status` is the token endpoint's HTTP status when it answered.
  */
 export type TokenFailure = {
-  kind: "timeout" | "network" | "status" | "too_large" | "malformed";
+  kind: "timeout" | "network" | "blocked" | "status" | "too_large" | "malformed";
   status?: number;
 };
+
+/**
+ * The coarse detail of a failure as the log line says it (docs/credentials.md): the status, a
+ * time-out, an unusable answer or a network error; never the form, the secret or the answer's bytes.
+ */
+export function describeTokenFailure(f: TokenFailure): string {
+  switch (f.kind) {
+    case "status":
+      return `token endpoint answered ${f.status ?? "a status other than 200"}`;
+    case "timeout":
+      return "token endpoint timed out";
+    case "blocked":
+      return "token endpoint address refused by the SSRF guard";
+    case "network":
+      return "token endpoint unreachable";
+    case "too_large":
+      return `token endpoint answer was larger than ${bytesText(LIMITS.oauthTokenResponseMaxBytes)}`;
+    case "malformed":
+      return "token endpoint answer was not a token response";
+  }
+}
 
 export class TokenRequestError extends Error {
   override name = "TokenRequestError";
@@ -71,13 +88,14 @@ export async function requestToken(req: TokenRequest): Promise<IssuedToken> {
     status = res.statusCode;
     if (status !== 200) {
       // Read off and dropped (bounded): destroying the body would raise an unhandled abort error.
-      await res.body.dump({ limit: TOKEN_RESPONSE_MAX_BYTES }).catch(() => {});
+      await res.body.dump({ limit: LIMITS.oauthTokenResponseMaxBytes }).catch(() => {});
       throw new TokenRequestError({ kind: "status", status });
     }
-    body = await readCapped(res.body, TOKEN_RESPONSE_MAX_BYTES);
+    body = await readCapped(res.body, LIMITS.oauthTokenResponseMaxBytes);
   } catch (e) {
     if (e instanceof TokenRequestError) throw e;
-    throw new TokenRequestError({ kind: signal.aborted ? "timeout" : "network" });
+    if (signal.aborted) throw new TokenRequestError({ kind: "timeout" });
+    throw new TokenRequestError({ kind: classifyFailure(e) === "ssrf_blocked" ? "blocked" : "network" });
   }
   if (body === null) throw new TokenRequestError({ kind: "too_large", status });
   return parseTokenAnswer(body);
@@ -96,7 +114,8 @@ export function parseTokenAnswer(body: Buffer): IssuedToken {
   if (
     typeof token !== "string" ||
     token.length === 0 ||
-    token.length > ACCESS_TOKEN_MAX_BYTES ||
+    // It becomes one header value, like a static secret, and is capped like one.
+    token.length > LIMITS.credentialSecretMaxBytes ||
     !/^[\x21-\x7e]+$/.test(token)
   ) {
     throw new TokenRequestError({ kind: "malformed" });

@@ -1,10 +1,10 @@
 import { ANALYTICS_BUCKETS, getAnalytics } from "@gw/analytics";
-import { type AppEnv, enumParam, timeParam } from "@gw/http";
+import { type AppEnv, enumParam, RANGE_QUERY, takesQuery, timeParam } from "@gw/http";
 import type { Runtime } from "@gw/runtime";
 import type { Hono } from "hono";
 
 export function registerAnalytics(app: Hono<AppEnv>, deps: Pick<Runtime, "store">) {
-  app.get("/analytics", async (c) => {
+  app.get("/analytics", takesQuery(...RANGE_QUERY, "bucket", "agent_id"), async (c) => {
     const q = c.req.query();
     const body = await getAnalytics({
       ctx: { db: deps.store.db, query: deps.store.query, tenantId: c.var.principal.tenantId },

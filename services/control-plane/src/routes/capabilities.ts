@@ -20,6 +20,7 @@ export function surfacesOf(deps: Pick<Runtime, "features">): Surfaces {
     policy: true,
     receipts: true,
     approvals: true,
+    audit: true,
   };
 }
 
@@ -41,6 +42,19 @@ export function registerCapabilities(
       policy_decisions_max_limit: LIMITS.policyDecisionsMaxLimit,
       analytics_max_range_days: LIMITS.analyticsMaxRangeDays,
       agent_event_max_range_days: LIMITS.agentEventMaxRangeDays,
+      json_body_max_bytes: LIMITS.jsonBodyMaxBytes,
+      agent_event_max_bytes: LIMITS.agentEventMaxBytes,
+      approval_arguments_max_bytes: LIMITS.approvalArgumentsMaxBytes,
+      mcp_name_max_bytes: LIMITS.mcpNameMaxBytes,
+      tool_list_max_bytes: LIMITS.toolListMaxBytes,
+      tool_name_max_bytes: LIMITS.toolNameMaxBytes,
+      virtual_members_max: LIMITS.virtualMembersMax,
+      virtual_member_answer_max_bytes: LIMITS.virtualMemberAnswerMaxBytes,
+      credential_secret_max_bytes: LIMITS.credentialSecretMaxBytes,
+      payment_header_max_chars: LIMITS.paymentHeaderMaxChars,
+      oauth_token_response_max_bytes: LIMITS.oauthTokenResponseMaxBytes,
+      facilitator_answer_max_bytes: LIMITS.facilitatorAnswerMaxBytes,
+      classifier_answer_max_bytes: LIMITS.classifierAnswerMaxBytes,
     },
     posture: {
       store: deps.store.kind,

@@ -1,4 +1,4 @@
-import { CONSOLE_CSP, type ConsoleAsset, loadConsoleAssets } from "@gw/console";
+import { type ConsoleAsset, type ConsoleOidc, consoleCsp, loadConsoleAssets } from "@gw/console";
 import type { AppEnv } from "@gw/http";
 import type { Context, Hono } from "hono";
 
@@ -6,10 +6,14 @@ const FILE_RE = /^[\w.-]{1,128}$/;
 
 /**
  * The operator console (docs/console.md): static files, no token needed to fetch them; the page
- * calls the API with the token the operator pastes. Assets are read once, on the first request,
- * so processes that never serve the console never pay for it.
+ * calls the API with the token the operator pastes or obtains from the identity provider. Assets
+ * are read once, on the first request, so processes that never serve the console never pay for it.
+ * `config.json` tells the page how to sign in (`{oidc: null}` without an identity provider).
  */
-export function registerConsole(app: Hono<AppEnv>, opts: { dir?: string } = {}) {
+export function registerConsole(app: Hono<AppEnv>, opts: { dir?: string; oidc?: ConsoleOidc | null } = {}) {
+  const oidc = opts.oidc ?? null;
+  const csp = consoleCsp(oidc);
+  const settings = JSON.stringify({ oidc });
   let assets: Map<string, ConsoleAsset> | null | undefined;
   const load = () => {
     if (assets === undefined) assets = loadConsoleAssets(opts.dir);
@@ -18,7 +22,7 @@ export function registerConsole(app: Hono<AppEnv>, opts: { dir?: string } = {}) 
 
   const serve = (c: Context<AppEnv>, name: string) => {
     const all = load();
-    securityHeaders(c);
+    securityHeaders(c, csp);
     if (!all) {
       c.var.log.warn("console requested but not built: run `pnpm --filter @gw/console build`");
       return c.json({ error: "console is not built on this deployment" }, 503);
@@ -39,11 +43,18 @@ export function registerConsole(app: Hono<AppEnv>, opts: { dir?: string } = {}) 
 
   app.get("/console", (c) => serve(c, "index.html"));
   app.get("/console/", (c) => serve(c, "index.html"));
+  // Before `/console/:file`: not a built file, and answered even when the console is not built.
+  app.get("/console/config.json", (c) => {
+    securityHeaders(c, csp);
+    c.header("Cache-Control", "no-cache");
+    c.header("Content-Type", "application/json; charset=utf-8");
+    return c.body(settings, 200);
+  });
   app.get("/console/:file", (c) => serve(c, c.req.param("file")));
 }
 
-function securityHeaders(c: Context<AppEnv>) {
-  c.header("Content-Security-Policy", CONSOLE_CSP);
+function securityHeaders(c: Context<AppEnv>, csp: string) {
+  c.header("Content-Security-Policy", csp);
   c.header("X-Content-Type-Options", "nosniff");
   c.header("X-Frame-Options", "DENY");
   c.header("Referrer-Policy", "no-referrer");

@@ -6,19 +6,19 @@ const MAX_ECHO_BYTES = 64 * 1024;
 
 /**
  * The demo's plain HTTP upstream on 127.0.0.1: answers every request with what it received
- * (method, path, content type, body) as JSON; with `Accept: text/event-stream` it streams the same
+ * (method, path, content type, the body's first 64 KiB and its whole length in `bytes`) as JSON; with `Accept: text/event-stream` it streams the same
  * as three server-sent events a moment apart, so a streaming call visibly streams.
  */
 export async function startEchoServer(): Promise<{ url: string; server: Server }> {
   const server = createServer((req, res) => {
     readBody(req).then(
-      (body) => {
+      ({ head, bytes }) => {
         const echo = {
           method: req.method,
           path: req.url,
           content_type: req.headers["content-type"] ?? null,
-          body: body.subarray(0, MAX_ECHO_BYTES).toString("utf8"),
-          bytes: body.length,
+          body: head.toString("utf8"),
+          bytes,
         };
         if (!/text\/event-stream/.test(req.headers.accept ?? "")) {
           res.writeHead(200, { "content-type": "application/json" });
@@ -47,15 +47,21 @@ export async function startEchoServer(): Promise<{ url: string; server: Server }
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/echo`, server };
 }
 
-function readBody(req: IncomingMessage): Promise<Buffer> {
+/** The body's first MAX_ECHO_BYTES (what the echo shows) and its whole length (what it counts). */
+function readBody(req: IncomingMessage): Promise<{ head: Buffer; bytes: number }> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
-    let size = 0;
+    let kept = 0;
+    let bytes = 0;
     req.on("data", (c: Buffer) => {
-      size += c.length;
-      if (size <= MAX_ECHO_BYTES) chunks.push(c);
+      bytes += c.length;
+      if (kept < MAX_ECHO_BYTES) {
+        const part = c.subarray(0, MAX_ECHO_BYTES - kept);
+        chunks.push(part);
+        kept += part.length;
+      }
     });
-    req.on("end", () => resolve(Buffer.concat(chunks)));
+    req.on("end", () => resolve({ head: Buffer.concat(chunks), bytes }));
     req.on("error", reject);
   });
 }

@@ -2,6 +2,8 @@ import {
   type ApiRoute,
   client,
   crossTenantCase,
+  fillPath,
+  NEVER_IDS,
   openApiRoutes,
   securityCases,
   type TestApp,
@@ -69,15 +71,29 @@ describe("every route of the OpenAPI document", () => {
   it("answers every 401 variant with 401 and no body, on every route but the public ones", async () => {
     const hitsBefore = upstreamHits;
     for (const route of routes.filter((r) => !r.public)) {
-      for (const [name, run] of securityCases(app.url, route)) {
+      for (const [name, run, challenge] of securityCases(app.url, route)) {
         const res = await run();
         record(seen, name, res);
         tally.add("401 variants", res.status === 401);
         expect(res.status, name).toBe(401);
         expect(res.text, name).toBe("");
+        // RFC 6750 §3: invalid_token exactly when a bearer token was presented.
+        expect(res.headers.get("www-authenticate"), name).toBe(challenge);
       }
     }
     expect(upstreamHits).toBe(hitsBefore);
+  });
+
+  it("takes the Bearer scheme name in any case (RFC 7235), on every route", async () => {
+    for (const route of routes.filter((r) => !r.public)) {
+      const body = route.method === "GET" || route.method === "DELETE" ? undefined : {};
+      for (const scheme of ["bearer", "BEARER", "bEaReR"]) {
+        // Never-existing ids: the answer is whatever follows authentication, never a write.
+        const path = fillPath(route, NEVER_IDS);
+        const res = await a(route.method, path, body, { authorization: `${scheme} ${a.token}` });
+        expect(res.status, `${route.method} ${path} with ${scheme}`).not.toBe(401);
+      }
+    }
   });
 
   it("leaves the public routes open", async () => {

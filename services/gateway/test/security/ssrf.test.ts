@@ -171,6 +171,17 @@ describe("write-time SSRF corpus", () => {
     expect(list.json.total).toBe(1);
   });
 
+  it("tells a caller who named localhost to use the address, and, with loopback not allowed, the variable that allows it", async () => {
+    const named = await call("POST", "/v1/agents", {
+      name: "local",
+      upstream_url: "https://localhost:8443/v1?api_key=not-repeated",
+    });
+    expect(named.status).toBe(400);
+    expect(named.json.error).toBe(
+      "upstream_url host is not allowed (localhost names are always refused: use the address, https://127.0.0.1:8443/…, and in development allow it with GW_SSRF_ALLOW_CIDRS=127.0.0.1/32)",
+    );
+  });
+
   it("accepts the public controls (the corpus is not refusing everything)", async () => {
     const agentId = await createAgent(call, {});
     for (const url of ALLOWED) {

@@ -1,10 +1,9 @@
-import { type ForwardCall, forward } from "@gw/forward";
+import { forward } from "@gw/forward";
+import { closeOnDrain } from "@gw/http";
 import { bearerOf } from "@gw/vault";
-import type { VirtualServer } from "@gw/virtual";
 import type { ProxyDeps } from "../deps.ts";
 import type { ProxyExchange } from "../exchange.ts";
-import { type Admitted, admitCall } from "../pipeline.ts";
-import { virtualServerOf } from "../virtual.ts";
+import { admitCall } from "../pipeline.ts";
 
 /**
  * POST /v1/proxy/{id}/stream (and GET/DELETE for MCP agents; routed by direct.ts): steps 1–8, then
@@ -16,42 +15,26 @@ export async function streamCall(x: ProxyExchange, deps: ProxyDeps): Promise<voi
   const start = performance.now();
   const call = await admitCall(x, deps, "streaming");
   x.fields.invocation_id = call.invocationId;
+  // A standalone GET stream never ends by itself: shutdown closes it rather than waiting for it.
+  if (call.method === "GET") closeOnDrain(x.outgoing);
   // A held body (an MCP POST, a verified envelope's inner call) or the live request stream.
   const source = call.forward ?? (call.method === "POST" ? x.incoming : null);
+  const local = {
+    target: call.target,
+    subjectToken: () => bearerOf(call.headers.authorization),
+    caller: {
+      principal: { sub: call.principal.userId, scopes: call.principal.scopes, claims: call.principal.claims },
+      agentName: call.agent.name,
+      mode: "streaming" as const,
+    },
+    responseHeaders: call.responseHeaders,
+    record: call.record,
+  };
   await forward(
-    forwardCallOf(call, await virtualServerOf(call.agent, deps)),
+    call.forwarded,
+    local,
     source,
     { kind: "relay", caller: x, track: deps.inflight.track, start },
     deps,
   );
-}
-
-/** The admitted call as step 9 reads it. */
-function forwardCallOf(call: Admitted, virtual: VirtualServer | null): ForwardCall {
-  const { agent } = call;
-  return {
-    tenantId: call.tenantId,
-    agentId: agent.id,
-    invocationId: call.invocationId,
-    method: call.method,
-    target: call.target,
-    virtual,
-    protocol: agent.protocol,
-    mcpMethod: call.mcp?.method ?? null,
-    mcpRequestId: call.mcp?.kind === "request" ? call.mcp.id : null,
-    captureBodies: agent.captureBodies,
-    emitReceipts: agent.emitReceipts,
-    credentialRef: agent.credentialRef,
-    subjectToken: () => bearerOf(call.headers.authorization),
-    caller: {
-      principal: { sub: call.principal.userId, scopes: call.principal.scopes, claims: call.principal.claims },
-      agentName: agent.name,
-      mode: "streaming",
-    },
-    payment: call.payment,
-    headers: call.rawHeaders,
-    clientAddress: call.clientAddress,
-    responseHeaders: call.responseHeaders,
-    record: call.record,
-  };
 }

@@ -1,12 +1,14 @@
 import { DomainError, notFound, unprocessable } from "@gw/core";
+import { protocolOf } from "@gw/forward";
 import type { Call } from "../call.ts";
 import type { ProxyDeps } from "../deps.ts";
 
 /**
  * Step 2: the agent in the caller's tenant (404); not callable → 422 (a virtual MCP server has no
- * upstream_url of its own: its members have). GET and DELETE exist only for MCP agents on the
- * streaming path (the standalone SSE stream and session end): 405 otherwise; a virtual server
- * speaks the stateless revision, which has neither, and answers 405 as that revision does.
+ * upstream_url of its own: its members have), and the protocol it speaks, resolved once. GET and
+ * DELETE exist only where the protocol serves them on the streaming path (MCP: the standalone SSE
+ * stream and session end): 405 otherwise. A virtual server has no GET stream (405, as 2026-07-28
+ * answers); a DELETE ends an older client's session (docs/mcp.md, Older revisions), answered in step 9.
  */
 export async function loadAgent(call: Call, deps: ProxyDeps): Promise<Call> {
   const cached = await deps.agents(call.tenantId, call.agentId);
@@ -16,18 +18,20 @@ export async function loadAgent(call: Call, deps: ProxyDeps): Promise<Call> {
   if (row.suspended) throw unprocessable("agent is suspended");
   const virtual = row.members !== null;
   if (!target && !virtual) throw unprocessable("agent has no upstream_url");
-  if (virtual && call.method !== "POST") {
+  if (virtual && call.method === "GET") {
     throw new DomainError("method_not_allowed", "method not allowed; use POST", {
       headers: { Allow: "POST" },
       body: { jsonrpc: "2.0", id: null, error: { code: -32000, message: "Method not allowed." } },
     });
   }
-  if (call.method !== "POST" && row.protocol !== "mcp") {
+  const speaks = protocolOf(row.protocol);
+  if (call.method !== "POST" && !speaks.streamMethods.has(call.method)) {
     throw new DomainError("method_not_allowed", "method not allowed; use POST", {
       headers: { Allow: "POST" },
     });
   }
   call.agent = row;
+  call.speaks = speaks;
   call.target = target;
   return call;
 }

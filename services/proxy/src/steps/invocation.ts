@@ -1,10 +1,11 @@
+import { type Forwarded, storedCallOf } from "@gw/forward";
 import { type InvocationHandle, type NewInvocation, ReservationTaken } from "@gw/invocations";
 import { paymentFailed, pendingSettlement } from "@gw/payments";
 import { subjectTokenForJob } from "@gw/vault";
 import { authorizationAlreadyUsed } from "@gw/verifier";
 import type { Call } from "../call.ts";
 import type { ProxyDeps } from "../deps.ts";
-import { storedJobOf } from "../job.ts";
+import { forwardedOf } from "../forwarded.ts";
 
 /**
  * Step 8: the invocation record, with the call's reservations in the same statement. The
@@ -12,11 +13,14 @@ import { storedJobOf } from "../job.ts";
  * (a taken key must refuse the call before it is forwarded). Any other streaming record is written
  * off the critical path (ADR 0006): one INSERT of its final state when the call ends within
  * `GW_STREAM_RECORD_DEFER_MS`, else a `running` row then, completed at the end. `record` ends it.
+ * `forwarded` is the call as step 9 forwards it, built here once the call is complete: the
+ * transactional record stores it as its request.
  */
 export async function openInvocation(
   call: Call,
   deps: ProxyDeps,
-): Promise<Call & { record: InvocationHandle }> {
+): Promise<Call & { record: InvocationHandle; forwarded: Forwarded }> {
+  const forwarded = forwardedOf(call);
   const ref = { tenantId: call.tenantId, id: call.invocationId, agentId: call.agent.id };
   const row: NewInvocation & { id: string } = {
     id: call.invocationId,
@@ -25,8 +29,8 @@ export async function openInvocation(
     createdBy: call.principal.userId,
     status: call.mode === "transactional" ? "pending" : "running",
     model: call.model,
-    mcpMethod: call.mcp?.method ?? null,
-    mcpTool: call.mcp?.tool ?? null,
+    // What the protocol records of the parsed request (MCP: method and tool; A2A: method, task, context).
+    ...call.speaks.recorded(call.request),
     reqSize: call.forward?.length ?? null,
     startedAt: call.mode === "streaming" ? new Date() : null,
     // The call's own time, also when its record is written after the fact (ADR 0006).
@@ -43,23 +47,32 @@ export async function openInvocation(
     // The process that owns an open streaming record (the sweeper ends it if this one dies).
     instanceId: call.mode === "streaming" ? deps.instanceId : null,
   };
+  // The decision travels with the row from here on (docs/policy.md "Decisions").
+  const decision = call.decision ?? undefined;
   if (call.mode === "streaming" && call.reservations.length === 0) {
-    const record = deps.invocations.openDeferred(row, ref, deps.config.GW_STREAM_RECORD_DEFER_MS);
-    return Object.assign(call, { record });
+    call.decision = null;
+    const record = deps.invocations.openDeferred(row, ref, deps.config.GW_STREAM_RECORD_DEFER_MS, decision);
+    return Object.assign(call, { record, forwarded });
   }
-  // A transactional call's job is stored with its row: the reconciler rebuilds it from there.
+  // A transactional call is stored with its row: the worker and the reconciler read it from there.
   const request =
     call.mode === "transactional"
       ? {
           queue: deps.config.GW_QUEUE_NAME,
-          job: { ...storedJobOf(call), subjectToken: await subjectTokenFor(call, deps) },
+          job: storedCallOf(forwarded, await subjectTokenFor(call, deps)),
           body: call.forward ?? Buffer.alloc(0),
         }
       : undefined;
+  // Past this point the decision is the statement's: written with the row, or not at all (a taken
+  // reservation writes nothing, so the decision is handed back to be written alone).
+  call.decision = null;
   await deps.invocations
-    .open(call.tenantId, row, { durable: true, reservations: call.reservations, request })
-    .catch(refusal);
-  return Object.assign(call, { record: deps.invocations.handle(ref) });
+    .open(call.tenantId, row, { durable: true, reservations: call.reservations, request, decision })
+    .catch((e: unknown) => {
+      if (e instanceof ReservationTaken && decision) call.decision = decision;
+      return refusal(e);
+    });
+  return Object.assign(call, { record: deps.invocations.handle(ref), forwarded });
 }
 
 /** The caller's token, sealed for the worker, when the agent's credential exchanges it (else none). */

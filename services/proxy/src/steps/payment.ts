@@ -18,7 +18,7 @@ export async function checkPayment(call: Call, deps: ProxyDeps): Promise<Call> {
   const facilitator = await withinDeadline(facilitatorOf(deps.store.db, call.tenantId));
   const verified = await admitPayment({
     price,
-    tool: call.mcp?.tool ?? null,
+    tool: call.request?.tool ?? null,
     resource: `${deps.config.publicUrl}${call.path}`,
     description: call.agent.name,
     headers: call.headers,

@@ -1,14 +1,14 @@
 import type { IncomingMessage } from "node:http";
 import { LIMITS } from "@gw/core";
 import { readNodeBodyCapped } from "@gw/http";
-import { approvalRequired, deniedByPolicy } from "@gw/policy";
+import { approvalRequired, deniedByPolicy, quotaExceeded } from "@gw/policy";
 import type { Call } from "../call.ts";
 import type { ProxyDeps } from "../deps.ts";
 
 /**
- * Step 6: the tenant's policy decides allow, warn or deny, once per call, and the decision is
- * recorded (denials too) before anything else happens. Deny → 403 with nothing created or
- * forwarded; warn → the call proceeds with X-Gateway-Policy-Warning. No document → `call.policy`
+ * Step 6: the tenant's policy decides allow, warn or deny, once per call. A deny is recorded
+ * before it is answered; an allow or warn is recorded by step 8 with the invocation. Deny → 403 with nothing created or
+ * forwarded (429 when a quota counter is spent); warn → the call proceeds with X-Gateway-Policy-Warning. No document → `call.policy`
  * stays null (not the same as allow).
  */
 export async function evaluatePolicy(call: Call, deps: ProxyDeps, incoming: IncomingMessage): Promise<Call> {
@@ -17,22 +17,30 @@ export async function evaluatePolicy(call: Call, deps: ProxyDeps, incoming: Inco
       tenantId: call.tenantId,
       agentId: call.agent.id,
       protocol: call.agent.protocol,
-      mcpMethod: call.mcp?.method ?? null,
-      mcpTool: call.mcp?.tool ?? null,
+      mcpMethod: call.request?.method ?? null,
+      mcpTool: call.request?.tool ?? null,
       model: call.model,
       bodySize: bodySizeOf(call),
       principal: { sub: call.principal.userId, scopes: call.principal.scopes, claims: call.principal.claims },
       agentName: call.agent.name,
       mode: call.mode,
-      arguments: call.mcp?.kind === "request" ? call.mcp.arguments : undefined,
+      arguments: call.request?.kind === "request" ? call.request.arguments : undefined,
     },
     { body: () => heldBody(call, incoming) },
   );
   if (!decision) return call;
   if (decision.action === "deny") {
+    if (decision.retryAfterSeconds !== undefined) throw quotaExceeded(decision.retryAfterSeconds);
     throw decision.approvalId !== undefined ? approvalRequired(decision.approvalId) : deniedByPolicy();
   }
   call.policy = { action: decision.action, matchedRule: decision.matchedRule };
+  call.decision = decision.unrecorded ?? null;
+  if (decision.answer)
+    call.answerGuard = {
+      ...decision.answer,
+      rules: [...decision.answer.rules],
+      tool: call.request?.tool ?? null,
+    };
   // The reason is printable ASCII by construction (a classifier's is cleaned): a valid header value.
   if (decision.action === "warn") call.responseHeaders["x-gateway-policy-warning"] = decision.reason;
   return call;

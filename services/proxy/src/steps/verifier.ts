@@ -5,11 +5,11 @@ import type { ProxyDeps } from "../deps.ts";
 
 /**
  * Step 5, streaming endpoint (verified-action mode): an MCP agent is refused with 409 whatever the
- * method, before its body is read, before payment and before any invocation exists: the exact
+ * method, before its body is parsed, before payment and before any invocation exists: the exact
  * comparison of the call with the verified action exists only on the transactional endpoint.
  */
 export function refuseStreamedMcp(call: Call, deps: ProxyDeps): Call {
-  if (deps.features.verifier && call.mode === "streaming" && call.agent.protocol === "mcp") {
+  if (deps.features.verifier && call.mode === "streaming" && call.speaks.verified) {
     throw conflict("in verified-action mode MCP agents are called on the transactional endpoint");
   }
   return call;
@@ -25,7 +25,7 @@ export function refuseStreamedMcp(call: Call, deps: ProxyDeps): Call {
 export async function verifyAction(call: Call, deps: ProxyDeps): Promise<Call> {
   const binary = deps.config.GW_VERIFIER_BINARY;
   if (!deps.features.verifier || binary === undefined) return call;
-  if (call.mode !== "transactional" || call.agent.protocol !== "mcp" || call.body === null) return call;
+  if (call.mode !== "transactional" || !call.speaks.verified || call.body === null) return call;
   const verified = await verifyMcpCall(
     { body: call.body, sub: call.principal.userId, tenantId: call.tenantId, agentId: call.agent.id },
     {
@@ -38,7 +38,7 @@ export async function verifyAction(call: Call, deps: ProxyDeps): Promise<Call> {
   );
   if (verified === null) return call;
   call.forward = verified.forward;
-  call.mcp = verified.message;
+  call.request = verified.message;
   call.reservations.push(verified.reservation);
   return call;
 }

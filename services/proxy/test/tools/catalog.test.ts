@@ -34,7 +34,8 @@ describe("learning", () => {
     const client = await connect(gw, call, agentId);
     const listed = await client.listTools();
     expect(listed.tools.map((t) => t.name)).toEqual(["search", "fetch"]);
-    const res = await catalogWhen(call, agentId, (r) => r.json.data?.length === 2);
+    // The tools are written first, then the mark that a complete list was seen.
+    const res = await catalogWhen(call, agentId, (r) => r.json.data?.length === 2 && r.json.refreshed_at);
     expect(res.status).toBe(200);
     const [fetch, search] = res.json.data;
     expect(fetch.name).toBe("fetch");

@@ -98,6 +98,48 @@ describe("filtering", () => {
     }
   });
 
+  it("omits only tools whose deciding rule is deny: warn and require_approval leave them listed, on both paths", async () => {
+    const up = await toolsUpstream({
+      tools: ["search", "transfer", "admin_drop", "export"].map((n) => tool(n)),
+    });
+    const agentId = await mcpAgent(call, up.url);
+    const put = await call("PUT", "/v1/policy", {
+      default: "allow",
+      rules: [
+        { action: "warn", match: { tools: ["search"] } },
+        { action: "require_approval", match: { methods: ["tools/call"], tools: ["transfer"] } },
+        { action: "deny", match: { tools: ["admin_*"] } },
+      ],
+    });
+    expect(put.status).toBe(200);
+    const client = await connect(gw, call, agentId);
+    expect((await client.listTools()).tools.map((t) => t.name)).toEqual(["search", "transfer", "export"]);
+    // Listed because the caller may still call it: the call asks for an approval.
+    const held = await call(
+      "POST",
+      `/v1/proxy/${agentId}/stream`,
+      { jsonrpc: "2.0", id: 9, method: "tools/call", params: { name: "transfer", arguments: {} } },
+      { accept: "application/json, text/event-stream" },
+    );
+    expect(held.status).toBe(403);
+    expect(held.json).toMatchObject({ error: "approval required" });
+    // The transactional path, in the official client's session (an SSE answer: its response event).
+    const session = (client.transport as { sessionId?: string } | undefined)?.sessionId ?? "";
+    const accepted = await call("POST", `/v1/proxy/${agentId}`, LIST, {
+      accept: "application/json, text/event-stream",
+      "mcp-session-id": session,
+    });
+    expect(accepted.status).toBe(202);
+    const done = await pollDone(call, agentId, accepted.json.invocation_id);
+    const text = Buffer.from(done.json.response.body_b64, "base64").toString();
+    const polled = JSON.parse(text.startsWith("{") ? text : (/^data: (.*)$/m.exec(text)?.[1] ?? ""));
+    expect(polled.result.tools.map((t: { name: string }) => t.name)).toEqual([
+      "search",
+      "transfer",
+      "export",
+    ]);
+  });
+
   it("filters a 2026-07-28 server's (the official v2 SDK's) stateless answer and learns it", async () => {
     const up = await startModernUpstream([tool("a"), tool("admin"), tool("b")]);
     closers.push(up.close);

@@ -61,9 +61,13 @@ describe("virtual MCP server: members that fail", () => {
       .map((l) => JSON.parse(l) as Record<string, unknown>)
       .filter((l) => l.msg === "virtual server member gave no usable answer");
     expect(new Set(lines.map((l) => l.member_agent_id))).toEqual(new Set([g, h, d]));
-    expect(lines.find((l) => l.member_agent_id === g)?.reason).toBe("invalid_answer");
-    expect(lines.find((l) => l.member_agent_id === h)?.reason).toBe("timeout");
-    expect(lines.find((l) => l.member_agent_id === d)?.reason).toBe("unreachable");
+    const reasons = (id: string) =>
+      new Set(lines.filter((l) => l.member_agent_id === id).map((l) => l.reason));
+    expect(reasons(g)).toEqual(new Set(["invalid_answer"]));
+    expect(reasons(h)).toEqual(new Set(["timeout"]));
+    // A refused connection says so at once; on a machine stalled past the member's time-out, the
+    // time-out may come first on one of the two calls.
+    expect(reasons(d).has("unreachable")).toBe(true);
   });
 
   it("fails a routed call to a failing member like any upstream failure", async () => {
@@ -172,10 +176,14 @@ describe("virtual MCP server: members that fail", () => {
     ]);
     const res = await stream(call, v, rpc("tools/list"));
     expect(res.json.result.tools.map((t: { name: string }) => t.name)).toEqual(["x__one", "y__two"]);
-    expect(one.received[0]?.headers.authorization).toBe("Bearer member-secret-1");
-    expect(two.received[0]?.headers.authorization).toBeUndefined();
+    // Every request to a member (the gateway's probe of its revision included) with its own credential.
+    expect(one.received.map((r) => r.headers.authorization)).toEqual([
+      "Bearer member-secret-1",
+      "Bearer member-secret-1",
+    ]);
+    expect(two.received.map((r) => r.headers.authorization)).toEqual([undefined, undefined]);
     expect(res.text).not.toContain("member-secret-1");
-    expect(seen).toHaveLength(2);
+    expect(seen).toHaveLength(4);
   });
 });
 

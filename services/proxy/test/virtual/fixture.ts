@@ -51,6 +51,16 @@ export async function connectV2(gw: TestApp, call: Caller, agentId: string): Pro
   return client;
 }
 
+/**
+ * The requests a member got on behalf of callers (they carry `X-Gateway-Invocation-ID`), without
+ * the gateway's own probe of the member's revision (docs/mcp.md, Older revisions).
+ */
+export function relayed<T extends { headers: Record<string, string | string[] | undefined> }>(
+  requests: readonly T[],
+): T[] {
+  return requests.filter((r) => r.headers["x-gateway-invocation-id"] !== undefined);
+}
+
 /** One JSON-RPC request of the revision, with its envelope and headers, as raw HTTP. */
 export function rpc(
   method: string,

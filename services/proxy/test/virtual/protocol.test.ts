@@ -1,7 +1,17 @@
 import type { TestApp } from "@gw/testkit";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type Caller, caller, startGateway } from "../helpers.ts";
-import { META, memberAgent, memberPool, REVISION, rpc, stream, transact, virtualAgent } from "./fixture.ts";
+import {
+  META,
+  memberAgent,
+  memberPool,
+  REVISION,
+  relayed,
+  rpc,
+  stream,
+  transact,
+  virtualAgent,
+} from "./fixture.ts";
 
 // What the revision requires of a virtual server's answers, on both proxy paths: removed and
 // unknown methods, older protocol versions, GET/DELETE, cursors, notifications, cache hints.
@@ -10,8 +20,11 @@ let gw: TestApp;
 let call: Caller;
 const pool = memberPool();
 
+/** The gateway's GW_PUBLIC_URL: a browser page of its own origin may call a virtual server. */
+const PUBLIC_ORIGIN = "https://gw.example.com";
+
 beforeAll(async () => {
-  gw = await startGateway();
+  gw = await startGateway({ GW_PUBLIC_URL: PUBLIC_ORIGIN });
   call = await caller(gw);
 });
 afterEach(() => pool.closeAll());
@@ -54,54 +67,45 @@ describe("virtual MCP server: the revision's answers", () => {
     expect(alpha.requests).toHaveLength(0);
   });
 
-  it("answers an older protocol version with -32022 naming the supported revision", async () => {
+  it("answers a protocol version it does not know with -32022 naming the supported revision", async () => {
+    // Older revisions are served (older-revisions.test.ts); a version no revision names is refused.
     const { v } = await twoMembers();
     const headers = { "content-type": "application/json", accept: "application/json, text/event-stream" };
-    const oldInit = {
-      jsonrpc: "2.0",
-      id: 7,
-      method: "initialize",
-      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "old", version: "1" } },
-    };
-    const res = await call("POST", `/v1/proxy/${v}/stream`, oldInit, headers);
-    expect(res.status).toBe(400);
-    expect(res.json).toMatchObject({
-      jsonrpc: "2.0",
-      id: 7,
-      error: { code: -32022, data: { supported: [REVISION], requested: "2025-06-18" } },
-    });
-    const oldHeader = await call(
+    const unknown = await call(
       "POST",
       `/v1/proxy/${v}/stream`,
       { jsonrpc: "2.0", id: 8, method: "tools/list" },
-      { ...headers, "mcp-protocol-version": "2025-06-18" },
+      { ...headers, "mcp-protocol-version": "2024-01-01" },
     );
-    expect(oldHeader.status).toBe(400);
-    expect(oldHeader.json.error).toMatchObject({ code: -32022, data: { supported: [REVISION] } });
-    const t = await transact(call, v, { body: oldInit, headers });
-    expect(t.body).toMatchObject({ id: 7, error: { code: -32022, data: { supported: [REVISION] } } });
+    expect(unknown.status).toBe(400);
+    expect(unknown.json.error).toMatchObject({ code: -32022, data: { supported: [REVISION] } });
+    const req = rpc("tools/list");
+    const claimed = {
+      ...req.body,
+      params: { _meta: { ...META, "io.modelcontextprotocol/protocolVersion": "2025-06-18" } },
+    };
+    const t = await transact(call, v, { body: claimed, headers });
+    expect(t.body).toMatchObject({ error: { code: -32022, data: { supported: [REVISION] } } });
   });
 
-  it("refuses a browser Origin naming another host (DNS rebinding), 403 with a JSON-RPC error", async () => {
+  it("is behind the Origin check: a rebinding origin is refused before it, its public origin served", async () => {
     const { v, alpha } = await twoMembers();
     const req = rpc("server/discover");
-    const evil = await stream(call, v, {
-      ...req,
-      headers: { ...req.headers, origin: "http://evil.example.com" },
-    });
-    expect(evil.status).toBe(403);
-    expect(evil.json).toMatchObject({
-      jsonrpc: "2.0",
-      error: { code: -32000, message: "Invalid Origin header" },
-    });
-    const own = await stream(call, v, { ...req, headers: { ...req.headers, origin: gw.url } });
+    for (const path of [`/v1/proxy/${v}/stream`, `/v1/proxy/${v}`]) {
+      const evil = await call("POST", path, req.body, { ...req.headers, origin: "http://evil.example.com" });
+      expect(evil.status, path).toBe(403);
+      expect(evil.json, path).toEqual({ error: "origin not allowed" });
+    }
+    expect(relayed(alpha.requests).filter((r) => r.rpcMethod === "server/discover")).toHaveLength(0);
+    expect((await call("GET", `/v1/invocations?agent_id=${v}`)).json.total).toBe(0);
+    const own = await stream(call, v, { ...req, headers: { ...req.headers, origin: PUBLIC_ORIGIN } });
     expect(own.status).toBe(200);
-    expect(alpha.requests.filter((r) => r.rpcMethod === "server/discover")).toHaveLength(1);
+    expect(relayed(alpha.requests).filter((r) => r.rpcMethod === "server/discover")).toHaveLength(1);
   });
 
-  it("answers GET and DELETE 405 without an invocation", async () => {
+  it("answers GET 405 without an invocation", async () => {
     const { v } = await twoMembers();
-    for (const method of ["GET", "DELETE"]) {
+    for (const method of ["GET"]) {
       const res = await call(method, `/v1/proxy/${v}/stream`);
       expect(res.status).toBe(405);
       expect(res.headers.get("allow")).toBe("POST");
@@ -171,8 +175,8 @@ describe("virtual MCP server: the revision's answers", () => {
       "mcp-protocol-version": REVISION,
     });
     expect(res.status).toBe(202);
-    expect(alpha.requests.map((r) => r.rpcMethod)).toEqual(["notifications/cancelled"]);
-    expect(beta.requests.map((r) => r.rpcMethod)).toEqual(["notifications/cancelled"]);
+    expect(relayed(alpha.requests).map((r) => r.rpcMethod)).toEqual(["notifications/cancelled"]);
+    expect(relayed(beta.requests).map((r) => r.rpcMethod)).toEqual(["notifications/cancelled"]);
   });
 
   it("serves lists, routed calls and reads on the transactional path", async () => {

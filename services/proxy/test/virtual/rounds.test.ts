@@ -1,7 +1,7 @@
 import type { TestApp } from "@gw/testkit";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type Caller, caller, startGateway } from "../helpers.ts";
-import { memberAgent, memberPool, rpc, stream, transact, virtualAgent } from "./fixture.ts";
+import { connectV2, memberAgent, memberPool, rpc, stream, transact, virtualAgent } from "./fixture.ts";
 
 // Multi-round-trip results, subscriptions and policy through a virtual server.
 
@@ -137,5 +137,34 @@ describe("virtual MCP server: rounds, subscriptions, policy", () => {
     expect(streamed.json.result.tools.map((t: { name: string }) => t.name)).toEqual(["a__echo"]);
     const polled = await transact(tenant, v, rpc("tools/list", {}));
     expect(polled.body.result.tools.map((t: { name: string }) => t.name)).toEqual(["a__echo"]);
+  });
+
+  it("lists the exposed tools whose deciding rule is warn or require_approval, omitting only denied ones (official v2 client)", async () => {
+    const alpha = await pool.v2("alpha");
+    const beta = await pool.v2("beta");
+    const tenant = await caller(gw);
+    const v = await virtualAgent(tenant, [
+      { agent_id: await memberAgent(tenant, alpha.url), prefix: "a" },
+      { agent_id: await memberAgent(tenant, beta.url), prefix: "b" },
+    ]);
+    const put = await tenant("PUT", "/v1/policy", {
+      default: "allow",
+      rules: [
+        { action: "require_approval", match: { tools: ["a__add"] } },
+        { action: "warn", match: { tools: ["b__echo"] } },
+        { action: "deny", match: { tools: ["b__*"] } },
+      ],
+    });
+    expect(put.status).toBe(200);
+    const client = await connectV2(gw, tenant, v);
+    pool.add(client);
+    const listed = await client.listTools();
+    expect(listed.tools.map((t) => t.name)).toEqual(["a__echo", "a__add", "b__echo"]);
+    const polled = await transact(tenant, v, rpc("tools/list", {}));
+    expect(polled.body.result.tools.map((t: { name: string }) => t.name)).toEqual([
+      "a__echo",
+      "a__add",
+      "b__echo",
+    ]);
   });
 });

@@ -1,7 +1,9 @@
+import { queryOf } from "@gw/audit";
 import { conflict, notFound } from "@gw/core";
 import { type AppEnv, readJson } from "@gw/http";
 import { ApprovalDecisionInput, approvalJson, decideApproval } from "@gw/policy";
 import type { Context, Hono } from "hono";
+import { audited } from "../../audit.ts";
 import { type ApprovalRouteDeps, approvalsCtx, requireDecideScope } from "./ctx.ts";
 
 /**
@@ -18,18 +20,26 @@ export function registerDecideApproval(app: Hono<AppEnv>, deps: ApprovalRouteDep
     app.post(`/approvals/:id/${verb}`, async (c) => {
       requireDecideScope(c);
       const input = await optionalBody(c);
-      const row = await decideApproval({
-        ctx: approvalsCtx(c, deps),
-        id: c.req.param("id"),
-        input: {
-          status,
-          reason: input.reason ?? null,
-          by: c.var.principal.userId,
-          usableSeconds: deps.config.GW_APPROVAL_TTL_SECONDS,
-        },
+      const id = c.req.param("id");
+      const row = await audited(c, deps.store.db, async (tx, audit) => {
+        const decided = await decideApproval({
+          ctx: { ...approvalsCtx(c, deps), query: queryOf(tx) },
+          id,
+          input: {
+            status,
+            reason: input.reason ?? null,
+            by: c.var.principal.userId,
+            usableSeconds: deps.config.GW_APPROVAL_TTL_SECONDS,
+          },
+        });
+        if (decided === undefined) throw notFound("approval");
+        if (decided === null) throw conflict("approval is not pending");
+        await audit(`approval.${verb}`, id, {
+          status: { from: "pending", to: decided.status },
+          reason: { from: null, to: decided.reason },
+        });
+        return decided;
       });
-      if (row === undefined) throw notFound("approval");
-      if (row === null) throw conflict("approval is not pending");
       return c.json(approvalJson(row));
     });
   }

@@ -3,7 +3,7 @@ import type { PolicyCtx } from "@gw/policy";
 import type { Runtime } from "@gw/runtime";
 import type { Context } from "hono";
 
-export type PolicyRouteDeps = Pick<Runtime, "store" | "ssrf">;
+export type PolicyRouteDeps = Pick<Runtime, "store" | "ssrf" | "quotas">;
 
 /** The domain context of one request: the caller's tenant, never one taken from input. */
 export function policyCtx(c: Context<AppEnv>, deps: PolicyRouteDeps): PolicyCtx {

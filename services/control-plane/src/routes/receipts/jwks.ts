@@ -1,4 +1,4 @@
-import type { AppEnv } from "@gw/http";
+import { type AppEnv, takesQuery } from "@gw/http";
 import type { Runtime } from "@gw/runtime";
 import type { Hono } from "hono";
 
@@ -8,7 +8,8 @@ import type { Hono } from "hono";
  */
 export function registerJwks(app: Hono<AppEnv>, deps: Pick<Runtime, "receipts">) {
   const body = deps.receipts?.jwks ?? { keys: [] };
-  app.get("/v1/receipts/jwks", (c) => {
+  // Outside the /v1 family's query rule (registered before it): it takes no query, like the rest of /v1.
+  app.get("/v1/receipts/jwks", takesQuery(), (c) => {
     c.header("Cache-Control", "public, max-age=300");
     return c.json(body);
   });

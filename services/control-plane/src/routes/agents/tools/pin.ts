@@ -2,6 +2,7 @@ import { getAgent } from "@gw/agents";
 import { type AppEnv, readJson } from "@gw/http";
 import { PinInput, pinTools, unpinTools } from "@gw/tools";
 import type { Hono } from "hono";
+import { audited } from "../../../audit.ts";
 import { type AgentRouteDeps, agentsCtx } from "../ctx.ts";
 
 /**
@@ -15,13 +16,23 @@ export function registerPinTools(app: Hono<AppEnv>, deps: AgentRouteDeps) {
     // 404 before 400: a caller without the agent learns nothing from its body's errors.
     await getAgent({ ctx, id: agentId });
     const input = await readJson(c, PinInput, undefined, { optional: true });
-    return c.json(await pinTools({ ctx, agentId, tools: input.tools }));
+    const out = await audited(c, ctx.db, async (tx, audit) => {
+      const pinned = await pinTools({ ctx: { ...ctx, db: tx }, agentId, tools: input.tools });
+      await audit("tools.pin", agentId, { pinned: { from: null, to: pinned.pinned } });
+      return pinned;
+    });
+    return c.json(out);
   });
   app.delete("/agents/:id/tools/pin", async (c) => {
     const ctx = agentsCtx(c, deps);
     const agentId = c.req.param("id");
     await getAgent({ ctx, id: agentId });
     const input = await readJson(c, PinInput, undefined, { optional: true });
-    return c.json(await unpinTools({ ctx, agentId, tools: input.tools }));
+    const out = await audited(c, ctx.db, async (tx, audit) => {
+      const unpinned = await unpinTools({ ctx: { ...ctx, db: tx }, agentId, tools: input.tools });
+      await audit("tools.unpin", agentId, { pinned: { from: unpinned.unpinned, to: null } });
+      return unpinned;
+    });
+    return c.json(out);
   });
 }

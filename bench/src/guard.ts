@@ -1,0 +1,169 @@
+// The answer-guard rows of `pnpm bench` (docs/policy.md "Answer guardrails"): a tools/call answer
+// of 4 KiB of text (an e-mail address, a card number, a phone number and a token in it) through an
+// MCP agent of a tenant without a policy document (relayed verbatim, never parsed) against the
+// same answer for a tenant whose answer rule redacts secrets, all six PII kinds and 3 patterns
+// (the answer held, parsed, scanned, redacted). One caller at a time; proxy CPU per call and per KiB.
+// Then the same two tenants' A2A agents on a streamed task (four SSE events, one text part, no
+// finding): the stream relayed unread against the stream judged event by event.
+import { mintDevToken } from "@gw/auth";
+import { BENCH_JWT_SECRET, type Deployment } from "./deploy.ts";
+import { type LoadResult, load } from "./load.ts";
+import { cpuMsOf, quiet } from "./procs.ts";
+import type { Row } from "./report.ts";
+import { median } from "./stats.ts";
+
+type Variant = "unguarded" | "guarded";
+
+const POLICY = {
+  answer_rules: [
+    {
+      detect: {
+        secrets: true,
+        pii: ["email", "phone", "credit_card", "iban", "us_ssn", "ip_address"],
+        patterns: ["ACME-[0-9]{6}", "(?i)confidential", "internal\\.example\\.net"],
+      },
+      action: "redact",
+    },
+  ],
+};
+
+const CALL = JSON.stringify({
+  jsonrpc: "2.0",
+  id: 1,
+  method: "tools/call",
+  params: { name: "report", arguments: {} },
+});
+
+const KIB = 4;
+
+const A2A_STREAM = JSON.stringify({
+  jsonrpc: "2.0",
+  id: 1,
+  method: "SendStreamingMessage",
+  params: { message: { messageId: "bench", role: "ROLE_USER", parts: [{ text: "hello" }] } },
+});
+
+async function tenantWith(d: Deployment, variant: Variant) {
+  const token = await mintDevToken(BENCH_JWT_SECRET, {
+    tenant: `bench-guard-${variant}-${Date.now()}`,
+    sub: "bench",
+    ttlSeconds: 6 * 3600,
+  });
+  const call = async (method: string, path: string, body: unknown) => {
+    const res = await fetch(`${d.controlPlane}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+    if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
+    return (await res.json()) as { id?: string };
+  };
+  const agent = await call("POST", "/v1/agents", {
+    name: "bench-guard",
+    upstream_url: `${d.upstream}/mcp?answer=4k`,
+    protocol: "mcp",
+    mcp_transport: "streamable_http",
+  });
+  const a2a = await call("POST", "/v1/agents", {
+    name: "bench-guard-a2a",
+    upstream_url: `${d.upstream}/a2a`,
+    protocol: "a2a",
+  });
+  if (variant === "guarded") await call("PUT", "/v1/policy", POLICY);
+  return { token, agentId: agent.id as string, a2aId: a2a.id as string };
+}
+
+type Tenants = Record<Variant, Awaited<ReturnType<typeof tenantWith>>>;
+type Measured = Record<Variant, { res: LoadResult; cpuUs: number }[]>;
+
+/** Both variants' calls, rounds interleaved (order alternating), proxy CPU per call of each round. */
+async function measure(
+  d: Deployment,
+  p: { rounds: number; seconds: number },
+  run: (v: Variant, seconds: number) => Promise<LoadResult>,
+): Promise<Measured> {
+  for (const v of ["unguarded", "guarded"] as const) await run(v, 1); // warm-up: caches, JIT
+  const got: Measured = { unguarded: [], guarded: [] };
+  const pid = d.proxyProc.pid as number;
+  for (let r = 0; r < p.rounds * 2; r++) {
+    for (const v of r % 2 === 0 ? (["unguarded", "guarded"] as const) : (["guarded", "unguarded"] as const)) {
+      await quiet();
+      const before = cpuMsOf(pid);
+      const res = await run(v, p.seconds);
+      if (res.errors > 0 || res.requests === 0)
+        throw new Error(`answer guard ${v}: ${res.errors} failed requests`);
+      got[v].push({ res, cpuUs: ((cpuMsOf(pid) - before) * 1000) / res.requests });
+    }
+  }
+  return got;
+}
+
+/** The A2A row: a streamed task of four events, relayed unread against judged event by event. */
+async function a2aStreamRow(
+  d: Deployment,
+  tenants: Tenants,
+  p: { rounds: number; seconds: number },
+): Promise<Row> {
+  const got = await measure(d, p, (v, seconds) =>
+    load({
+      url: `${d.proxy}/v1/proxy/${tenants[v].a2aId}/stream`,
+      headers: {
+        authorization: `Bearer ${tenants[v].token}`,
+        "content-type": "application/json",
+        "a2a-version": "1.0",
+        accept: "text/event-stream",
+      },
+      body: A2A_STREAM,
+      connections: 1,
+      seconds,
+    }),
+  );
+  const cpu = (v: Variant) => median(got[v].map((x) => x.cpuUs));
+  const added = cpu("guarded") - cpu("unguarded");
+  return {
+    scenario: "answer guard",
+    metric: `A2A streamed task (4 events) proxy CPU per call, judged event by event (+${added.toFixed(0)} µs, ${(added / 4).toFixed(0)} µs per event)`,
+    unit: "µs",
+    direct: null,
+    bare: cpu("unguarded"),
+    gateway: cpu("guarded"),
+  };
+}
+
+export async function answerGuardRows(d: Deployment, p: { rounds: number; seconds: number }): Promise<Row[]> {
+  const tenants = { unguarded: await tenantWith(d, "unguarded"), guarded: await tenantWith(d, "guarded") };
+  const run = (v: Variant, seconds: number) =>
+    load({
+      url: `${d.proxy}/v1/proxy/${tenants[v].agentId}/stream`,
+      headers: {
+        authorization: `Bearer ${tenants[v].token}`,
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+      },
+      body: CALL,
+      connections: 1,
+      seconds,
+    });
+  const got = await measure(d, p, run);
+  const cpu = (v: Variant) => median(got[v].map((x) => x.cpuUs));
+  const added = cpu("guarded") - cpu("unguarded");
+  return [
+    {
+      scenario: "answer guard",
+      metric: "4 KiB tools/call p50 c=1 (bare: no answer rules, relayed unread)",
+      unit: "ms",
+      direct: null,
+      bare: median(got.unguarded.map((x) => x.res.p50)),
+      gateway: median(got.guarded.map((x) => x.res.p50)),
+    },
+    {
+      scenario: "answer guard",
+      metric: `4 KiB tools/call proxy CPU per call, secrets + 6 PII + 3 patterns (+${added.toFixed(0)} µs, ${(added / KIB).toFixed(0)} µs per KiB)`,
+      unit: "µs",
+      direct: null,
+      bare: cpu("unguarded"),
+      gateway: cpu("guarded"),
+    },
+    await a2aStreamRow(d, tenants, p),
+  ];
+}

@@ -1,0 +1,3 @@
+export * from "./audit.ts";
+export { type AuditFilter, auditRepo } from "./repos/audit.ts";
+export * from "./transaction.ts";

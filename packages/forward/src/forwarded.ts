@@ -1,0 +1,95 @@
+import type { AdmittedPayment } from "@gw/payments";
+import * as v from "valibot";
+import { PROTOCOL_NAMES } from "./protocols/protocol.ts";
+
+const Text = v.string();
+
+/**
+ * The verified x402 payment: its facts are checked; the signed payload and requirements are the
+ * facilitator's to judge (they were verified when the call was admitted) and pass on as they are.
+ */
+const PaymentFacts = v.looseObject({
+  version: v.picklist([1, 2]),
+  network: Text,
+  asset: Text,
+  amount: Text,
+  payer: Text,
+  nonce: Text,
+  paymentPayload: v.looseObject({}),
+  paymentRequirements: v.looseObject({}),
+  facilitator: v.nullable(v.object({ url: Text, credentialRef: v.nullable(Text) })),
+});
+const Payment = v.custom<AdmittedPayment>((x) => v.is(PaymentFacts, x), "invalid payment");
+
+/** A member of a virtual MCP server as the agent stores it (docs/mcp.md, Virtual MCP servers). */
+export const MemberSpecSchema = v.object({
+  agent_id: Text,
+  prefix: Text,
+  include: v.optional(v.array(Text)),
+  exclude: v.optional(v.array(Text)),
+});
+
+/**
+ * What step 9 needs to forward a call, whichever process runs it: built once from the admitted
+ * call by the proxy pipeline (`services/proxy/src/forwarded.ts`), passed on as it is by the
+ * streaming route, and stored as the transactional call's stored request (`stored.ts`), from
+ * which a worker reads it back. The process that forwards adds only what is its own (`ForwardCall`
+ * in call.ts: the record port, the caller, the resolved upstream and members). A field step 9
+ * needs is added here, and filled where the pipeline builds the value; with a default
+ * (`v.optional(schema, default)`), so that a call stored before the field existed still reads.
+ */
+export const ForwardedSchema = v.object({
+  invocationId: Text,
+  tenantId: Text,
+  agentId: Text,
+  /** POST on both modes; GET (standalone SSE stream) and DELETE (session end) for MCP streaming. */
+  method: v.picklist(["POST", "GET", "DELETE"]),
+  /**
+   * The agent's upstream when the call was admitted; the dial-time guard still checks it. Null
+   * for a virtual MCP server, which has `virtual` instead.
+   */
+  upstreamUrl: v.nullable(v.pipe(Text, v.url())),
+  /**
+   * A virtual MCP server's name and members when the call was admitted; the member agents are
+   * looked up when the call is made (a member deactivated since is left out). Null otherwise.
+   */
+  virtual: v.nullable(v.object({ name: Text, members: v.array(MemberSpecSchema) })),
+  credentialRef: v.nullable(Text),
+  protocol: v.picklist(PROTOCOL_NAMES),
+  /** JSON-RPC method of an MCP call: it decides whether a retry is allowed. */
+  mcpMethod: v.nullable(Text),
+  /** JSON-RPC id of an MCP request: a collected event stream is read up to its response. */
+  mcpRequestId: v.nullable(v.union([Text, v.number()])),
+  captureBodies: v.boolean(),
+  /** The agent's emit_receipts (false: no receipt, so nothing is hashed; null: the deployment's). */
+  emitReceipts: v.nullable(v.boolean()),
+  /**
+   * The caller's headers as a raw [name, value, ...] list; `upstreamRequestHeaders` filters them at
+   * the dial. A stored call holds them already stripped of Authorization, X-PAYMENT,
+   * PAYMENT-SIGNATURE, x-gateway-* and hop-by-hop headers.
+   */
+  headers: v.pipe(v.array(Text), v.readonly()),
+  /** The caller's address, appended to X-Forwarded-For upstream. */
+  clientAddress: v.optional(Text),
+  /** The verified x402 payment, settled before the dial when its tenant has a facilitator. */
+  payment: v.nullable(Payment),
+  /**
+   * The answer rules step 6 chose for the call's answer (docs/policy.md "Answer guardrails"): the
+   * policy version, the rules' indices, and the called tool. Null: no rule applies, the answer is
+   * never read.
+   */
+  answerGuard: v.optional(
+    v.nullable(
+      v.object({
+        version: v.number(),
+        rules: v.array(v.number()),
+        tool: v.nullable(Text),
+      }),
+    ),
+    null,
+  ),
+});
+
+/** What step 9 needs to forward a call (see `ForwardedSchema`). */
+export type Forwarded = v.InferOutput<typeof ForwardedSchema>;
+export type MemberSpec = v.InferOutput<typeof MemberSpecSchema>;

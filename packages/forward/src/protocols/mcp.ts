@@ -1,0 +1,57 @@
+import type { IncomingHttpHeaders } from "node:http";
+import { invalid } from "@gw/core";
+import { isRetryableMcpMethod, mcpNameAgrees, parseMcpRequest } from "@gw/mcp";
+import { annotateMcpSpan, traceMcpCall } from "@gw/telemetry";
+import type { AnswerHook } from "../hooks.ts";
+import { mcpAnswerTexts } from "./mcp-answer.ts";
+import type { Protocol } from "./protocol.ts";
+
+const NONE: readonly AnswerHook[] = [];
+
+/**
+ * An MCP agent over Streamable HTTP (docs/mcp.md). A POST's body must be one JSON-RPC 2.0 message
+ * (400 otherwise), held on the streaming path too; its method and tool are recorded. MCP 2026-07-28
+ * requests repeat the call in `Mcp-Method` and `Mcp-Name` headers, forwarded untouched; one that
+ * disagrees with the body is refused, because policy and verification judge the body and an
+ * upstream that routes on headers must see the same call. `Mcp-Method` is always checked;
+ * `Mcp-Name` only where the gateway can place the name. Only the idempotent methods (initialize
+ * and the lists) are retried or repeated; a collected event stream is read up to the request's
+ * response; the tool catalog learns from and filters `tools/list` answers; answer rules judge the results of
+ * tools/call, resources/read and prompts/get (mcp-answer.ts). GET (the standalone
+ * SSE stream) and DELETE (session end) are forwarded on the streaming path. Once parsed, the
+ * request's span becomes the MCP call's span (OpenTelemetry MCP conventions), in the trace of
+ * `params._meta.traceparent` when no traceparent header came (docs/operations.md, Telemetry).
+ */
+export const mcp: Protocol = {
+  name: "mcp",
+  streamMethods: new Set(["GET", "DELETE"]),
+  holdsBody: true,
+  parse(body: Buffer, headers: IncomingHttpHeaders) {
+    const message = parseMcpRequest(body);
+    const method = single(headers["mcp-method"]);
+    const name = single(headers["mcp-name"]);
+    if ((method !== null && method !== message.method) || (name !== null && !mcpNameAgrees(message, name))) {
+      throw invalid("mcp header does not match body");
+    }
+    traceMcpCall(message, headers);
+    return message;
+  },
+  recorded: (facts) => ({ mcpMethod: facts?.method ?? null, mcpTool: facts?.tool ?? null }),
+  learn: () => null,
+  annotate: annotateMcpSpan,
+  retryable: isRetryableMcpMethod,
+  repeatable: isRetryableMcpMethod,
+  collectUpTo: (requestId) => requestId,
+  verified: true,
+  checksOrigin: true,
+  answerTexts: mcpAnswerTexts,
+  answerHooks: (features) => {
+    const hooks = [features.tools, features.guard].filter((h): h is AnswerHook => h !== undefined);
+    return hooks.length > 0 ? hooks : NONE;
+  },
+};
+
+function single(v: string | string[] | undefined): string | null {
+  if (v === undefined) return null;
+  return Array.isArray(v) ? v.join(", ") : v;
+}

@@ -1,0 +1,35 @@
+/** One match in one text: `[start, end)` in UTF-16 code units, and the kind it is redacted as. */
+export type Finding = { readonly start: number; readonly end: number; readonly kind: string };
+
+/** Finds matches of one kind in one text. */
+export type Detector = (text: string, out: Finding[]) => void;
+
+/**
+ * The matches of every detector in `text`, in order, without overlaps: where two overlap, the one
+ * that starts first (then the longer) is kept, so a card number inside a token is redacted once.
+ */
+export function findingsIn(text: string, detectors: readonly Detector[]): Finding[] {
+  const all: Finding[] = [];
+  for (const d of detectors) d(text, all);
+  if (all.length < 2) return all;
+  all.sort((a, b) => a.start - b.start || b.end - a.end);
+  const kept: Finding[] = [];
+  let reach = -1;
+  for (const f of all) {
+    if (f.start < reach) continue;
+    kept.push(f);
+    reach = f.end;
+  }
+  return kept;
+}
+
+/** The text with each finding replaced by `[redacted:<kind>]`. */
+export function redacted(text: string, findings: readonly Finding[]): string {
+  let out = "";
+  let at = 0;
+  for (const f of findings) {
+    out += `${text.slice(at, f.start)}[redacted:${f.kind}]`;
+    at = f.end;
+  }
+  return out + text.slice(at);
+}

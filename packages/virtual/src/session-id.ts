@@ -1,0 +1,60 @@
+import { createHmac, timingSafeEqual } from "node:crypto";
+
+/** What a client session id of a virtual server names (docs/mcp.md, Older revisions). */
+export type SessionClaims = {
+  readonly tenantId: string;
+  readonly agentId: string;
+  readonly revision: string;
+  /** When it was issued, ms since the epoch. */
+  readonly issuedAt: number;
+};
+
+/** How long a session id is honoured after it was issued. */
+export const SESSION_LIFETIME_MS = 24 * 60 * 60 * 1000;
+/** Longer values are not ours: refused before any work. */
+const MAX_ID_CHARS = 1024;
+const PREFIX = "v1.";
+
+/** Issues and verifies the `Mcp-Session-Id` of older-revision clients, statelessly (no table). */
+export type SessionIds = {
+  issue(claims: Omit<SessionClaims, "issuedAt">, now?: number): string;
+  /** The claims of an id this gateway issued and that has not expired; null for anything else. */
+  verify(id: string, now?: number): SessionClaims | null;
+};
+
+/**
+ * Session ids signed with `key` (HMAC-SHA-256): `v1.<base64url claims>.<base64url mac>`, visible
+ * ASCII as the transport requires. Any replica with the same key verifies them; nothing is stored.
+ */
+export function sessionIds(key: Buffer): SessionIds {
+  const mac = (payload: string) => createHmac("sha256", key).update(PREFIX).update(payload).digest();
+  return {
+    issue: (c, now = Date.now()) => {
+      const payload = Buffer.from(JSON.stringify([c.tenantId, c.agentId, c.revision, now])).toString(
+        "base64url",
+      );
+      return `${PREFIX}${payload}.${mac(payload).toString("base64url")}`;
+    },
+    verify: (id, now = Date.now()) => {
+      if (id.length > MAX_ID_CHARS || !id.startsWith(PREFIX)) return null;
+      const [payload, sig, extra] = id.slice(PREFIX.length).split(".");
+      if (!payload || !sig || extra !== undefined) return null;
+      const given = Buffer.from(sig, "base64url");
+      const expected = mac(payload);
+      if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
+      let value: unknown;
+      try {
+        value = JSON.parse(Buffer.from(payload, "base64url").toString("utf8"));
+      } catch {
+        return null;
+      }
+      if (!Array.isArray(value) || value.length !== 4) return null;
+      const [tenantId, agentId, revision, issuedAt] = value as unknown[];
+      if (typeof tenantId !== "string" || typeof agentId !== "string" || typeof revision !== "string")
+        return null;
+      if (typeof issuedAt !== "number" || issuedAt > now + 60_000 || now - issuedAt > SESSION_LIFETIME_MS)
+        return null;
+      return { tenantId, agentId, revision, issuedAt };
+    },
+  };
+}

@@ -1,0 +1,36 @@
+import type { Forwarded } from "@gw/forward";
+import { forwardableHeaders } from "@gw/upstream";
+import type { Call } from "./call.ts";
+
+/**
+ * The admitted call as step 9 forwards it (`Forwarded`, packages/forward), built once in step 8:
+ * the streaming route passes it on; the transactional path stores it with the pending invocation
+ * (Postgres, the source of truth), and the worker reads it back when it claims the call (the
+ * queue, the doorbell, carries ids only).
+ */
+export function forwardedOf(call: Call): Forwarded {
+  const { agent, request } = call;
+  return {
+    invocationId: call.invocationId,
+    tenantId: call.tenantId,
+    agentId: agent.id,
+    method: call.method,
+    upstreamUrl: agent.upstreamUrl,
+    virtual: agent.members ? { name: agent.name, members: agent.members } : null,
+    credentialRef: agent.credentialRef,
+    protocol: agent.protocol,
+    mcpMethod: request?.method ?? null,
+    mcpRequestId: request?.kind === "request" ? request.id : null,
+    captureBodies: agent.captureBodies,
+    emitReceipts: agent.emitReceipts,
+    // A stored call keeps only what may go upstream (never the caller's token); a streamed one
+    // is filtered at the dial, as the worker's is again.
+    headers:
+      call.mode === "transactional"
+        ? forwardableHeaders(call.rawHeaders, { keepContentLength: false })
+        : call.rawHeaders,
+    clientAddress: call.clientAddress,
+    payment: call.payment,
+    answerGuard: call.answerGuard,
+  };
+}
