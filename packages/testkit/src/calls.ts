@@ -35,9 +35,12 @@ export async function pollDone(call: Caller, agentId: string, invocationId: stri
   }
 }
 
-/** Reads an invocation record until it is terminal (streaming outcomes are written after the response). */
-export async function recordDone(call: Caller, invocationId: string): Promise<Res> {
-  const until = Date.now() + 20_000;
+/**
+ * Reads an invocation record until it is terminal (streaming outcomes are written after the
+ * response), for at most `ms`.
+ */
+export async function recordDone(call: Caller, invocationId: string, ms = 20_000): Promise<Res> {
+  const until = Date.now() + ms;
   for (;;) {
     const res = await call("GET", `/v1/invocations/${invocationId}`);
     if (res.status === 200 && (res.json.status === "succeeded" || res.json.status === "failed")) return res;
