@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { InvocationHandle } from "@gw/invocations";
-import type { Logger } from "@gw/telemetry";
+import { ERROR_CLASS, type InvocationHandle, outcomeOfStatus } from "@gw/invocations";
+import { type Logger, recordMcpOperation } from "@gw/telemetry";
 import { type Target, targetOf } from "@gw/upstream";
 import { type MemberAgent, type VirtualServer, virtualServer } from "@gw/virtual";
 import type { Forwarded } from "./forwarded.ts";
@@ -118,7 +118,7 @@ export function forwardCallOf(
     subjectToken: local.subjectToken,
     caller: local.caller,
     responseHeaders: local.responseHeaders,
-    record: local.record,
+    record: call.mcpMethod === null ? local.record : measured(local.record, call.mcpMethod),
   };
   const spec = call.virtual;
   if (spec === null) return adapted;
@@ -127,6 +127,29 @@ export function forwardCallOf(
     return found ? { ...found.row, target: found.target } : undefined;
   };
   return virtualServer(spec, lookup, deps.config).then((server) => ({ ...adapted, server }));
+}
+
+/**
+ * An MCP call's record port that also reports the call to `mcp.server.operation.duration` as it
+ * ends (every end of a call, on both paths, goes through its record): the facts' latency, the
+ * error class as `error.type`.
+ */
+function measured(record: InvocationHandle, method: string): InvocationHandle {
+  const seconds = (ms: number | null | undefined) => (ms ?? 0) / 1000;
+  return {
+    complete: (status, facts, extras) => {
+      recordMcpOperation(seconds(facts.latencyMs), { method, errorType: outcomeOfStatus(status).errorClass });
+      return record.complete(status, facts, extras);
+    },
+    fail: (failure, facts, extras) => {
+      recordMcpOperation(seconds(facts?.latencyMs), { method, errorType: ERROR_CLASS[failure] });
+      return record.fail(failure, facts, extras);
+    },
+    failUnsettled: (facts) => {
+      recordMcpOperation(seconds(facts.latencyMs), { method, errorType: "settlement_failed" });
+      return record.failUnsettled(facts);
+    },
+  };
 }
 
 /** The request body: bytes already held, the live request stream, or none (an MCP GET/DELETE). */

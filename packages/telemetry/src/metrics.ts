@@ -1,6 +1,10 @@
 import type { Attributes, BatchObservableResult, Meter, Observable } from "@opentelemetry/api";
 import { metrics } from "@opentelemetry/api";
-import { ATTR_MCP_METHOD_NAME } from "@opentelemetry/semantic-conventions/incubating";
+import { ATTR_ERROR_TYPE } from "@opentelemetry/semantic-conventions";
+import {
+  ATTR_MCP_METHOD_NAME,
+  METRIC_MCP_SERVER_OPERATION_DURATION,
+} from "@opentelemetry/semantic-conventions/incubating";
 
 /**
  * Every metric instrument of the gateway, in one place (docs/operations.md lists them with their
@@ -45,6 +49,14 @@ const instruments = {
   upstreamDuration: histogram(
     "gw.upstream.duration",
     "Upstream call duration (request sent to response end)",
+  ),
+  // The MCP semantic conventions' server metric: seconds, with the conventions' bucket boundaries.
+  mcpServerOperationDuration: lazy((m) =>
+    m.createHistogram(METRIC_MCP_SERVER_OPERATION_DURATION, {
+      description: "Duration of an MCP request as the gateway served it (forward step to the answer's end)",
+      unit: "s",
+      advice: { explicitBucketBoundaries: [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300] },
+    }),
   ),
   workerJobs: counter("gw.worker.jobs", "Transactional jobs finished by a worker, by outcome", "{job}"),
   rateLimitRejections: counter(
@@ -130,6 +142,19 @@ export function recordAddedDuration(ms: number, a: { mode: CallMode; tenantId?: 
 /** Milliseconds from sending the upstream request to the end of its response. */
 export function recordUpstreamDuration(ms: number, a: { mode: CallMode; tenantId?: string }): void {
   instruments.upstreamDuration.get().record(ms, withTenant({ mode: a.mode }, a.tenantId));
+}
+
+/**
+ * One MCP request served (`mcp.server.operation.duration`, OpenTelemetry MCP conventions):
+ * `mcp.method.name`, and `error.type` (the call's error class) when it failed. The tool name is
+ * left out: it is the tenant's own vocabulary, unbounded across tenants (spans carry it).
+ */
+export function recordMcpOperation(seconds: number, a: { method: string; errorType: string | null }): void {
+  const attrs: Attributes =
+    a.errorType === null
+      ? { [ATTR_MCP_METHOD_NAME]: a.method }
+      : { [ATTR_MCP_METHOD_NAME]: a.method, [ATTR_ERROR_TYPE]: a.errorType };
+  instruments.mcpServerOperationDuration.get().record(seconds, attrs);
 }
 
 /** `completed`: the processor returned; `failed`: it threw; `lost`: the queue gave the job up (stalled twice). */

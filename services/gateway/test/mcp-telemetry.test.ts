@@ -19,7 +19,7 @@ type OtlpSpan = {
 };
 const KIND = { SERVER: 2, CLIENT: 3, PRODUCER: 4, CONSUMER: 5 };
 
-function attrs(span: OtlpSpan): Record<string, string | undefined> {
+function attrs(span: Pick<OtlpSpan, "attributes">): Record<string, string | undefined> {
   return Object.fromEntries(
     (span.attributes ?? []).map((a) => [a.key, a.value.stringValue ?? a.value.intValue]),
   );
@@ -232,6 +232,39 @@ describe("MCP calls in traces (OpenTelemetry MCP and GenAI conventions)", () => 
         .join("\n");
       expect(traces).not.toContain(bearer);
       expect(traces).not.toContain("hello");
+
+      // The conventions' server metric: every tools/call above (five relayed, one collected by the
+      // worker), in seconds, by method, none failed; no tool name or session id as an attribute.
+      type Point = {
+        attributes?: Array<{ key: string; value: OtlpValue }>;
+        count: string | number;
+        sum?: number;
+      };
+      const points = payloads
+        .filter((p) => p.path === "/v1/metrics")
+        .flatMap((p) =>
+          (
+            JSON.parse(p.body) as {
+              resourceMetrics: Array<{
+                scopeMetrics: Array<{
+                  metrics: Array<{ name: string; unit?: string; histogram?: { dataPoints: Point[] } }>;
+                }>;
+              }>;
+            }
+          ).resourceMetrics.flatMap((r) => r.scopeMetrics.flatMap((sc) => sc.metrics)),
+        )
+        .filter((m) => m.name === "mcp.server.operation.duration");
+      expect(points.length).toBeGreaterThan(0);
+      expect(new Set(points.map((m) => m.unit))).toEqual(new Set(["s"]));
+      const calls = points
+        .flatMap((m) => m.histogram?.dataPoints ?? [])
+        .filter((d) => attrs(d)["mcp.method.name"] === "tools/call");
+      // Cumulative: each export holds the process's count so far, so the largest is its total.
+      expect(Math.max(...calls.map((d) => Number(d.count)))).toBeGreaterThanOrEqual(6);
+      for (const d of calls) {
+        expect(Object.keys(attrs(d))).toEqual(["mcp.method.name"]);
+        expect(d.sum ?? 0).toBeGreaterThanOrEqual(0);
+      }
     } finally {
       for (const c of clients) await c.close().catch(() => {});
       child.kill("SIGKILL");
