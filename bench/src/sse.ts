@@ -1,5 +1,8 @@
 import { request } from "node:http";
 import { nowMs } from "./clock.ts";
+import type { Row } from "./report.ts";
+import { percentile } from "./stats.ts";
+import { order, type Target } from "./stream-rows.ts";
 
 /**
  * Opens `streams` SSE streams at once and returns, for every event, the delay between the
@@ -48,4 +51,40 @@ function one(url: string, headers: Record<string, string>): Promise<number[]> {
     });
     req.end();
   });
+}
+
+/**
+ * The SSE step of `pnpm bench`: `streams` streams of `events` events, one every `everyMs`, through
+ * each target, rounds in rotating order; p50 and p99 of each event's delay from the upstream's
+ * flush to the client.
+ */
+export async function sseRows(o: {
+  url: (t: Target, path: string) => string;
+  auth: Record<string, string>;
+  events: number;
+  everyMs: number;
+  streams: number;
+  rounds: number;
+}): Promise<Row[]> {
+  const rows: Row[] = [];
+  const delays: Record<Target, number[]> = { direct: [], bare: [], gateway: [] };
+  for (let r = 0; r < o.rounds; r++) {
+    for (const t of order(r))
+      delays[t].push(
+        ...(await sseDelays(o.url(t, `/sse?n=${o.events}&every=${o.everyMs}`), o.auth, o.streams)),
+      );
+  }
+  for (const q of [50, 99]) {
+    const gw = percentile(delays.gateway, q);
+    rows.push({
+      scenario: "SSE",
+      metric: `event delay p${q} (${o.streams} streams, every ${o.everyMs} ms)`,
+      unit: "ms",
+      direct: percentile(delays.direct, q),
+      bare: percentile(delays.bare, q),
+      gateway: gw,
+      target: q === 99 ? { text: "p99 <= 5 ms", met: gw <= 5 } : undefined,
+    });
+  }
+  return rows;
 }

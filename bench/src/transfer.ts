@@ -1,6 +1,9 @@
 import { request } from "node:http";
 import { nowMs } from "./clock.ts";
 import { sampleRss } from "./procs.ts";
+import type { Row } from "./report.ts";
+import { median } from "./stats.ts";
+import { order, type Target } from "./stream-rows.ts";
 
 const CHUNK = Buffer.alloc(64 * 1024, "y");
 
@@ -74,4 +77,55 @@ async function transfer(
     mibPerS: bytes / 2 ** 20 / seconds,
     rssGrowthMiB: pid ? Math.max(0, peak - base) / 2 ** 20 : null,
   };
+}
+
+/**
+ * The large-body step of `pnpm bench`: `bytes` up and down through each target, rounds in rotating
+ * order; the throughput, and the proxy's peak RSS growth (it must stay flat: nothing buffered).
+ */
+export async function transferRows(o: {
+  url: (t: Target, agent: "sink" | "source", path: string) => string;
+  auth: Record<string, string>;
+  pid: (t: Target) => number | undefined;
+  bytes: number;
+  rounds: number;
+}): Promise<Row[]> {
+  const mib = o.bytes / 2 ** 20;
+  const rows: Row[] = [];
+  for (const dir of ["upload", "download"] as const) {
+    const runs: Record<Target, Array<{ mibPerS: number; rssGrowthMiB: number | null }>> = {
+      direct: [],
+      bare: [],
+      gateway: [],
+    };
+    for (let r = 0; r < o.rounds; r++) {
+      for (const t of order(r)) {
+        const target =
+          dir === "upload" ? o.url(t, "sink", "/sink") : o.url(t, "source", `/source?bytes=${o.bytes}`);
+        const fn = dir === "upload" ? upload : download;
+        runs[t].push(await fn(target, o.auth, o.bytes, o.pid(t)));
+      }
+    }
+    const growth = Math.max(...runs.gateway.map((x) => x.rssGrowthMiB ?? 0));
+    rows.push(
+      {
+        scenario: `${mib} MiB ${dir}`,
+        metric: "throughput",
+        unit: "MiB/s",
+        direct: median(runs.direct.map((x) => x.mibPerS)),
+        bare: median(runs.bare.map((x) => x.mibPerS)),
+        gateway: median(runs.gateway.map((x) => x.mibPerS)),
+      },
+      {
+        scenario: `${mib} MiB ${dir}`,
+        metric: "peak RSS growth of the proxy",
+        unit: "MiB",
+        direct: null,
+        bare: Math.max(...runs.bare.map((x) => x.rssGrowthMiB ?? 0)),
+        gateway: growth,
+        target: { text: "< 64 MiB", met: growth < 64 },
+      },
+    );
+  }
+  return rows;
 }
