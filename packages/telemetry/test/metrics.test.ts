@@ -144,6 +144,7 @@ describe("dashboard and alerts", () => {
     m.recordCredentialDecryptFailure();
     m.recordToolDrift();
     m.recordVirtualMemberFailure({ memberAgentId: "agt_x", method: "tools/list", reason: "unreachable" });
+    m.recordMcpOperation(0.01, { method: "tools/call", errorType: null });
     const unregister = m.registerQueueGauges("q", async () => ({ depth: { wait: 0 }, oldestAgeSeconds: 0 }));
     const got = await collect();
     unregister();
@@ -156,7 +157,8 @@ describe("dashboard and alerts", () => {
     const repo = new URL("../../../", import.meta.url);
     const dashboard = readFileSync(new URL("infra/grafana/dashboards/agent-gateway.json", repo), "utf8");
     const alerts = readFileSync(new URL("infra/prometheus/alerts.yml", repo), "utf8");
-    const used = (text: string) => new Set(text.match(/\bgw_[a-z_]+/g) ?? []);
+    // Ours (gw_*) and the MCP conventions' metrics (mcp_server_*, mcp_client_*); not their labels.
+    const used = (text: string) => new Set(text.match(/\b(?:gw|mcp_server|mcp_client)_[a-z_]+/g) ?? []);
     for (const name of [...used(dashboard), ...used(alerts)]) expect(exported.keys()).toContain(name);
     const shown = new Set([...used(dashboard)].map((n) => exported.get(n)));
     for (const x of got) expect(shown).toContain(x.descriptor.name);
