@@ -10,14 +10,17 @@ for (const arg of process.argv.slice(2)) {
   }
   const r = JSON.parse(readFileSync(file, "utf8"));
   const skipped = (r.numPendingTests ?? 0) + (r.numTodoTests ?? 0);
+  // A file can fail with every test passed (a hook that timed out, an error outside a test).
+  const suites = r.numFailedTestSuites ?? 0;
   console.log(
-    `${label} tests: ${r.numPassedTests} passed, ${r.numFailedTests} failed, ${skipped} skipped`.trim(),
+    `${label} tests: ${r.numPassedTests} passed, ${r.numFailedTests} failed, ${skipped} skipped; ${suites} failed files`.trim(),
   );
   for (const suite of r.testResults ?? []) {
-    for (const t of suite.assertionResults ?? []) {
+    const tests = suite.assertionResults ?? [];
+    for (const t of tests) {
       if (t.status === "failed") console.log(`  failed: ${suite.name} > ${t.fullName}`);
     }
-    if ((suite.assertionResults ?? []).length === 0 && suite.status === "failed") {
+    if (suite.status === "failed" && !tests.some((t) => t.status === "failed")) {
       console.log(`  failed: ${suite.name} (${String(suite.message ?? "").split("\n")[0]})`);
     }
   }

@@ -1,6 +1,8 @@
-// `pnpm bench:analytics [--reseed] [--runs N]`: seeds 1,000,000 invocations for one tenant into
-// DATABASE_URL (in SQL, in seconds), then times the analytics statement for a 31-day window by day
-// and a 1-day window by hour, and prints p50/p99 and each plan. See docs/performance.md.
+// `pnpm bench:analytics [--reseed] [--keep] [--runs N]`: seeds 1,000,000 invocations for one tenant
+// into DATABASE_URL (in SQL, in seconds), then times the analytics statement for a 31-day window by
+// day and a 1-day window by hour, and prints p50/p99 and each plan. The seed is removed at the end
+// (the database is often the test suites' own, whose whole-table checks it would slow down);
+// `--keep` leaves it for the next run to reuse. See docs/performance.md.
 import { analyticsRepo } from "@gw/analytics";
 import { migrate, openStore, type Store } from "@gw/db";
 import { percentile } from "./stats.ts";
@@ -70,6 +72,18 @@ async function measure(store: Store, name: string, q: Parameters<typeof analytic
   return { name, groups, p50, p99 };
 }
 
+/** The seeded tenant's rows in every table that has them (invocations, the rollup, ...). */
+async function unseed(store: Store) {
+  const tables = await store.query(
+    `select table_name from information_schema.columns
+     where table_schema = current_schema() and column_name = 'tenant_id'`,
+    [],
+  );
+  for (const { table_name } of tables)
+    await store.query(`delete from "${String(table_name)}" where tenant_id = $1`, [TENANT]);
+  console.log("seed removed (--keep leaves it for the next run)");
+}
+
 async function main() {
   const url = process.env.DATABASE_URL;
   if (!url) {
@@ -107,6 +121,7 @@ async function main() {
     ];
     console.log("\n| query | rows out | p50 ms | p99 ms |\n|---|---|---|---|");
     for (const r of results) console.log(`| ${r.name} | ${r.groups} | ${r.p50} | ${r.p99} |`);
+    if (!argv.includes("--keep")) await unseed(store);
     return 0;
   } finally {
     await store.close();

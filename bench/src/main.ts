@@ -241,7 +241,7 @@ async function main(): Promise<number> {
 
   await stop(d.proxyProc);
   const failed = await db.failures(d.tenant);
-  await db.removeTenant(d.tenant);
+  await db.removeBenchTenants();
   await db.close();
   console.log(`\n${table(rows)}\n`);
   // wrk cuts its connections at a step's end: a call whose caller left before its 202 is ended

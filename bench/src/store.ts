@@ -54,6 +54,11 @@ export type BenchStore = {
    * the test suite, whose secret sweep reads every table whole.
    */
   removeTenant: (tenantId: string) => Promise<void>;
+  /**
+   * Every bench tenant's rows (`bench-…`: the run's own and its steps'), so the database, often the
+   * test suites' own, is left as the run found it.
+   */
+  removeBenchTenants: () => Promise<void>;
   close: () => Promise<void>;
 };
 
@@ -185,15 +190,24 @@ export async function benchStore(url: string): Promise<BenchStore> {
     },
     vacuumIfNoAutovacuum: vacuum,
     async removeTenant(tenantId) {
-      const tables = await store.query(
-        `select table_name from information_schema.columns
-         where table_schema = current_schema() and column_name = 'tenant_id'`,
-        [],
-      );
-      for (const { table_name } of tables)
-        await store.query(`delete from "${String(table_name)}" where tenant_id = $1`, [tenantId]);
+      await removeWhere(store, "tenant_id = $1", tenantId);
+      await vacuum();
+    },
+    async removeBenchTenants() {
+      await removeWhere(store, "tenant_id like $1", "bench-%");
       await vacuum();
     },
     close: () => store.close(),
   };
+}
+
+/** Deletes the rows of every table with a `tenant_id` column that match `where` ($1 = `value`). */
+async function removeWhere(store: Store, where: string, value: string): Promise<void> {
+  const tables = await store.query(
+    `select table_name from information_schema.columns
+     where table_schema = current_schema() and column_name = 'tenant_id'`,
+    [],
+  );
+  for (const { table_name } of tables)
+    await store.query(`delete from "${String(table_name)}" where ${where}`, [value]);
 }
