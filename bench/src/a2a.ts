@@ -1,11 +1,5 @@
-// The A2A step of `pnpm bench` (docs/a2a.md): the proxy's CPU per streaming call of an A2A agent
-// against an `http` agent on the same upstream path with the same body (the http agent forwards it
-// unread), for a SendMessage answered with JSON and for a streamed task (four SSE events), rounds
-// interleaved. What an A2A call adds: its held and parsed envelope, its record fields, and the look
-// at its answer after delivery.
-import { mintDevToken } from "@gw/auth";
 import { protocolOf } from "@gw/forward";
-import { BENCH_JWT_SECRET, type Deployment } from "./deploy.ts";
+import { benchTenant, type Deployment } from "./deploy.ts";
 import { load } from "./load.ts";
 import { cpuMsOf, quiet } from "./procs.ts";
 import type { Row } from "./report.ts";
@@ -21,20 +15,15 @@ const BODIES = {
 };
 
 async function agentsFor(d: Deployment) {
-  const token = await mintDevToken(BENCH_JWT_SECRET, {
-    tenant: `bench-a2a-${Date.now()}`,
-    sub: "bench",
-    ttlSeconds: 6 * 3600,
-  });
-  const create = async (protocol: "http" | "a2a") => {
-    const res = await fetch(`${d.controlPlane}/v1/agents`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-      body: JSON.stringify({ name: `bench-${protocol}`, upstream_url: `${d.upstream}/a2a`, protocol }),
-    });
-    if (res.status !== 201) throw new Error(`a2a bench agent: ${res.status} ${await res.text()}`);
-    return ((await res.json()) as { id: string }).id;
-  };
+  const { token, call } = await benchTenant(d, "a2a");
+  const create = async (protocol: "http" | "a2a") =>
+    (
+      await call("POST", "/v1/agents", {
+        name: `bench-${protocol}`,
+        upstream_url: `${d.upstream}/a2a`,
+        protocol,
+      })
+    ).id as string;
   return { token, http: await create("http"), a2a: await create("a2a") };
 }
 

@@ -159,3 +159,25 @@ export async function deploy(opts: {
     mcp,
   };
 }
+
+/**
+ * A tenant of its own for one bench step (`bench-<name>-…`, removed when the run ends): its token,
+ * and a control-plane caller that throws on any answer other than 2xx.
+ */
+export async function benchTenant(d: Deployment, name: string) {
+  const token = await mintDevToken(BENCH_JWT_SECRET, {
+    tenant: `bench-${name}-${Date.now()}`,
+    sub: "bench",
+    ttlSeconds: 6 * 3600,
+  });
+  const call = async (method: string, path: string, body: unknown): Promise<{ id?: string }> => {
+    const res = await fetch(`${d.controlPlane}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+    if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
+    return (await res.json()) as { id?: string };
+  };
+  return { token, call };
+}

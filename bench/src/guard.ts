@@ -1,12 +1,4 @@
-// The answer-guard rows of `pnpm bench` (docs/policy.md "Answer guardrails"): a tools/call answer
-// of 4 KiB of text (an e-mail address, a card number, a phone number and a token in it) through an
-// MCP agent of a tenant without a policy document (relayed verbatim, never parsed) against the
-// same answer for a tenant whose answer rule redacts secrets, all six PII kinds and 3 patterns
-// (the answer held, parsed, scanned, redacted). One caller at a time; proxy CPU per call and per KiB.
-// Then the same two tenants' A2A agents on a streamed task (four SSE events, one text part, no
-// finding): the stream relayed unread against the stream judged event by event.
-import { mintDevToken } from "@gw/auth";
-import { BENCH_JWT_SECRET, type Deployment } from "./deploy.ts";
+import { benchTenant, type Deployment } from "./deploy.ts";
 import { type LoadResult, load } from "./load.ts";
 import { cpuMsOf, quiet } from "./procs.ts";
 import type { Row } from "./report.ts";
@@ -44,20 +36,7 @@ const A2A_STREAM = JSON.stringify({
 });
 
 async function tenantWith(d: Deployment, variant: Variant) {
-  const token = await mintDevToken(BENCH_JWT_SECRET, {
-    tenant: `bench-guard-${variant}-${Date.now()}`,
-    sub: "bench",
-    ttlSeconds: 6 * 3600,
-  });
-  const call = async (method: string, path: string, body: unknown) => {
-    const res = await fetch(`${d.controlPlane}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-      body: JSON.stringify(body),
-    });
-    if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
-    return (await res.json()) as { id?: string };
-  };
+  const { token, call } = await benchTenant(d, `guard-${variant}`);
   const agent = await call("POST", "/v1/agents", {
     name: "bench-guard",
     upstream_url: `${d.upstream}/mcp?answer=4k`,

@@ -1,10 +1,6 @@
-// The policy step of `pnpm bench`: the proxy's CPU per streaming call for a tenant without a policy
-// document, with 20 match-only rules, and with 20 CEL rules (docs/policy.md "Conditions"), side by
-// side. Every rule's condition is false for the bench call, so all 20 are evaluated on every call.
-import { mintDevToken } from "@gw/auth";
 import { compilePolicy, matchPolicy, PolicyDocument, type PolicyInput } from "@gw/policy";
 import * as v from "valibot";
-import { BENCH_JWT_SECRET, type Deployment } from "./deploy.ts";
+import { benchTenant, type Deployment } from "./deploy.ts";
 import { load } from "./load.ts";
 import { cpuMsOf, quiet } from "./procs.ts";
 import type { Row } from "./report.ts";
@@ -40,20 +36,7 @@ export async function policyTenants(
 ): Promise<Record<PolicyVariant, { token: string; agentId: string }>> {
   const out = {} as Record<PolicyVariant, { token: string; agentId: string }>;
   for (const variant of POLICY_VARIANTS) {
-    const token = await mintDevToken(BENCH_JWT_SECRET, {
-      tenant: `bench-policy-${variant}-${Date.now()}`,
-      sub: "bench",
-      ttlSeconds: 6 * 3600,
-    });
-    const call = async (method: string, path: string, body: unknown) => {
-      const res = await fetch(`${d.controlPlane}${path}`, {
-        method,
-        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-        body: JSON.stringify(body),
-      });
-      if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
-      return (await res.json()) as { id?: string };
-    };
+    const { token, call } = await benchTenant(d, `policy-${variant}`);
     const agent = await call("POST", "/v1/agents", {
       name: "bench-echo",
       upstream_url: `${d.upstream}${echoPath}`,

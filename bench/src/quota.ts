@@ -1,15 +1,9 @@
-// The quota step of `pnpm bench` (docs/policy.md "Quotas"): the proxy's CPU per streaming call for
-// the same policy without `limit` rules, with 5 leased ones (limits above 1,000 per window) and
-// with 5 exact ones (limits up to 1,000), one tenant each, rounds interleaved. No bench call is
-// ever refused: the leased limits are far above what a run sends, and the exact ones count per
-// second under a key that changes every millisecond (1,000 counters per rule and second).
-import { mintDevToken } from "@gw/auth";
 import { compilePolicy, limitsOf, PolicyDocument, type PolicyInput } from "@gw/policy";
 import { createQuotas } from "@gw/ratelimit";
 import { createLogger } from "@gw/telemetry";
 import { Redis } from "ioredis";
 import * as v from "valibot";
-import { BENCH_JWT_SECRET, type Deployment } from "./deploy.ts";
+import { benchTenant, type Deployment } from "./deploy.ts";
 import { load } from "./load.ts";
 import { cpuMsOf, quiet } from "./procs.ts";
 import type { Row } from "./report.ts";
@@ -62,20 +56,7 @@ async function quotaTenants(
 ): Promise<Record<QuotaVariant, { token: string; agentId: string }>> {
   const out = {} as Record<QuotaVariant, { token: string; agentId: string }>;
   for (const variant of QUOTA_VARIANTS) {
-    const token = await mintDevToken(BENCH_JWT_SECRET, {
-      tenant: `bench-quota-${variant}-${Date.now()}`,
-      sub: "bench",
-      ttlSeconds: 6 * 3600,
-    });
-    const call = async (method: string, path: string, body: unknown) => {
-      const res = await fetch(`${d.controlPlane}${path}`, {
-        method,
-        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-        body: JSON.stringify(body),
-      });
-      if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
-      return (await res.json()) as { id?: string };
-    };
+    const { token, call } = await benchTenant(d, `quota-${variant}`);
     const agent = await call("POST", "/v1/agents", {
       name: "bench-echo",
       upstream_url: `${d.upstream}${echoPath}`,

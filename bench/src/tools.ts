@@ -1,9 +1,4 @@
-// The tool-list rows of `pnpm bench` (docs/tools.md): a `tools/list` answer of 200 tools through
-// an MCP agent of a tenant without a policy document (relayed verbatim, learned by the catalog)
-// against the same answer for a tenant whose 20-rule policy filters it per caller (the answer held,
-// parsed, 50 admin tools omitted, re-framed). One caller at a time; proxy CPU per list and p50.
-import { mintDevToken } from "@gw/auth";
-import { BENCH_JWT_SECRET, type Deployment } from "./deploy.ts";
+import { benchTenant, type Deployment } from "./deploy.ts";
 import { type LoadResult, load } from "./load.ts";
 import { cpuMsOf, quiet } from "./procs.ts";
 import type { Row } from "./report.ts";
@@ -32,20 +27,7 @@ const LIST = JSON.stringify({
 });
 
 async function tenantWithList(d: Deployment, variant: Variant) {
-  const token = await mintDevToken(BENCH_JWT_SECRET, {
-    tenant: `bench-tools-${variant}-${Date.now()}`,
-    sub: "bench",
-    ttlSeconds: 6 * 3600,
-  });
-  const call = async (method: string, path: string, body: unknown) => {
-    const res = await fetch(`${d.controlPlane}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-      body: JSON.stringify(body),
-    });
-    if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
-    return (await res.json()) as { id?: string };
-  };
+  const { token, call } = await benchTenant(d, `tools-${variant}`);
   const agent = await call("POST", "/v1/agents", {
     name: "bench-tools",
     upstream_url: `${d.upstream}/mcp?tools=200`,
