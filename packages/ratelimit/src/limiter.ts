@@ -4,6 +4,7 @@ import type { Redis } from "ioredis";
 import { type BucketKey, type Limit, retryAfterSeconds, type TakeResult } from "./bucket.ts";
 import { createMemoryBuckets } from "./memory.ts";
 import { bucketKey, redisTake } from "./redis.ts";
+import { redisFallback } from "./redis-fallback.ts";
 
 export type RateLimiter = {
   /**
@@ -33,9 +34,6 @@ type Lease = { tokens: number; until: number; size: number };
 
 /** The one answer to an admitted take: shared, so the hot path allocates none. */
 const ALLOWED: TakeResult = Object.freeze({ allowed: true });
-
-/** Connection states in which ioredis would only queue the command; skip the wait. */
-const DOWN = new Set(["reconnecting", "close", "end"]);
 
 /**
  * The per-(tenant, agent) token bucket of docs/rate-limit.md. With `redis` the buckets are
@@ -72,44 +70,22 @@ export function createRateLimiter(opts: {
     return { store: "memory", take: (key, limit) => decide(key, local.take(bucketKey(key), limit)) };
   }
 
-  let failing = false;
-  let probing = false;
-  let retryAt = 0;
-
   const leases = new Map<string, Lease>();
   /** Lease requests under way per bucket: concurrent takes wait for one instead of each asking. */
   const asking = new Map<string, Promise<unknown>>();
 
-  async function viaRedis(client: Redis, key: string, limit: Limit, want: number) {
-    if (failing && (probing || performance.now() < retryAt)) return undefined;
-    // While failing, exactly one take at a time probes Redis; the others stay local.
-    const probe = failing;
-    if (probe) probing = true;
-    try {
-      if (DOWN.has(client.status)) throw new Error(`redis connection is ${client.status}`);
-      const d = await withTimeout(redisTake(client, key, limit, want), timeoutMs);
-      if (failing) logger.warn("rate limiter: Redis answers again, limits are shared across replicas");
-      failing = false;
-      return d;
-    } catch (e) {
-      retryAt = performance.now() + retryRedisAfterMs;
-      if (!failing) {
-        logger.error(
-          {
-            err: {
-              name: e instanceof Error ? e.name : "unknown",
-              message: e instanceof Error ? e.message : "",
-            },
-          },
-          "rate limiter: Redis unavailable, failing open to per-replica limits",
-        );
-      }
-      failing = true;
-      return undefined;
-    } finally {
-      if (probe) probing = false;
-    }
-  }
+  const fallback = redisFallback({
+    client: redis,
+    logger,
+    timeoutMs,
+    retryAfterMs: retryRedisAfterMs,
+    says: {
+      back: "rate limiter: Redis answers again, limits are shared across replicas",
+      down: "rate limiter: Redis unavailable, failing open to per-replica limits",
+    },
+  });
+  const viaRedis = (client: Redis, key: string, limit: Limit, want: number) =>
+    fallback.attempt(() => redisTake(client, key, limit, want));
 
   return {
     store: "redis",
@@ -164,14 +140,6 @@ export function createRateLimiter(opts: {
       return decide(key, local.take(k, limit));
     }
   }
-}
-
-function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`redis did not answer within ${ms} ms`)), ms);
-  });
-  return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
 }
 
 /** The HTTP-facing error for a denial: 429 `{"error":"rate limit exceeded"}` with Retry-After. */

@@ -16,9 +16,7 @@ import {
 import { fromLeases, LEASE_MS, type Lease, leaseCap, leaseId, QUOTA_EXACT_MAX } from "./quota-lease.ts";
 import { createMemoryQuotas } from "./quota-memory.ts";
 import { evalCharge } from "./quota-script.ts";
-
-/** Connection states in which ioredis would only queue the command; skip the wait. */
-const DOWN = new Set(["reconnecting", "close", "end"]);
+import { askRedis, redisFallback } from "./redis-fallback.ts";
 
 /**
  * The quota counters of policy `limit` rules (docs/policy.md "Quotas"): fixed UTC windows, one
@@ -53,55 +51,33 @@ export function createQuotas(opts: {
   }
   const client = redis;
   const leases = new Map<string, Lease>();
-  let failing = false;
-  let probing = false;
-  let retryAt = 0;
 
-  async function viaRedis(tenantId: string, version: number, counters: readonly QuotaCounter[]) {
-    if (failing && (probing || performance.now() < retryAt)) return undefined;
-    const probe = failing;
-    if (probe) probing = true;
-    try {
-      if (DOWN.has(client.status)) throw new Error(`redis connection is ${client.status}`);
-      const v = await withTimeout(redisCharge(client, leases, tenantId, version, counters), timeoutMs);
-      if (failing) logger.warn("quotas: Redis answers again, counts are shared across replicas");
-      failing = false;
-      return v;
-    } catch (e) {
-      retryAt = performance.now() + retryRedisAfterMs;
-      if (!failing) {
-        logger.error(
-          {
-            err: {
-              name: e instanceof Error ? e.name : "unknown",
-              message: e instanceof Error ? e.message : "",
-            },
-          },
-          "quotas: Redis unavailable, counting in each replica",
-        );
-      }
-      failing = true;
-      return undefined;
-    } finally {
-      if (probe) probing = false;
-    }
-  }
+  const fallback = redisFallback({
+    client,
+    logger,
+    timeoutMs,
+    retryAfterMs: retryRedisAfterMs,
+    says: {
+      back: "quotas: Redis answers again, counts are shared across replicas",
+      down: "quotas: Redis unavailable, counting in each replica",
+    },
+  });
 
   return {
     store: "redis",
     async charge(tenantId, version, counters) {
       // Every counter charged from this replica's leases: no Redis, no timer (the common case
       // above QUOTA_EXACT_MAX). While Redis is failing, charges count locally as documented.
-      if (!failing && fromLeases(client, leases, tenantId, version, counters) === true) return ALLOWED;
-      const shared = await viaRedis(tenantId, version, counters);
+      if (!fallback.failing && fromLeases(client, leases, tenantId, version, counters) === true)
+        return ALLOWED;
+      const shared = await fallback.attempt(() => redisCharge(client, leases, tenantId, version, counters));
       if (shared) return refused(tenantId, shared);
       recordRateLimitFallback();
       return refused(tenantId, local.charge(tenantId, version, counters));
     },
     async usage(tenantId, version, rules, key) {
       try {
-        if (DOWN.has(client.status)) throw new Error(`redis connection is ${client.status}`);
-        return await withTimeout(redisUsage(client, tenantId, version, rules, key), timeoutMs);
+        return await askRedis(client, () => redisUsage(client, tenantId, version, rules, key), timeoutMs);
       } catch (e) {
         if (e instanceof DomainError) throw e;
         throw unavailable("quota counts unavailable");
@@ -247,12 +223,4 @@ async function redisUsage(
     }
   }
   return out;
-}
-
-function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`redis did not answer within ${ms} ms`)), ms);
-  });
-  return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
 }
