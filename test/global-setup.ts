@@ -3,22 +3,16 @@ import { promisify } from "node:util";
 import { buildConsole } from "../packages/console/build.mjs";
 
 /**
- * Where the suite gets Postgres and Redis (docs/architecture.md, Where tests get Postgres and Redis): DATABASE_URL / REDIS_URL when set; else,
- * when a Docker engine answers, containers started here through testcontainers; else the embedded
- * store and the in-process queue (the Redis-only suites then say they were skipped and why).
+ * Where the main pass gets Postgres and Redis (docs/testing.md): DATABASE_URL / REDIS_URL when set;
+ * else, when a Docker engine answers, containers started here through testcontainers; else the
+ * embedded store and the in-process queue (the Redis-only suites then say they were skipped and why).
  * Variables set here are inherited by the test workers, which start after this runs.
  */
 export default async function setup(): Promise<(() => Promise<void>) | undefined> {
   // The console is served from its build output (docs/console.md); built fresh for every run.
   await buildConsole();
-  // `pnpm test:embedded`: the same suites on the embedded store and in-process queue, whatever the
-  // machine offers (CI runs both, so every integration test meets both stores).
-  if (process.env.GW_TEST_STORES === "embedded") {
-    delete process.env.DATABASE_URL;
-    delete process.env.REDIS_URL;
-    console.log("test stores: the embedded store and the in-process queue (GW_TEST_STORES=embedded)");
-    return undefined;
-  }
+  // The embedded pass's own setup (test/embedded-pass.ts) hides the servers from its files.
+  if (process.env.GW_TEST_PASS === "embedded") return undefined;
   if (process.env.DATABASE_URL && process.env.REDIS_URL) return undefined;
   if (!(await dockerAnswers())) {
     console.log(

@@ -1,3 +1,4 @@
+// @stores both: the rollup is SQL over the invocation table, run by each store's engine.
 import { randomUUID } from "node:crypto";
 import { migrate, openStore, type Store } from "@gw/db";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

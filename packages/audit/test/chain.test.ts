@@ -1,3 +1,4 @@
+// @stores both: the chain is written and checked through the store's SQL.
 import { randomUUID } from "node:crypto";
 import { migrate, openStore, policies, type Store } from "@gw/db";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

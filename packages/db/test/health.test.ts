@@ -1,3 +1,4 @@
+// @stores once: Postgres only (a pool's warnings); the embedded store has none.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openStore, type Store, storeWarnings } from "../src/index.ts";
 

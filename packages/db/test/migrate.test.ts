@@ -1,3 +1,4 @@
+// @stores once: opens both stores itself in one pass.
 import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";

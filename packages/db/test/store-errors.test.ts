@@ -1,3 +1,4 @@
+// @stores once: opens both stores itself in one pass.
 import { isStoreUnavailable } from "@gw/core";
 import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";

@@ -1,3 +1,4 @@
+// @stores once: opens both stores itself in one pass.
 import { describe, expect, it } from "vitest";
 import { openStore } from "../src/client.ts";
 

@@ -1,3 +1,4 @@
+// @stores once: opens both stores itself in one pass.
 import { migrate, openStore, type Store } from "@gw/db";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createClaimer } from "../src/repos/invocation-states.ts";

@@ -1,3 +1,4 @@
+// @stores once: the embedded store only, opened by the file itself.
 import { migrate, openStore, type Store } from "@gw/db";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CLAIM_SQL, FAIL_OPEN_SQL, REPEAT_SQL } from "../src/repos/invocation-states.ts";

@@ -1,3 +1,4 @@
+// @stores once: opens both stores itself in one pass.
 import { randomUUID } from "node:crypto";
 import { migrate, openStore, type Store } from "@gw/db";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -1,3 +1,4 @@
+// @stores both: the reconciler and sweeper are SQL over open rows.
 import { randomUUID } from "node:crypto";
 import { migrate, openStore, type Store } from "@gw/db";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

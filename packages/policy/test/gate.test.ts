@@ -1,3 +1,4 @@
+// @stores both: the gate reads policies and writes decisions through the store.
 import { setTimeout as sleep } from "node:timers/promises";
 import { migrate, openStore, type Store } from "@gw/db";
 import { newTenant, TEST_DATABASE_URL } from "@gw/fixtures";

@@ -1,3 +1,4 @@
+// @stores once: opens both stores itself in one pass.
 import { execFile } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
 import { fileURLToPath } from "node:url";

@@ -1,3 +1,4 @@
+// @stores both: the replay reservation is a unique insert in the store.
 import { DomainError } from "@gw/core";
 import { migrate, openStore, type Store } from "@gw/db";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

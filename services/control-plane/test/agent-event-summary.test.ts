@@ -1,3 +1,4 @@
+// @stores both: the summary is SQL over recorded events.
 import { createHash, randomUUID } from "node:crypto";
 import { client, newTenant, serveApp, type TestApp, token } from "@gw/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -1,3 +1,4 @@
+// @stores both: idempotent recording is a unique insert in the store.
 import { createHash, randomUUID } from "node:crypto";
 import { client, newTenant, serveApp, type TestApp, token } from "@gw/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

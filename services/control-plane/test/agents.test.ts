@@ -1,3 +1,4 @@
+// @stores both: agent writes and reads go through the store.
 import { client, newTenant, serveApp, type TestApp, token } from "@gw/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createControlPlaneApp } from "../src/app.ts";

@@ -1,3 +1,4 @@
+// @stores both: analytics are SQL aggregates over invocations.
 import { randomUUID } from "node:crypto";
 import { newId } from "@gw/core";
 import { client, newTenant, serveApp, type TestApp, token } from "@gw/testkit";

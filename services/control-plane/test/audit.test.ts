@@ -1,3 +1,4 @@
+// @stores both: each write's audit event is appended in the write's transaction.
 import { randomBytes, randomUUID } from "node:crypto";
 import { newId } from "@gw/core";
 import { client, newTenant, serveApp, startToolsUpstream, type TestApp, token } from "@gw/testkit";

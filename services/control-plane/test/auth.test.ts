@@ -1,3 +1,4 @@
+// @stores once: token checks; nothing asserted is read from the store.
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { mintDevToken } from "@gw/auth";

@@ -1,3 +1,4 @@
+// @stores both: posture reports which store the deployment runs on.
 import { client, newTenant, serveApp, token } from "@gw/testkit";
 import { describe, expect, it } from "vitest";
 import { createControlPlaneApp } from "../src/app.ts";

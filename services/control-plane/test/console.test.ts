@@ -1,3 +1,4 @@
+// @stores once: serves the console's files and config.
 import { CONSOLE_CSP, consoleOidcOf } from "@gw/console";
 import { createBaseApp, listen } from "@gw/http";
 import { createLogger } from "@gw/telemetry";

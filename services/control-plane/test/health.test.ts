@@ -1,3 +1,4 @@
+// @stores both: readiness reports the store's health.
 import { client, serveApp } from "@gw/testkit";
 import { describe, expect, it } from "vitest";
 import { createControlPlaneApp } from "../src/app.ts";

@@ -1,3 +1,4 @@
+// @stores both: the list's filters and paging are SQL.
 import { newId } from "@gw/core";
 import { invocationRepo } from "@gw/invocations";
 import { client, newTenant, serveApp, type TestApp, token } from "@gw/testkit";

@@ -1,3 +1,4 @@
+// @stores both: policy documents and the decision list's filters go through the store.
 import { newId } from "@gw/core";
 import { policyDecisions } from "@gw/db";
 import { createDecisionRecorder, type PolicyInput } from "@gw/policy";

@@ -1,3 +1,4 @@
+// @stores both: receipt references are read from the store.
 import { execFile } from "node:child_process";
 import { generateKeyPairSync } from "node:crypto";
 import { mkdtemp, writeFile } from "node:fs/promises";

@@ -1,3 +1,4 @@
+// @stores both: settlement configuration is a row in the store.
 import { randomBytes } from "node:crypto";
 import { client, newTenant, type Res, serveApp, type TestApp, token } from "@gw/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -1,3 +1,4 @@
+// @stores both: virtual agents and their members are rows in the store.
 import { client, newTenant, serveApp, type TestApp, token } from "@gw/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createControlPlaneApp } from "../src/app.ts";

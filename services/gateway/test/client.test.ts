@@ -1,3 +1,4 @@
+// @stores once: the typed client's shapes against the API; the routes' store work is covered by the control plane's suites.
 import { createGatewayClient, type GatewayClient } from "@gw/client";
 import { newTenant, type TestApp, token, type Upstream } from "@gw/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

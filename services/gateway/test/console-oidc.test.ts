@@ -1,3 +1,4 @@
+// @stores once: console sign-in in a browser; no store-specific behaviour.
 // Console sign-in with the organisation's identity provider, in a real headless Chromium against the
 // real all-in-one gateway and a real authorization server (oauth2-mock-server: discovery, /authorize
 // with PKCE S256, /token, JWKS). The gateway verifies the tokens through that server's JWKS, as a

@@ -1,3 +1,4 @@
+// @stores once: the console in a browser; the routes it calls are covered by the control plane's suites.
 // The operator console in a real headless Chromium against the real all-in-one gateway.
 // Chromium: Debian's `chromium` package (.ci/run installs it). Without it the suite is skipped,
 // with the reason printed, on a developer machine only: under CI=true a missing browser fails.

@@ -1,3 +1,4 @@
+// @stores once: spawns pnpm start --demo, which picks its own store.
 // `pnpm start --demo` (`pnpm demo`): one command, no internet, and the calls it prints work as
 // printed: a streaming call, a transactional call and its poll, and an MCP tools/list.
 import { execFile } from "node:child_process";

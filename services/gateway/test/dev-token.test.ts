@@ -1,3 +1,4 @@
+// @stores once: the dev secret file and token scopes.
 // `pnpm start` with no token configuration keeps its generated secret in a dev file that
 // `pnpm dev-token` reads: a token minted for any tenant and user works on the running gateway.
 // The token the start banner prints is the operator's: it holds every scope the gateway checks.

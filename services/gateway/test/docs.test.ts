@@ -1,3 +1,4 @@
+// @stores once: serves the API reference page.
 // GET /docs in a real headless Chromium (Debian's `chromium`, driven by playwright-core): the
 // reference renders the document with no request to another origin and no CSP violation.
 import { existsSync, mkdirSync } from "node:fs";

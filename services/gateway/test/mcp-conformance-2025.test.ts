@@ -1,3 +1,4 @@
+// @stores once: the MCP protocol through a virtual server; records are covered by the proxy's suites.
 import { execFile } from "node:child_process";
 import { createRequire } from "node:module";
 import { fileURLToPath, pathToFileURL } from "node:url";

@@ -1,3 +1,4 @@
+// @stores once: 405 answers of the router.
 import { fillPath, openApiRoutes, type TestApp } from "@gw/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Caller, caller, startGateway } from "./helpers.ts";

@@ -1,3 +1,4 @@
+// @stores once: the OpenAPI document against the routes.
 import { createControlPlaneApp } from "@gw/control-plane";
 import { type AppEnv, queryTakenBy } from "@gw/http";
 import { createProxyApp, DIRECT_ROUTES } from "@gw/proxy";

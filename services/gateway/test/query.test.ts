@@ -1,3 +1,4 @@
+// @stores both: query parameters become SQL filters.
 import type { TestApp } from "@gw/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Caller, caller, createAgent, pollDone, startGateway, upstreamPool } from "./helpers.ts";
@@ -25,6 +26,9 @@ afterAll(async () => {
   await app?.close();
 });
 
+/** A week ago: inside the analytics window (at most 31 days) whatever day the suite runs. */
+const WEEK_AGO = new Date(Date.now() - 7 * 86_400_000).toISOString().replace(/\.\d+Z$/, "Z");
+
 /** Every list and read route that takes a query: a documented query that works, and one parameter of it. */
 const LISTS: { path: string; ok: string; param: string }[] = [
   { path: "/v1/agents", ok: "protocol=mcp&limit=5&offset=0", param: "protocol" },
@@ -39,8 +43,8 @@ const LISTS: { path: string; ok: string; param: string }[] = [
     param: "action",
   },
   { path: "/v1/approvals", ok: "status=pending&agent_id=x&limit=5&offset=0", param: "status" },
-  { path: "/v1/analytics", ok: "bucket=day&since=2026-11-01T00:00:00Z&agent_id=AGENT", param: "bucket" },
-  { path: "/v1/analytics/summary", ok: "since=2026-11-01T00:00:00Z", param: "since" },
+  { path: "/v1/analytics", ok: `bucket=day&since=${WEEK_AGO}&agent_id=AGENT`, param: "bucket" },
+  { path: "/v1/analytics/summary", ok: `since=${WEEK_AGO}`, param: "since" },
   { path: "/v1/credentials", ok: "limit=5&offset=0", param: "limit" },
 ];
 

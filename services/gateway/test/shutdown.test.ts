@@ -1,3 +1,4 @@
+// @stores both: the drain flushes held records to the store before exit.
 import { once } from "node:events";
 import { connect, type Socket } from "node:net";
 import { eventually, newTenant, startUpstream, token } from "@gw/testkit";
@@ -101,7 +102,7 @@ describe("graceful shutdown with an MCP client's standalone GET stream open", ()
       child.kill("SIGKILL");
       await u.close();
     }
-  }, 60_000);
+  });
 });
 
 describe("graceful shutdown on keep-alive connections", () => {

@@ -1,3 +1,4 @@
+// @stores once: spawns pnpm start, which picks its own store.
 // `pnpm start` as a user runs it (the real command: pnpm, its shell, the gateway): a signal sent to
 // the pnpm process stops the gateway the graceful way and frees the port; a port in use, an option
 // it does not take and `--help` each answer one clear line or text, never a stack trace.

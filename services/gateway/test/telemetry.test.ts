@@ -1,3 +1,4 @@
+// @stores once: OTLP export; nothing read from the store.
 import { once } from "node:events";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";

@@ -1,3 +1,4 @@
+// @stores once: a metric of the catalog's drift check.
 import { once } from "node:events";
 import { client, newTenant, startUpstream, token } from "@gw/testkit";
 import { describe, expect, it } from "vitest";

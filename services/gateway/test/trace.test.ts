@@ -1,3 +1,4 @@
+// @stores both: trace context crosses the queue (BullMQ and in-process).
 import { once } from "node:events";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";

@@ -1,3 +1,4 @@
+// @stores once: validation messages, decided before the store.
 import type { TestApp } from "@gw/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Caller, caller, createAgent, startGateway } from "./helpers.ts";

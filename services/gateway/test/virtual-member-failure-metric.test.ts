@@ -1,3 +1,4 @@
+// @stores once: a metric of member failures.
 import { once } from "node:events";
 import { client, newTenant, startMcpV2Server, startUpstream, token } from "@gw/testkit";
 import { describe, expect, it } from "vitest";

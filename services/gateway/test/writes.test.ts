@@ -1,3 +1,4 @@
+// @stores both: writes reach the data plane through the store's notifications.
 import { createControlPlaneApp } from "@gw/control-plane";
 import { createProxyApp } from "@gw/proxy";
 import {

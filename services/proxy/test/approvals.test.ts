@@ -1,3 +1,4 @@
+// @stores both: held calls and decisions are rows that several requests race for.
 import { randomUUID } from "node:crypto";
 import { Readable } from "node:stream";
 import { createControlPlaneApp } from "@gw/control-plane";

@@ -1,3 +1,4 @@
+// @stores both: calls in flight are counted in Redis or in process.
 import type { ServerResponse } from "node:http";
 import { eventually } from "@gw/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

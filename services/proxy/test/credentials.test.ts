@@ -1,3 +1,4 @@
+// @stores both: credentials are sealed rows opened at dial time.
 import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { fileURLToPath } from "node:url";

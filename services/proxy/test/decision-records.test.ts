@@ -1,3 +1,4 @@
+// @stores both: a decision is written in its invocation's statement.
 import { client, newTenant, startUpstream, type TestApp, token, type Upstream } from "@gw/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startGateway } from "./helpers.ts";

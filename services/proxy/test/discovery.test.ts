@@ -1,3 +1,4 @@
+// @stores once: protected-resource metadata and 401s, decided before the store.
 import { newTenant, TEST_JWT_SECRET, type TestApp, token, type Upstream } from "@gw/testkit";
 import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
 import {

@@ -1,3 +1,4 @@
+// @stores once: the NUL rule and response headers on the relay.
 import type { TestApp } from "@gw/testkit";
 import { type Recorded, recordingCaller, sweepSecrets, Tally } from "@gw/testkit/sweep";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

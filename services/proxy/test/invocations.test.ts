@@ -1,3 +1,4 @@
+// @stores both: invocation rows and their reads.
 import { startUpstream, type TestApp, type Upstream } from "@gw/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Caller, caller, createAgent, pollDone, recordDone, startGateway } from "./helpers.ts";

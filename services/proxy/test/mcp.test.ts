@@ -1,3 +1,4 @@
+// @stores once: the MCP protocol on both paths; records are covered by records.test.ts.
 import type { ServerResponse } from "node:http";
 import {
   eventually,

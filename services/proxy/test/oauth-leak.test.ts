@@ -1,3 +1,4 @@
+// @stores once: secrets in a process's output and answers.
 // OAuth credentials: "secrets and tokens never appear in a response, a log line, a span, an error or a
 // receipt: test it by searching the processes' output". The real all-in-one gateway
 // (`services/gateway/src/main.ts`, as `pnpm start` runs it) is a child process here, logging at
@@ -147,7 +148,7 @@ beforeAll(async () => {
     ),
     GW_RECEIPT_ACTOR: "urn:gw:leak-test",
   });
-}, 60_000);
+});
 afterAll(async () => {
   gateway?.child.kill("SIGKILL");
   await as?.close();

@@ -1,3 +1,4 @@
+// @stores once: Postgres and Redis only: the split deployment.
 import { randomBytes } from "node:crypto";
 import { createControlPlaneApp } from "@gw/control-plane";
 import { createProxyApp } from "@gw/proxy";

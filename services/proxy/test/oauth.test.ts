@@ -1,3 +1,4 @@
+// @stores once: token requests to the authorization server.
 import { generateKeyPairSync, randomBytes } from "node:crypto";
 import type { ServerResponse } from "node:http";
 import { eventually, type Res, startUpstream, type TestApp, token, type Upstream } from "@gw/testkit";
@@ -457,7 +458,7 @@ describe("a token endpoint that misbehaves fails the call with credential_error"
       expectCredentialError(mode, out);
       expect(credentialLogLine(out.invocationId).failure).toBe("token endpoint timed out");
     }
-  }, 30_000);
+  });
 
   it("an oauth2_token_exchange call without a caller token to exchange… cannot happen: 401 first", async () => {
     const { agentId } = await setup("oauth2_token_exchange");

@@ -1,3 +1,4 @@
+// @stores once: the Origin check, decided before the store.
 import { recordDone, type TestApp, type Upstream } from "@gw/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Caller, caller, createAgent, pollDone, startGateway, upstreamPool } from "./helpers.ts";

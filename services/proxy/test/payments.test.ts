@@ -1,3 +1,4 @@
+// @stores both: settlements are rows whose status moves in the store.
 import {
   type Facilitator,
   newPayer,

@@ -1,3 +1,4 @@
+// @stores once: CEL conditions compiled and evaluated in process.
 import { TEST_JWT_SECRET, type TestApp } from "@gw/testkit";
 import { SignJWT } from "jose";
 import { request } from "undici";

@@ -1,3 +1,4 @@
+// @stores both: decisions and receipts are written through the store.
 import { createHash, generateKeyPairSync } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";

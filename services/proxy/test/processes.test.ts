@@ -1,3 +1,4 @@
+// @stores once: Postgres and Redis only: several proxy processes.
 import { type ChildProcess, spawn } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { createServer } from "node:net";
@@ -206,7 +207,7 @@ describe.skipIf(!shared)("a proxy process killed mid-stream (needs Postgres and 
     const row = await call("GET", `/v1/invocations/${id}`);
     expect(row.status, row.text).toBe(200);
     expect(row.json).toMatchObject({ id, mode: "streaming", status: "running", completed_at: null });
-  }, 60_000);
+  });
 });
 
 describe("GW_PROXY_PROCESSES: refusals", () => {
@@ -220,7 +221,7 @@ describe("GW_PROXY_PROCESSES: refusals", () => {
     live.add(proxy.child);
     expect(await proxy.exited).toBe(1);
     expect(proxy.output()).toContain("GW_PROXY_PROCESSES above 1 needs DATABASE_URL and REDIS_URL");
-  }, 30_000);
+  });
 
   it("refuses a count that is not a whole number from 1 to 64", async () => {
     const proxy = spawnProxy({ PORT: "0", GW_PROXY_PROCESSES: "0" });
@@ -229,5 +230,5 @@ describe("GW_PROXY_PROCESSES: refusals", () => {
     expect(proxy.output()).toContain(
       "invalid configuration: GW_PROXY_PROCESSES must be a whole number from 1 to 64",
     );
-  }, 30_000);
+  });
 });

@@ -1,3 +1,4 @@
+// @stores both: quota counts live in Redis or in process.
 import { once } from "node:events";
 import { createServer, type Socket } from "node:net";
 import { createControlPlaneApp } from "@gw/control-plane";

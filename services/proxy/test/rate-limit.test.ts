@@ -1,3 +1,4 @@
+// @stores both: buckets live in Redis or in process.
 import { createControlPlaneApp } from "@gw/control-plane";
 import { createProxyApp } from "@gw/proxy";
 import {

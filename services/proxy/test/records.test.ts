@@ -1,3 +1,4 @@
+// @stores both: streaming records are deferred writes to the store.
 import {
   client,
   newTenant,

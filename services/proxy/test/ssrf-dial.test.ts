@@ -1,3 +1,4 @@
+// @stores once: the dial-time SSRF guard.
 import { lookup } from "node:dns/promises";
 import { hostname } from "node:os";
 import type { TestApp } from "@gw/testkit";

@@ -1,5 +1,6 @@
+// @stores once: Postgres only: an outage cut in a TCP forwarder.
 import { setTimeout as sleep } from "node:timers/promises";
-import { startTcpForwarder, type TcpForwarder, TEST_DATABASE_URL } from "@gw/testkit";
+import { eventually, startTcpForwarder, type TcpForwarder, TEST_DATABASE_URL } from "@gw/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Caller, caller, createAgent, recordDone, startGateway, upstreamPool } from "./helpers.ts";
 
@@ -122,7 +123,14 @@ suite("Postgres outage", () => {
     // whose row is still due when the store goes away.
     const early = await open(4);
     await reached(4);
-    await sleep(800);
+    // The early rows are in the store (a loaded machine may take longer than the defer).
+    await eventually(async () => {
+      for (const r of early) {
+        const id = r.headers.get("x-gateway-invocation-id") ?? "";
+        if ((await call("GET", `/v1/invocations/${id}`)).status !== 200) return undefined;
+      }
+      return true;
+    }, 60_000);
     const late = await open(4);
     await reached(8);
     await f.cut("refuse");

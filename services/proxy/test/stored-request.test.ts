@@ -1,3 +1,4 @@
+// @stores both: a stored request is a row claimed by the worker.
 import { newId } from "@gw/core";
 import type { TestApp } from "@gw/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -1,3 +1,4 @@
+// @stores once: the streaming relay; records are covered by records.test.ts.
 import { createHash, randomBytes } from "node:crypto";
 import { lookup } from "node:dns/promises";
 import { connect } from "node:net";

@@ -1,3 +1,4 @@
+// @stores both: the transactional path is the queue and its rows.
 import { client, TEST_CA_FILE, type TestApp, token, type Upstream } from "@gw/testkit";
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

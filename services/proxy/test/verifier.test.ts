@@ -1,3 +1,4 @@
+// @stores both: the replay reservation is a unique insert in the store.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import {

@@ -1,3 +1,4 @@
+// @stores once: the worker process's scheduling priority.
 import { type ChildProcess, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";

@@ -1,3 +1,4 @@
+// @stores once: authentication and refusals of every route, decided before the store.
 import {
   type ApiRoute,
   client,

@@ -1,3 +1,4 @@
+// @stores both: generated bodies reach each store's driver, which must refuse them without a 5xx.
 import { client, type Res, type TestApp } from "@gw/testkit";
 import { type Recorded, recordingCaller, sweepSecrets, Tally } from "@gw/testkit/sweep";
 import fc from "fast-check";

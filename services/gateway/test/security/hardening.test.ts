@@ -1,3 +1,4 @@
+// @stores both: the NUL rule and hostile values reach each store's driver.
 import type { TestApp } from "@gw/testkit";
 import { type Recorded, recordingCaller, sweepSecrets, Tally } from "@gw/testkit/sweep";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

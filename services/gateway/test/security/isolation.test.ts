@@ -1,3 +1,4 @@
+// @stores both: tenant scoping is in every statement the store runs.
 import { NEVER_IDS, type TestApp } from "@gw/testkit";
 import { type Recorded, recordingCaller, sweepSecrets, Tally } from "@gw/testkit/sweep";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

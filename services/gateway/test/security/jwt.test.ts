@@ -1,3 +1,4 @@
+// @stores once: token verification; decided before the store.
 import { createPublicKey } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";

@@ -1,3 +1,4 @@
+// @stores once: write-time SSRF validation, decided before the store.
 import type { TestApp } from "@gw/testkit";
 import { type Recorded, recordingCaller, sweepSecrets, Tally } from "@gw/testkit/sweep";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -1,3 +1,4 @@
+// @stores once: the A2A protocol: the card the gateway serves.
 import { generateKeyPairSync } from "node:crypto";
 import type { AgentCard } from "@a2a-js/sdk";
 import { verifyAgentCardSignature } from "@a2a-js/sdk";

@@ -1,3 +1,4 @@
+// @stores once: the A2A protocol: answer guardrails on streams.
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { TestApp } from "@gw/testkit";

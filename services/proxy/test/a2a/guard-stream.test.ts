@@ -1,3 +1,4 @@
+// @stores once: the A2A protocol: answer guardrails on streams.
 import { type A2aUpstream, startA2aUpstream, type TestApp } from "@gw/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MODES, marker, putPolicy } from "../answers/support.ts";

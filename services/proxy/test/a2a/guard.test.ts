@@ -1,3 +1,4 @@
+// @stores once: the A2A protocol: answer guardrails.
 import type { Task } from "@a2a-js/sdk";
 import { type A2aUpstream, startA2aUpstream, type TestApp } from "@gw/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

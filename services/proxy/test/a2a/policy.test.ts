@@ -1,3 +1,4 @@
+// @stores once: the A2A protocol: what policy sees of a call.
 import { type A2aUpstream, startA2aUpstream, type TestApp, token } from "@gw/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Caller, caller, createAgent } from "../helpers.ts";

@@ -1,3 +1,4 @@
+// @stores once: the A2A protocol on both paths; the queue is covered by transact.test.ts.
 import type { Task } from "@a2a-js/sdk";
 import { type A2aUpstream, eventually, startA2aUpstream, type TestApp } from "@gw/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -1,3 +1,4 @@
+// @stores once: the A2A protocol: refused bodies, decided before the store.
 import { type A2aUpstream, startA2aUpstream, startUpstream, type TestApp, type Upstream } from "@gw/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Caller, caller, createAgent, pollDone, recordDone } from "../helpers.ts";

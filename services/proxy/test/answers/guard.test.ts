@@ -1,3 +1,4 @@
+// @stores once: answer guardrails on the relay.
 import { randomBytes } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";

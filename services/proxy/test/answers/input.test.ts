@@ -1,3 +1,4 @@
+// @stores once: hostile answers and rules the guard refuses.
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { TestApp } from "@gw/testkit";

@@ -1,3 +1,4 @@
+// @stores both: the catalog and its pins are rows in the store.
 import { client, newTenant, startUpstream, type TestApp, token } from "@gw/testkit";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type Caller, caller, createAgent, pollDone, startGateway } from "../helpers.ts";

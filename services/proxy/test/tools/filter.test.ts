@@ -1,3 +1,4 @@
+// @stores once: per-caller tool lists filtered on the relay.
 import type { ServerResponse } from "node:http";
 import { startModernUpstream, startUpstream, type TestApp, type Upstream } from "@gw/testkit";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";

@@ -1,3 +1,4 @@
+// @stores once: the in-process list cache.
 import { startUpstream, type TestApp } from "@gw/testkit";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type Caller, caller, startGateway } from "../helpers.ts";

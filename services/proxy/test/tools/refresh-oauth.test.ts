@@ -1,3 +1,4 @@
+// @stores once: refresh's token requests and redirects.
 import { randomBytes } from "node:crypto";
 import { startUpstream, type TestApp } from "@gw/testkit";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";

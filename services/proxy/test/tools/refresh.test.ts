@@ -1,3 +1,4 @@
+// @stores both: a refresh writes the catalog.
 import { lookup } from "node:dns/promises";
 import type { ServerResponse } from "node:http";
 import { hostname } from "node:os";

@@ -1,3 +1,4 @@
+// @stores once: Postgres only: several replicas on one store.
 import { createControlPlaneApp } from "@gw/control-plane";
 import { createProxyApp } from "@gw/proxy";
 import {

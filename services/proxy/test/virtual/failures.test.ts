@@ -1,3 +1,4 @@
+// @stores once: the MCP protocol through a virtual server.
 import { lookup } from "node:dns/promises";
 import { hostname } from "node:os";
 import { startUpstream, type TestApp, type Upstream } from "@gw/testkit";

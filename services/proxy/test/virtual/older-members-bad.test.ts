@@ -1,3 +1,4 @@
+// @stores once: the MCP protocol through a virtual server.
 import { startMcpV1Server, startUpstream, type TestApp, type Upstream } from "@gw/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Caller, caller, recordDone, startGateway } from "../helpers.ts";

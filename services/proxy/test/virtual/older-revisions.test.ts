@@ -1,3 +1,4 @@
+// @stores once: the MCP protocol through a virtual server.
 import { sessionsOf } from "@gw/forward";
 import { type McpV1Server, startMcpV1Server, type TestApp } from "@gw/testkit";
 import {

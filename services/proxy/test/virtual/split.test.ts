@@ -1,3 +1,4 @@
+// @stores once: Postgres and Redis only: the split deployment.
 import { randomUUID } from "node:crypto";
 import { loadConfig } from "@gw/config";
 import { createControlPlaneApp } from "@gw/control-plane";

@@ -1,3 +1,4 @@
+// @stores once: Redis only: BullMQ's doorbell.
 import { loadConfig } from "@gw/config";
 import { createRuntime, type Runtime } from "@gw/runtime";
 import { client, eventually, newTenant, startUpstream, testEnv, token } from "@gw/testkit";
@@ -73,7 +74,7 @@ describe.runIf(hasRedis)("Postgres is the source of truth, Redis the doorbell", 
     expect(u.received).toHaveLength(1);
     expect(u.received[0]?.body.toString()).toBe("payload");
     expect(u.received[0]?.headers["x-gateway-invocation-id"]).toBe(inv);
-  }, 40_000);
+  });
 
   it("never runs a call whose caller was answered an error, though its job is still queued", async () => {
     const env = { GW_QUEUE_NAME: `rec-${newTenant()}`, GW_RECONCILE_MS: "200" };
@@ -98,7 +99,7 @@ describe.runIf(hasRedis)("Postgres is the source of truth, Redis the doorbell", 
     expect(u.received).toHaveLength(0);
     const rec = await call("GET", `/v1/proxy/${agent}/invocations/${inv}`);
     expect(rec.json).toMatchObject({ status: "failed", error_class: "internal" });
-  }, 40_000);
+  });
 
   it("puts ids only in the Redis job, whatever the body, and forwards a 200 KiB body byte for byte", async () => {
     const env = { GW_QUEUE_NAME: `rec-${newTenant()}` };
@@ -128,5 +129,5 @@ describe.runIf(hasRedis)("Postgres is the source of truth, Redis the doorbell", 
     await eventually(() => (u.received.length === 2 ? true : undefined), 15_000);
     const got = u.received.find((r) => r.headers["x-gateway-invocation-id"] === large.json.invocation_id);
     expect(got?.body.equals(big)).toBe(true);
-  }, 40_000);
+  });
 });

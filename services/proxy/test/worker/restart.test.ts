@@ -1,3 +1,4 @@
+// @stores once: Redis only: BullMQ across worker restarts.
 import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { loadConfig } from "@gw/config";

@@ -1,3 +1,0 @@
-import { defineProject } from "vitest/config";
-
-export default defineProject({ test: { name: "@gw/gateway", testTimeout: 30_000, hookTimeout: 60_000 } });
