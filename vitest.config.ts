@@ -2,6 +2,7 @@ import { execFileSync } from "node:child_process";
 import { availableParallelism } from "node:os";
 import { defineConfig } from "vitest/config";
 import { type Pass, testProjects } from "./test/passes.ts";
+import Sequencer from "./test/sequencer.ts";
 
 // One root run over every workspace package and both passes (docs/testing.md), so `pnpm test` prints
 // one summary and both cores stay busy until the last file. The global setup decides where Postgres
@@ -35,6 +36,7 @@ export default defineConfig({
     pool: "forks",
     maxWorkers: workers,
     minWorkers: 1,
+    sequence: { sequencer: Sequencer },
     reporters: process.env.CI
       ? [
           "default",
