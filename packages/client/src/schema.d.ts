@@ -3041,7 +3041,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Method not allowed on this path. A virtual MCP server answers GET with a JSON-RPC error (-32000) instead, as its protocol revision does (a DELETE ends an older client's session: 204; 404 or 400 with a JSON-RPC error for a session id that is not valid or missing). */
+            /** @description Method not allowed on this path. A virtual MCP server answers GET, and a DELETE whose MCP-Protocol-Version names 2026-07-28 (with or without a session id), with a JSON-RPC error (-32000) instead, as that revision does (a DELETE of an older client ends its session: 204; 404 or 400 with a JSON-RPC error for a session id that is not valid or missing). */
             405: {
                 headers: {
                     /** @description The methods this path takes. */
@@ -3221,7 +3221,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Method not allowed on this path. A virtual MCP server answers GET with a JSON-RPC error (-32000) instead, as its protocol revision does (a DELETE ends an older client's session: 204; 404 or 400 with a JSON-RPC error for a session id that is not valid or missing). */
+            /** @description Method not allowed on this path. A virtual MCP server answers GET, and a DELETE whose MCP-Protocol-Version names 2026-07-28 (with or without a session id), with a JSON-RPC error (-32000) instead, as that revision does (a DELETE of an older client ends its session: 204; 404 or 400 with a JSON-RPC error for a session id that is not valid or missing). */
             405: {
                 headers: {
                     /** @description The methods this path takes. */
@@ -3384,7 +3384,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Method not allowed on this path. A virtual MCP server answers GET with a JSON-RPC error (-32000) instead, as its protocol revision does (a DELETE ends an older client's session: 204; 404 or 400 with a JSON-RPC error for a session id that is not valid or missing). */
+            /** @description Method not allowed on this path. A virtual MCP server answers GET, and a DELETE whose MCP-Protocol-Version names 2026-07-28 (with or without a session id), with a JSON-RPC error (-32000) instead, as that revision does (a DELETE of an older client ends its session: 204; 404 or 400 with a JSON-RPC error for a session id that is not valid or missing). */
             405: {
                 headers: {
                     /** @description The methods this path takes. */

@@ -101,7 +101,7 @@ const admission = (transactional: boolean): Record<string, Response> => ({
       ? error("Method not allowed on this path.")
       : {
           description:
-            "Method not allowed on this path. A virtual MCP server answers GET with a JSON-RPC error (-32000) instead, as its protocol revision does (a DELETE ends an older client's session: 204; 404 or 400 with a JSON-RPC error for a session id that is not valid or missing).",
+            "Method not allowed on this path. A virtual MCP server answers GET, and a DELETE whose MCP-Protocol-Version names 2026-07-28 (with or without a session id), with a JSON-RPC error (-32000) instead, as that revision does (a DELETE of an older client ends its session: 204; 404 or 400 with a JSON-RPC error for a session id that is not valid or missing).",
           body: { json: v.union([ErrorBody, JsonRpcErrorBody]) },
         }),
     headers: { Allow: { description: "The methods this path takes.", schema: { type: "string" } } },

@@ -114,6 +114,66 @@ describe("virtual MCP server: the revision's answers", () => {
     expect((await call("GET", `/v1/invocations?agent_id=${v}`)).json.total).toBe(0);
   });
 
+  it("answers GET and DELETE of 2026-07-28 405 with or without a session id, without an invocation", async () => {
+    const { v } = await twoMembers();
+    // A session id this gateway issued (to an older client of the same agent): it changes nothing.
+    const init = await call(
+      "POST",
+      `/v1/proxy/${v}/stream`,
+      {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+      },
+      { "content-type": "application/json", accept: "application/json, text/event-stream" },
+    );
+    const session = init.headers.get("mcp-session-id");
+    expect(session).toBeTruthy();
+    for (const method of ["GET", "DELETE"]) {
+      for (const sessionId of [null, session, "not-a-session"]) {
+        const res = await call(method, `/v1/proxy/${v}/stream`, undefined, {
+          "mcp-protocol-version": REVISION,
+          ...(sessionId === null ? {} : { "mcp-session-id": sessionId }),
+        });
+        expect(res.status, `${method} ${sessionId}`).toBe(405);
+        expect(res.headers.get("allow")).toBe("POST");
+        expect(res.json).toMatchObject({ jsonrpc: "2.0", error: { code: -32000 } });
+        expect(res.headers.get("x-gateway-invocation-id")).toBeNull();
+      }
+    }
+  });
+
+  it("reads a request of 2026-07-28 as that revision's whatever session id it carries", async () => {
+    const { v, alpha } = await twoMembers();
+    const init = await call(
+      "POST",
+      `/v1/proxy/${v}/stream`,
+      {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+      },
+      { "content-type": "application/json", accept: "application/json, text/event-stream" },
+    );
+    const session = init.headers.get("mcp-session-id") as string;
+    // The header names 2026-07-28 and the body has no envelope: that revision's -32602, not an
+    // older client's session being served (a valid id) or refused (404 for one that is not).
+    const { headers } = rpc("tools/list");
+    for (const sessionId of [session, "not-a-session"]) {
+      const res = await call(
+        "POST",
+        `/v1/proxy/${v}/stream`,
+        { jsonrpc: "2.0", id: 5, method: "tools/list" },
+        { ...headers, "mcp-session-id": sessionId },
+      );
+      expect(res.status, sessionId).toBe(400);
+      expect(res.json, sessionId).toMatchObject({ jsonrpc: "2.0", id: 5, error: { code: -32602 } });
+    }
+    expect(relayed(alpha.requests).filter((r) => r.rpcMethod === "tools/list")).toHaveLength(0);
+  });
+
   it("keeps the gateway's own refusals before the MCP layer as {error}", async () => {
     const { v } = await twoMembers();
     const other = await caller(gw);
