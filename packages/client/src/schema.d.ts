@@ -2813,9 +2813,9 @@ export interface operations {
                 "X-PAYMENT"?: string;
                 /** @description x402 v2 payment, instead of X-PAYMENT. */
                 "PAYMENT-SIGNATURE"?: string;
-                /** @description MCP 2026-07-28 request header; must equal the body's method when present. */
+                /** @description MCP 2026-07-28 request header; must equal the body's method when present, and is required on a 2026-07-28 request (400, JSON-RPC -32020 otherwise). */
                 "Mcp-Method"?: string;
-                /** @description MCP 2026-07-28 request header; for tools/call, prompts/get and resources/read it must equal the body's params.name (params.uri); for any other method (tasks/get, ...) it is forwarded unchecked. */
+                /** @description MCP 2026-07-28 request header; for tools/call, prompts/get, resources/read and tasks/get, tasks/update, tasks/cancel it must equal the body's params.name (params.uri, params.taskId), after decoding its =?base64?…?= form, and a 2026-07-28 request whose body carries that name must send it (400, JSON-RPC -32020 otherwise); for any other method it is forwarded unchecked. */
                 "Mcp-Name"?: string;
             };
             path: {
@@ -2845,13 +2845,22 @@ export interface operations {
                     "application/json": components["schemas"]["Accepted"];
                 };
             };
-            /** @description X-Gateway-Model over 256 bytes; Mcp-Method/Mcp-Name disagreeing with the body; a malformed MCP or A2A body (not one JSON-RPC 2.0 request, or a batch); an A2A push notification url the SSRF rules refuse ({"error":"push notification url is not allowed (…)"}, nothing forwarded); a malformed verified-action envelope. */
+            /** @description X-Gateway-Model over 256 bytes; a malformed MCP or A2A body (not one JSON-RPC 2.0 request, or a batch); an A2A push notification url the SSRF rules refuse ({"error":"push notification url is not allowed (…)"}, nothing forwarded); a malformed verified-action envelope. An MCP request whose Mcp-Method/Mcp-Name disagree with the body, or a 2026-07-28 request without them, gets the JSON-RPC error -32020 (header mismatch) with the request id instead, nothing forwarded or recorded. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] | {
+                        /** @constant */
+                        jsonrpc: "2.0";
+                        id: (string | number) | null;
+                        error: {
+                            code: number;
+                            message: string;
+                            data?: unknown;
+                        };
+                    };
                 };
             };
             /** @description Missing or invalid bearer token, or absent tenant or user claims. No body. */
@@ -2990,13 +2999,22 @@ export interface operations {
                     "*/*": unknown;
                 };
             };
-            /** @description X-Gateway-Model over 256 bytes; Mcp-Method/Mcp-Name disagreeing with the body; a malformed MCP or A2A body (not one JSON-RPC 2.0 request, or a batch); an A2A push notification url the SSRF rules refuse ({"error":"push notification url is not allowed (…)"}, nothing forwarded). */
+            /** @description X-Gateway-Model over 256 bytes; a malformed MCP or A2A body (not one JSON-RPC 2.0 request, or a batch); an A2A push notification url the SSRF rules refuse ({"error":"push notification url is not allowed (…)"}, nothing forwarded). An MCP request whose Mcp-Method/Mcp-Name disagree with the body, or a 2026-07-28 request without them, gets the JSON-RPC error -32020 (header mismatch) with the request id instead, nothing forwarded or recorded. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] | {
+                        /** @constant */
+                        jsonrpc: "2.0";
+                        id: (string | number) | null;
+                        error: {
+                            code: number;
+                            message: string;
+                            data?: unknown;
+                        };
+                    };
                 };
             };
             /** @description Missing or invalid bearer token, or absent tenant or user claims. No body. */
@@ -3136,9 +3154,9 @@ export interface operations {
                 "X-PAYMENT"?: string;
                 /** @description x402 v2 payment, instead of X-PAYMENT. */
                 "PAYMENT-SIGNATURE"?: string;
-                /** @description MCP 2026-07-28 request header; must equal the body's method when present. */
+                /** @description MCP 2026-07-28 request header; must equal the body's method when present, and is required on a 2026-07-28 request (400, JSON-RPC -32020 otherwise). */
                 "Mcp-Method"?: string;
-                /** @description MCP 2026-07-28 request header; for tools/call, prompts/get and resources/read it must equal the body's params.name (params.uri); for any other method (tasks/get, ...) it is forwarded unchecked. */
+                /** @description MCP 2026-07-28 request header; for tools/call, prompts/get, resources/read and tasks/get, tasks/update, tasks/cancel it must equal the body's params.name (params.uri, params.taskId), after decoding its =?base64?…?= form, and a 2026-07-28 request whose body carries that name must send it (400, JSON-RPC -32020 otherwise); for any other method it is forwarded unchecked. */
                 "Mcp-Name"?: string;
             };
             path: {
@@ -3170,13 +3188,22 @@ export interface operations {
                     "*/*": unknown;
                 };
             };
-            /** @description X-Gateway-Model over 256 bytes; Mcp-Method/Mcp-Name disagreeing with the body; a malformed MCP or A2A body (not one JSON-RPC 2.0 request, or a batch); an A2A push notification url the SSRF rules refuse ({"error":"push notification url is not allowed (…)"}, nothing forwarded). */
+            /** @description X-Gateway-Model over 256 bytes; a malformed MCP or A2A body (not one JSON-RPC 2.0 request, or a batch); an A2A push notification url the SSRF rules refuse ({"error":"push notification url is not allowed (…)"}, nothing forwarded). An MCP request whose Mcp-Method/Mcp-Name disagree with the body, or a 2026-07-28 request without them, gets the JSON-RPC error -32020 (header mismatch) with the request id instead, nothing forwarded or recorded. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] | {
+                        /** @constant */
+                        jsonrpc: "2.0";
+                        id: (string | number) | null;
+                        error: {
+                            code: number;
+                            message: string;
+                            data?: unknown;
+                        };
+                    };
                 };
             };
             /** @description Missing or invalid bearer token, or absent tenant or user claims. No body. */
@@ -3333,13 +3360,22 @@ export interface operations {
                     "*/*": unknown;
                 };
             };
-            /** @description X-Gateway-Model over 256 bytes; Mcp-Method/Mcp-Name disagreeing with the body; a malformed MCP or A2A body (not one JSON-RPC 2.0 request, or a batch); an A2A push notification url the SSRF rules refuse ({"error":"push notification url is not allowed (…)"}, nothing forwarded). */
+            /** @description X-Gateway-Model over 256 bytes; a malformed MCP or A2A body (not one JSON-RPC 2.0 request, or a batch); an A2A push notification url the SSRF rules refuse ({"error":"push notification url is not allowed (…)"}, nothing forwarded). An MCP request whose Mcp-Method/Mcp-Name disagree with the body, or a 2026-07-28 request without them, gets the JSON-RPC error -32020 (header mismatch) with the request id instead, nothing forwarded or recorded. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] | {
+                        /** @constant */
+                        jsonrpc: "2.0";
+                        id: (string | number) | null;
+                        error: {
+                            code: number;
+                            message: string;
+                            data?: unknown;
+                        };
+                    };
                 };
             };
             /** @description Missing or invalid bearer token, or absent tenant or user claims. No body. */

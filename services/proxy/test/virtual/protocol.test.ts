@@ -88,6 +88,39 @@ describe("virtual MCP server: the revision's answers", () => {
     expect(t.body).toMatchObject({ error: { code: -32022, data: { supported: [REVISION] } } });
   });
 
+  it("answers headers that disagree with the body, or a missing Mcp-Method or Mcp-Name, with -32020 on both paths", async () => {
+    const { v, alpha } = await twoMembers();
+    const tool = rpc("tools/call", { name: "a__t1", arguments: { text: "x" } }, "h-1");
+    const { "mcp-name": _, ...unnamed } = tool.headers;
+    const { "mcp-method": __, ...unmethoded } = tool.headers;
+    for (const [headers, header] of [
+      [{ ...tool.headers, "mcp-name": "a__t2" }, "Mcp-Name"],
+      // Values are case-sensitive.
+      [{ ...tool.headers, "mcp-name": "A__t1" }, "Mcp-Name"],
+      [{ ...tool.headers, "mcp-method": "tools/list" }, "Mcp-Method"],
+      [unnamed, "Mcp-Name"],
+      [unmethoded, "Mcp-Method"],
+    ] as const) {
+      const res = await stream(call, v, { body: tool.body, headers });
+      expect(res.status, JSON.stringify(headers)).toBe(400);
+      expect(res.json).toEqual({
+        jsonrpc: "2.0",
+        id: "h-1",
+        error: { code: -32020, message: expect.stringContaining(header) },
+      });
+      expect(res.headers.get("x-gateway-invocation-id")).toBeNull();
+      const t = await call("POST", `/v1/proxy/${v}`, tool.body, headers);
+      expect(t.status).toBe(400);
+      expect(t.json).toMatchObject({ id: "h-1", error: { code: -32020 } });
+      expect(t.headers.get("x-gateway-invocation-id")).toBeNull();
+    }
+    expect(relayed(alpha.requests)).toHaveLength(0);
+    // With its headers the call is routed.
+    const ok = await stream(call, v, tool);
+    expect(ok.status).toBe(200);
+    expect(relayed(alpha.requests).filter((r) => r.rpcMethod === "tools/call")).toHaveLength(1);
+  });
+
   it("is behind the Origin check: a rebinding origin is refused before it, its public origin served", async () => {
     const { v, alpha } = await twoMembers();
     const req = rpc("server/discover");
