@@ -1,6 +1,6 @@
 import type { TestApp } from "@gw/testkit";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { type Caller, caller, startGateway } from "../helpers.ts";
+import { type Caller, caller, recordDone, startGateway } from "../helpers.ts";
 import {
   META,
   memberAgent,
@@ -119,6 +119,47 @@ describe("virtual MCP server: the revision's answers", () => {
     const ok = await stream(call, v, tool);
     expect(ok.status).toBe(200);
     expect(relayed(alpha.requests).filter((r) => r.rpcMethod === "tools/call")).toHaveLength(1);
+  });
+
+  it("records the answers it gives itself with upstream_status null, a member's with the member's status", async () => {
+    const { v } = await twoMembers();
+    const envelopeOf = (version: string) => {
+      const req = rpc("tools/list", {}, "mismatch");
+      return {
+        ...req.body,
+        params: { _meta: { ...META, "io.modelcontextprotocol/protocolVersion": version } },
+      };
+    };
+    for (const [req, status, outcome] of [
+      // An unknown tool name: the gateway's -32602, no member asked.
+      [rpc("tools/call", { name: "zz__t1", arguments: {} }), 200, { status: "succeeded", error_class: null }],
+      [rpc("tools/frobnicate"), 404, { status: "failed", error_class: "upstream_4xx" }],
+      // The version header and the envelope disagree: the revision's header mismatch.
+      [
+        { body: envelopeOf("2025-06-18"), headers: rpc("tools/list").headers },
+        400,
+        { status: "failed", error_class: "upstream_4xx" },
+      ],
+    ] as const) {
+      const res = await stream(call, v, req);
+      expect(res.status).toBe(status);
+      const id = res.headers.get("x-gateway-invocation-id") as string;
+      const record = await recordDone(call, id);
+      expect(record.json).toMatchObject({ ...outcome, upstream_status: null });
+      const t = await transact(call, v, req);
+      expect(t.polled?.json).toMatchObject({ ...outcome, upstream_status: null });
+      expect(t.polled?.json.response.status).toBe(status);
+      const polled = await recordDone(call, t.accepted.json.invocation_id);
+      expect(polled.json).toMatchObject({ ...outcome, upstream_status: null });
+    }
+    // Routed and merged answers came from members: their status.
+    for (const req of [rpc("tools/call", { name: "a__t1", arguments: { text: "x" } }), rpc("tools/list")]) {
+      const res = await stream(call, v, req);
+      const record = await recordDone(call, res.headers.get("x-gateway-invocation-id") as string);
+      expect(record.json).toMatchObject({ status: "succeeded", upstream_status: 200 });
+      const t = await transact(call, v, req);
+      expect(t.polled?.json).toMatchObject({ status: "succeeded", upstream_status: 200 });
+    }
   });
 
   it("is behind the Origin check: a rebinding origin is refused before it, its public origin served", async () => {
