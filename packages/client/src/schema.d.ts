@@ -2813,9 +2813,9 @@ export interface operations {
                 "X-PAYMENT"?: string;
                 /** @description x402 v2 payment, instead of X-PAYMENT. */
                 "PAYMENT-SIGNATURE"?: string;
-                /** @description MCP 2026-07-28 request header; must equal the body's method when present. */
+                /** @description MCP 2026-07-28 request header; must equal the body's method when present, and is required on a 2026-07-28 request (400, JSON-RPC -32020 otherwise). */
                 "Mcp-Method"?: string;
-                /** @description MCP 2026-07-28 request header; for tools/call, prompts/get and resources/read it must equal the body's params.name (params.uri); for any other method (tasks/get, ...) it is forwarded unchecked. */
+                /** @description MCP 2026-07-28 request header; for tools/call, prompts/get, resources/read and tasks/get, tasks/update, tasks/cancel it must equal the body's params.name (params.uri, params.taskId), after decoding its =?base64?…?= form, and a 2026-07-28 request whose body carries that name must send it (400, JSON-RPC -32020 otherwise); for any other method it is forwarded unchecked. */
                 "Mcp-Name"?: string;
             };
             path: {
@@ -2845,13 +2845,22 @@ export interface operations {
                     "application/json": components["schemas"]["Accepted"];
                 };
             };
-            /** @description X-Gateway-Model over 256 bytes; Mcp-Method/Mcp-Name disagreeing with the body; a malformed MCP or A2A body (not one JSON-RPC 2.0 request, or a batch); an A2A push notification url the SSRF rules refuse ({"error":"push notification url is not allowed (…)"}, nothing forwarded); a malformed verified-action envelope. */
+            /** @description X-Gateway-Model over 256 bytes; a malformed MCP or A2A body (not one JSON-RPC 2.0 request, or a batch); an A2A push notification url the SSRF rules refuse ({"error":"push notification url is not allowed (…)"}, nothing forwarded); a malformed verified-action envelope. An MCP request whose Mcp-Method/Mcp-Name disagree with the body, or a 2026-07-28 request without them, gets the JSON-RPC error -32020 (header mismatch) with the request id instead, nothing forwarded or recorded. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] | {
+                        /** @constant */
+                        jsonrpc: "2.0";
+                        id: (string | number) | null;
+                        error: {
+                            code: number;
+                            message: string;
+                            data?: unknown;
+                        };
+                    };
                 };
             };
             /** @description Missing or invalid bearer token, or absent tenant or user claims. No body. */
@@ -2990,13 +2999,22 @@ export interface operations {
                     "*/*": unknown;
                 };
             };
-            /** @description X-Gateway-Model over 256 bytes; Mcp-Method/Mcp-Name disagreeing with the body; a malformed MCP or A2A body (not one JSON-RPC 2.0 request, or a batch); an A2A push notification url the SSRF rules refuse ({"error":"push notification url is not allowed (…)"}, nothing forwarded). */
+            /** @description X-Gateway-Model over 256 bytes; a malformed MCP or A2A body (not one JSON-RPC 2.0 request, or a batch); an A2A push notification url the SSRF rules refuse ({"error":"push notification url is not allowed (…)"}, nothing forwarded). An MCP request whose Mcp-Method/Mcp-Name disagree with the body, or a 2026-07-28 request without them, gets the JSON-RPC error -32020 (header mismatch) with the request id instead, nothing forwarded or recorded. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] | {
+                        /** @constant */
+                        jsonrpc: "2.0";
+                        id: (string | number) | null;
+                        error: {
+                            code: number;
+                            message: string;
+                            data?: unknown;
+                        };
+                    };
                 };
             };
             /** @description Missing or invalid bearer token, or absent tenant or user claims. No body. */
@@ -3041,7 +3059,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Method not allowed on this path. A virtual MCP server answers GET with a JSON-RPC error (-32000) instead, as its protocol revision does (a DELETE ends an older client's session: 204; 404 or 400 with a JSON-RPC error for a session id that is not valid or missing). */
+            /** @description Method not allowed on this path. A virtual MCP server answers GET, and a DELETE whose MCP-Protocol-Version names 2026-07-28 (with or without a session id), with a JSON-RPC error (-32000) instead, as that revision does (a DELETE of an older client ends its session: 204; 404 or 400 with a JSON-RPC error for a session id that is not valid or missing). */
             405: {
                 headers: {
                     /** @description The methods this path takes. */
@@ -3136,9 +3154,9 @@ export interface operations {
                 "X-PAYMENT"?: string;
                 /** @description x402 v2 payment, instead of X-PAYMENT. */
                 "PAYMENT-SIGNATURE"?: string;
-                /** @description MCP 2026-07-28 request header; must equal the body's method when present. */
+                /** @description MCP 2026-07-28 request header; must equal the body's method when present, and is required on a 2026-07-28 request (400, JSON-RPC -32020 otherwise). */
                 "Mcp-Method"?: string;
-                /** @description MCP 2026-07-28 request header; for tools/call, prompts/get and resources/read it must equal the body's params.name (params.uri); for any other method (tasks/get, ...) it is forwarded unchecked. */
+                /** @description MCP 2026-07-28 request header; for tools/call, prompts/get, resources/read and tasks/get, tasks/update, tasks/cancel it must equal the body's params.name (params.uri, params.taskId), after decoding its =?base64?…?= form, and a 2026-07-28 request whose body carries that name must send it (400, JSON-RPC -32020 otherwise); for any other method it is forwarded unchecked. */
                 "Mcp-Name"?: string;
             };
             path: {
@@ -3170,13 +3188,22 @@ export interface operations {
                     "*/*": unknown;
                 };
             };
-            /** @description X-Gateway-Model over 256 bytes; Mcp-Method/Mcp-Name disagreeing with the body; a malformed MCP or A2A body (not one JSON-RPC 2.0 request, or a batch); an A2A push notification url the SSRF rules refuse ({"error":"push notification url is not allowed (…)"}, nothing forwarded). */
+            /** @description X-Gateway-Model over 256 bytes; a malformed MCP or A2A body (not one JSON-RPC 2.0 request, or a batch); an A2A push notification url the SSRF rules refuse ({"error":"push notification url is not allowed (…)"}, nothing forwarded). An MCP request whose Mcp-Method/Mcp-Name disagree with the body, or a 2026-07-28 request without them, gets the JSON-RPC error -32020 (header mismatch) with the request id instead, nothing forwarded or recorded. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] | {
+                        /** @constant */
+                        jsonrpc: "2.0";
+                        id: (string | number) | null;
+                        error: {
+                            code: number;
+                            message: string;
+                            data?: unknown;
+                        };
+                    };
                 };
             };
             /** @description Missing or invalid bearer token, or absent tenant or user claims. No body. */
@@ -3221,7 +3248,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Method not allowed on this path. A virtual MCP server answers GET with a JSON-RPC error (-32000) instead, as its protocol revision does (a DELETE ends an older client's session: 204; 404 or 400 with a JSON-RPC error for a session id that is not valid or missing). */
+            /** @description Method not allowed on this path. A virtual MCP server answers GET, and a DELETE whose MCP-Protocol-Version names 2026-07-28 (with or without a session id), with a JSON-RPC error (-32000) instead, as that revision does (a DELETE of an older client ends its session: 204; 404 or 400 with a JSON-RPC error for a session id that is not valid or missing). */
             405: {
                 headers: {
                     /** @description The methods this path takes. */
@@ -3333,13 +3360,22 @@ export interface operations {
                     "*/*": unknown;
                 };
             };
-            /** @description X-Gateway-Model over 256 bytes; Mcp-Method/Mcp-Name disagreeing with the body; a malformed MCP or A2A body (not one JSON-RPC 2.0 request, or a batch); an A2A push notification url the SSRF rules refuse ({"error":"push notification url is not allowed (…)"}, nothing forwarded). */
+            /** @description X-Gateway-Model over 256 bytes; a malformed MCP or A2A body (not one JSON-RPC 2.0 request, or a batch); an A2A push notification url the SSRF rules refuse ({"error":"push notification url is not allowed (…)"}, nothing forwarded). An MCP request whose Mcp-Method/Mcp-Name disagree with the body, or a 2026-07-28 request without them, gets the JSON-RPC error -32020 (header mismatch) with the request id instead, nothing forwarded or recorded. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] | {
+                        /** @constant */
+                        jsonrpc: "2.0";
+                        id: (string | number) | null;
+                        error: {
+                            code: number;
+                            message: string;
+                            data?: unknown;
+                        };
+                    };
                 };
             };
             /** @description Missing or invalid bearer token, or absent tenant or user claims. No body. */
@@ -3384,7 +3420,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Method not allowed on this path. A virtual MCP server answers GET with a JSON-RPC error (-32000) instead, as its protocol revision does (a DELETE ends an older client's session: 204; 404 or 400 with a JSON-RPC error for a session id that is not valid or missing). */
+            /** @description Method not allowed on this path. A virtual MCP server answers GET, and a DELETE whose MCP-Protocol-Version names 2026-07-28 (with or without a session id), with a JSON-RPC error (-32000) instead, as that revision does (a DELETE of an older client ends its session: 204; 404 or 400 with a JSON-RPC error for a session id that is not valid or missing). */
             405: {
                 headers: {
                     /** @description The methods this path takes. */

@@ -9,7 +9,10 @@ import type { AnswerLearner } from "./protocols/index.ts";
 
 /** How a relayed answer ended, with what was delivered. */
 export type Relayed = {
-  upstreamStatus: number;
+  /** The status the caller was answered with (it decides the outcome). */
+  status: number;
+  /** The upstream's status; null when the gateway answered itself (a virtual server's own answer). */
+  upstreamStatus: number | null;
   ttftMs: number | null;
   respSize: number;
   /** `end`: delivered whole; `client_closed`: the caller went away; `broken`: the upstream broke off. */
@@ -111,7 +114,7 @@ class Relaying implements BodySink {
     if (this.settled) return;
     this.settled = true;
     const { upstreamStatus, ttftMs, respSize } = this;
-    this.resolve({ upstreamStatus, ttftMs, respSize, ended, failure });
+    this.resolve({ status: upstreamStatus, upstreamStatus, ttftMs, respSize, ended, failure });
   }
 }
 
@@ -162,7 +165,7 @@ function deliverHeld(
     const done = (ended: Relayed["ended"], failure: Failure | null) => {
       if (settled) return;
       settled = true;
-      resolve({ upstreamStatus, ttftMs, respSize: body.length, ended, failure });
+      resolve({ status: upstreamStatus, upstreamStatus, ttftMs, respSize: body.length, ended, failure });
     };
     outgoing.once("close", () => {
       if (!outgoing.writableFinished) done("client_closed", "cancelled");

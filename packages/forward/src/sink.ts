@@ -39,10 +39,10 @@ export function relayCompleted(
   sink: Relay,
   relayed: Relayed,
 ): void {
-  const { status, errorClass } = outcomeOfStatus(relayed.upstreamStatus);
+  const { status, errorClass } = outcomeOfStatus(relayed.status);
   recordProxyCall({ mode: "streaming", outcome: status, errorClass: errorClass ?? "none" });
   const facts = relayedFacts(tap, relayed, settled.facts(status === "succeeded"));
-  keep(sink, call, call.record.complete(relayed.upstreamStatus, facts, tap.digests()));
+  keep(sink, call, call.record.complete(relayed.status, facts, tap.digests()));
 }
 
 /** A relayed call that failed (`relayed`: what was delivered before it did, if anything). */

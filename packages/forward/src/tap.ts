@@ -94,10 +94,14 @@ export class Tap {
   }
 
   /**
-   * A collected call's facts: the attempts, the answer's status when there was one, and the
-   * stored (already redacted) body when it completed.
+   * A collected call's facts: the attempts, the answer's status when there was one (null: the
+   * gateway's own answer, no upstream reached), and the stored (already redacted) body when it
+   * completed.
    */
-  collectedFacts(answered: { attempts: number; upstreamStatus?: number; body?: Buffer }, paid: Facts): Facts {
+  collectedFacts(
+    answered: { attempts: number; upstreamStatus?: number | null; body?: Buffer },
+    paid: Facts,
+  ): Facts {
     const { body } = answered;
     return {
       attempts: answered.attempts,

@@ -60,11 +60,15 @@ export async function serveVirtual(
       ERRORS.invalidRequest,
       "subscriptions/listen needs the streaming path",
     );
-    return deliver(call, tap, settled, sink, deps, { status: refusal.status, body: encode(refusal) });
+    return deliver(call, tap, settled, sink, deps, {
+      status: refusal.status,
+      body: encode(refusal),
+      reached: false,
+    });
   }
   if (plan.kind === "notify") {
     if (plan.members) await notifyAll(server, plan.body, "notification", port);
-    return deliver(call, tap, settled, sink, deps, { status: 202, body: null });
+    return deliver(call, tap, settled, sink, deps, { status: 202, body: null, reached: plan.members });
   }
   let outcome: FanOut;
   if (plan.kind === "own") outcome = { kind: "answer", answer: plan.answer, servedBy: null };
@@ -89,6 +93,9 @@ export async function serveVirtual(
     // 204: an older client's session ended, no body.
     body: answer.status === 204 ? null : Buffer.from(JSON.stringify(message)),
     headers,
+    // The gateway's own answers, and an older client's initialize (the members were asked their
+    // capabilities, the caller's request itself went nowhere), reached no upstream.
+    reached: plan.kind !== "own" && !(plan.kind === "fanout" && plan.method === "initialize"),
   });
 }
 
@@ -125,6 +132,8 @@ function encode(answer: OwnAnswer): Buffer {
 /**
  * The virtual server's answer, through the answer hooks (where per-caller tool filtering reshapes
  * a merged `tools/list` like an upstream's) and out: written to the caller, or stored for the poll.
+ * `reached`: whether the caller's request reached a member; an answer the gateway gave without
+ * one is recorded with `upstream_status` null (docs/mcp.md, Virtual MCP servers).
  */
 async function deliver(
   call: ForwardCall,
@@ -132,7 +141,7 @@ async function deliver(
   settled: Settled,
   sink: AnswerSink,
   deps: ForwardDeps,
-  own: { status: number; body: Buffer | null; headers?: Record<string, string> },
+  own: { status: number; body: Buffer | null; headers?: Record<string, string>; reached: boolean },
 ): Promise<void> {
   const headers: Record<string, string> = own.body ? { "content-type": JSON_TYPE } : {};
   const answer = await onAnswer(
@@ -143,8 +152,9 @@ async function deliver(
   );
   const body = answer.body ?? EMPTY;
   const ok = answer.status < 400;
+  const upstreamStatus = own.reached ? answer.status : null;
   if (sink.kind === "collect") {
-    const facts = tap.collectedFacts({ attempts: 1, upstreamStatus: answer.status, body }, settled.facts(ok));
+    const facts = tap.collectedFacts({ attempts: 1, upstreamStatus, body }, settled.facts(ok));
     return call.record.complete(answer.status, facts, {
       result: {
         status: answer.status,
@@ -169,7 +179,8 @@ async function deliver(
     outgoing.end(body, () => resolve(true));
   });
   const relayed = {
-    upstreamStatus: answer.status,
+    status: answer.status,
+    upstreamStatus,
     ttftMs: tap.elapsed(),
     respSize: body.length,
     ended: ended ? ("end" as const) : ("client_closed" as const),
@@ -217,7 +228,11 @@ async function listen(
   if (opened.streams.length === 0) {
     const [answer] = opened.answers;
     if (answer)
-      return deliver(call, tap, settled, sink, deps, { status: answer.status, body: encode(answer) });
+      return deliver(call, tap, settled, sink, deps, {
+        status: answer.status,
+        body: encode(answer),
+        reached: true,
+      });
     return failed(call, tap, settled, sink, "unreachable");
   }
   const merged = mergeListen(opened.streams, plan.message);
@@ -244,6 +259,7 @@ async function listen(
   merged.close();
   if (!outgoing.destroyed) await new Promise<void>((r) => outgoing.end(r));
   relayCompleted(call, tap, settled, sink, {
+    status: 200,
     upstreamStatus: 200,
     ttftMs,
     respSize,

@@ -26,9 +26,13 @@ export type Extras = { result?: InvocationResult | undefined; digests?: Terminal
 
 export type Lifecycle = ReturnType<typeof createInvocationLifecycle>;
 
-/** Ends one invocation: the upstream answered (`complete`) or there was no usable answer (`fail`). */
+/**
+ * Ends one invocation: it was answered (`complete`) or there was no usable answer (`fail`). The
+ * answer's `status` decides the outcome and is the recorded `upstream_status`, unless the facts
+ * carry `upstreamStatus: null`: the gateway answered itself and no upstream was reached.
+ */
 export type InvocationHandle = {
-  complete: (upstreamStatus: number, facts: Facts, extras?: Extras) => Promise<void>;
+  complete: (status: number, facts: Facts, extras?: Extras) => Promise<void>;
   fail: (failure: Failure, facts?: Facts, extras?: Extras) => Promise<void>;
   /** Failed with no error class: settlement failed and the upstream was never called. */
   failUnsettled: (facts: Facts) => Promise<void>;
@@ -64,11 +68,11 @@ const unsettled = (facts: Facts): InvocationUpdate => ({
   errorClass: null,
 });
 
-const completion = (upstreamStatus: number, facts: Facts): InvocationUpdate => ({
+const completion = (status: number, facts: Facts): InvocationUpdate => ({
   completedAt: new Date(),
   ...facts,
-  ...outcomeOfStatus(upstreamStatus),
-  upstreamStatus,
+  ...outcomeOfStatus(status),
+  upstreamStatus: facts.upstreamStatus === null ? null : status,
 });
 
 const failing = (failure: Failure, facts: Facts): InvocationUpdate => ({
@@ -257,7 +261,7 @@ export function createInvocationLifecycle(opts: {
         return open.then((ok) => (ok ? write(ref, set, extras) : write(ref, set, extras, whole(set))));
       };
       return {
-        complete: (upstreamStatus, facts, extras) => end(completion(upstreamStatus, facts), extras),
+        complete: (status, facts, extras) => end(completion(status, facts), extras),
         fail: (failure, facts = {}, extras) => end(failing(failure, facts), extras),
         failUnsettled: (facts) => end(unsettled(facts)),
       };
@@ -265,8 +269,7 @@ export function createInvocationLifecycle(opts: {
     /** The handle of a record that exists (or whose insert is already under way, `after`). */
     handle(ref: InvocationRef, after: Promise<void> = Promise.resolve()): InvocationHandle {
       return {
-        complete: (upstreamStatus, facts, extras) =>
-          after.then(() => write(ref, completion(upstreamStatus, facts), extras)),
+        complete: (status, facts, extras) => after.then(() => write(ref, completion(status, facts), extras)),
         fail: (failure, facts = {}, extras) => after.then(() => write(ref, failing(failure, facts), extras)),
         failUnsettled: (facts) => after.then(() => write(ref, unsettled(facts), undefined)),
       };
@@ -275,9 +278,9 @@ export function createInvocationLifecycle(opts: {
     claim: (ref: InvocationRef) => claim(ref.tenantId, ref.id),
     /** A redelivered job of a running call is tried again: attempts + 1; false when not running. */
     repeat: (ref: InvocationRef) => markRepeat(store.query, ref.tenantId, ref.id),
-    /** Terminal: the upstream answered; its status decides succeeded or failed. */
-    complete: (ref: InvocationRef, upstreamStatus: number, facts: Facts, extras?: Extras) =>
-      write(ref, completion(upstreamStatus, facts), extras),
+    /** Terminal: answered; its status decides succeeded or failed (see `InvocationHandle`). */
+    complete: (ref: InvocationRef, status: number, facts: Facts, extras?: Extras) =>
+      write(ref, completion(status, facts), extras),
     /** Terminal: no usable answer; `failure` decides the error class. */
     fail: (ref: InvocationRef, failure: Failure, facts: Facts = {}, extras?: Extras) =>
       write(ref, failing(failure, facts), extras),

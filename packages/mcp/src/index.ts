@@ -1,1 +1,2 @@
+export * from "./headers.ts";
 export * from "./parse.ts";

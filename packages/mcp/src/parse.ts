@@ -26,9 +26,15 @@ type McpRequestMessage = {
   tool: string | null;
   /**
    * What an `Mcp-Name` header must equal (MCP 2026-07-28): `params.name` of tools/call and
-   * prompts/get, `params.uri` of resources/read; null for other methods (see `mcpNameAgrees`).
+   * prompts/get, `params.uri` of resources/read, `params.taskId` of tasks/get, tasks/update and
+   * tasks/cancel; null for other methods or when the body has none (see `checkMcpHeaders`).
    */
   name: string | null;
+  /**
+   * The revision the request's envelope names (`params._meta["io.modelcontextprotocol/protocolVersion"]`,
+   * 2026-07-28 and later), null without one.
+   */
+  revision: string | null;
   id: JsonRpcId;
   isNotification: false;
   /**
@@ -107,6 +113,7 @@ function requestOf(method: string, id: JsonRpcId, params: JsonObject | unknown[]
     method,
     tool,
     name: tool ?? routedName(method, params),
+    revision: revisionOf(params),
     id,
     isNotification: false,
     arguments: tool !== null && isRecord(params) ? params.arguments : undefined,
@@ -114,6 +121,12 @@ function requestOf(method: string, id: JsonRpcId, params: JsonObject | unknown[]
   const traceContext = traceContextOf(params);
   if (traceContext) message.traceContext = traceContext;
   return message;
+}
+
+function revisionOf(params: unknown): string | null {
+  if (!isRecord(params) || !isRecord(params._meta)) return null;
+  const revision = params._meta["io.modelcontextprotocol/protocolVersion"];
+  return typeof revision === "string" ? revision : null;
 }
 
 /** The W3C trace context a caller put in `params._meta` (MCP's own propagation), read from the parse. */
@@ -136,25 +149,21 @@ function toolOf(params: unknown): string {
   return name;
 }
 
-/** The methods whose `Mcp-Name` the gateway knows where to find in the body. */
-const NAMED_METHODS: ReadonlySet<string> = new Set(["tools/call", "prompts/get", "resources/read"]);
-
-/**
- * Whether an `Mcp-Name` header agrees with the body (exact, case-sensitive). Only the methods in
- * NAMED_METHODS are checked; for any other (tasks/get, tasks/update, tasks/cancel, a future
- * method) the gateway cannot tell where the name lives, so the header is forwarded unchecked: an
- * unknown method is never refused because of a header the gateway cannot interpret (docs/mcp.md).
- */
-export function mcpNameAgrees(mcp: McpMessage, header: string): boolean {
-  if (mcp.method === null || !NAMED_METHODS.has(mcp.method)) return true;
-  return header === mcp.name;
-}
-
 function routedName(method: string, params: unknown): string | null {
   if (!isRecord(params)) return null;
-  const value = method === "prompts/get" ? params.name : method === "resources/read" ? params.uri : undefined;
+  const value =
+    method === "prompts/get"
+      ? params.name
+      : method === "resources/read"
+        ? params.uri
+        : TASK_METHODS.has(method)
+          ? params.taskId
+          : undefined;
   return typeof value === "string" ? value : null;
 }
+
+/** The tasks extension's methods that name their task (`params.taskId`). */
+const TASK_METHODS: ReadonlySet<string> = new Set(["tasks/get", "tasks/update", "tasks/cancel"]);
 
 const RETRYABLE: ReadonlySet<string> = new Set([
   "initialize",

@@ -25,6 +25,7 @@ describe("parseMcpRequest: accepted messages", () => {
       method: "initialize",
       tool: null,
       name: null,
+      revision: null,
       id: 1,
       isNotification: false,
     });
@@ -49,6 +50,7 @@ describe("parseMcpRequest: accepted messages", () => {
       method: "tools/call",
       tool: "echo",
       name: "echo",
+      revision: null,
       id: 7,
       arguments: { text: "hi" },
       isNotification: false,
@@ -73,7 +75,7 @@ describe("parseMcpRequest: accepted messages", () => {
     });
   });
 
-  it("reads the name an Mcp-Name header must match: prompts/get name, resources/read uri", () => {
+  it("reads the name an Mcp-Name header must match: prompts/get name, resources/read uri, a task's id", () => {
     const prompt = parseMcpRequest(
       bytes({ jsonrpc: "2.0", id: 3, method: "prompts/get", params: { name: "greet" } }),
     );
@@ -82,6 +84,10 @@ describe("parseMcpRequest: accepted messages", () => {
       bytes({ jsonrpc: "2.0", id: 4, method: "resources/read", params: { uri: "file:///a" } }),
     );
     expect(resource.name).toBe("file:///a");
+    const task = parseMcpRequest(
+      bytes({ jsonrpc: "2.0", id: 6, method: "tasks/get", params: { taskId: "task-1" } }),
+    );
+    expect(task.name).toBe("task-1");
     expect(parseMcpRequest(bytes({ jsonrpc: "2.0", id: 5, method: "tools/list" })).name).toBeNull();
   });
 

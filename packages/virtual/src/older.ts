@@ -53,10 +53,12 @@ export function planOlder(
     return { kind: "initialize", revision: clientRevisionOf(params?.protocolVersion) };
   }
   const { sessionId, protocolVersion } = headers;
+  // A version header that names no older revision (2026-07-28, or one the gateway does not know):
+  // that revision's answer, whatever session id comes with it.
+  if (!isOlderSpoken(protocolVersion)) return null;
   if (sessionId === null) {
     // 2026-07-28 notifications go on as before; an older request without its session is refused.
     if (!isRequest) return null;
-    if (protocolVersion !== null && !isOlderRevision(protocolVersion)) return null;
     return {
       kind: "own",
       answer: rpcError(400, null, ERRORS.serverError, "Bad Request: Mcp-Session-Id header is required"),
@@ -85,9 +87,19 @@ export function planOlder(
 const SESSION_NOT_FOUND = -32001;
 
 /**
- * `DELETE` of an older client's session: 204 for a session id this gateway issued to this agent
- * (nothing is stored, so nothing is removed; the id stays valid until it expires), 404 for any
- * other, 400 without one.
+ * Whether a request's `MCP-Protocol-Version` leaves it to the older revisions: it names one, or
+ * there is none (2025-03-26 clients send none). 2026-07-28 has no session: a request naming it (or
+ * a version the gateway does not know) is never an older client's, whatever session id it carries,
+ * and its `DELETE` and `GET` are 405 (docs/mcp.md, Older revisions).
+ */
+export function isOlderSpoken(protocolVersion: string | null): boolean {
+  return protocolVersion === null || isOlderRevision(protocolVersion);
+}
+
+/**
+ * `DELETE` of an older client's session (`isOlderSpoken`; the proxy answers any other 405): 204
+ * for a session id this gateway issued to this agent (nothing is stored, so nothing is removed; the
+ * id stays valid until it expires), 404 for any other, 400 without one.
  */
 export function endSession(
   sessionId: string | null,

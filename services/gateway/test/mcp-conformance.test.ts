@@ -20,7 +20,9 @@ function figures(out: string, who: string) {
 // Conformance): the virtual server passes at least what the reference server passes. The gateway's
 // GW_PUBLIC_URL is the origin the suite calls, and dns-rebinding-protection passes through it (a
 // virtual server and a plain MCP agent) with the gateway's own Origin check refusing the rebinding
-// request (docs/security.md, Origin check).
+// request (docs/security.md, Origin check). The request-header scenario, which the suite leaves
+// unscored for its reference server, is required of the gateway and passes through both (the
+// gateway checks Mcp-Method and Mcp-Name against the body and answers -32020 itself).
 describe("MCP conformance through a virtual server", () => {
   it("passes every required scenario and check that the reference server passes directly", async () => {
     const { code, out } = await new Promise<{ code: number | null; out: string }>((resolve) => {
@@ -44,6 +46,8 @@ describe("MCP conformance through a virtual server", () => {
       expect(out).toContain(
         `dns-rebinding-protection through ${who}: passes; rebinding origin refused by the gateway: yes`,
       );
+      expect(out).toContain(`http-header-validation through ${who}: passes`);
+      expect(out).toContain(`tasks-headers-reject-mismatched-method through ${who}: passes`);
     }
     expect(code).toBe(0);
   }, 300_000);

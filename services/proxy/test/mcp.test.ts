@@ -86,6 +86,11 @@ const MCP_HEADERS = {
   accept: "application/json, text/event-stream",
 };
 
+/** The JSON-RPC error MCP 2026-07-28 answers a request whose headers disagree with its body with. */
+function headerMismatch(id: number, header: "Mcp-Method" | "Mcp-Name") {
+  return { jsonrpc: "2.0", id, error: { code: -32020, message: expect.stringContaining(header) } };
+}
+
 /** A transactional call: 202, then the terminal poll. */
 async function transact(agentId: string, message: unknown, headers: Record<string, string> = {}) {
   const accepted = await call("POST", `/v1/proxy/${agentId}`, JSON.stringify(message), {
@@ -247,7 +252,7 @@ describe("MCP on the streaming endpoint, with the SDK client", () => {
     expect(plain.received).toHaveLength(0);
   });
 
-  it("forwards MCP 2026-07-28 headers untouched and refuses a header that disagrees with the body", async () => {
+  it("forwards MCP 2026-07-28 headers untouched and refuses a header that disagrees with the body with -32020", async () => {
     const upstream = await mcpUpstream({ jsonResponse: true });
     const agent = await mcpAgent(upstream.url);
     const init = mcpInitialize();
@@ -290,14 +295,74 @@ describe("MCP on the streaming endpoint, with the SDK client", () => {
           [name]: value,
         });
         expect(res.status).toBe(400);
-        expect(res.json).toEqual({ error: "mcp header does not match body" });
+        expect(res.json).toEqual(headerMismatch(2, name === "mcp-name" ? "Mcp-Name" : "Mcp-Method"));
         expect(res.headers.get("x-gateway-invocation-id")).toBeNull();
       }
     }
     expect(upstream.requests.length).toBe(before);
   });
 
-  it("forwards Mcp-Name unchecked for methods whose name it cannot place (tasks/*), checks the rest", async () => {
+  it("refuses a 2026-07-28 request without Mcp-Method, or without the Mcp-Name its body names, with -32020 on both paths", async () => {
+    const upstream = await mcpUpstream({ jsonResponse: true });
+    const agent = await mcpAgent(upstream.url);
+    const meta = {
+      "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+      "io.modelcontextprotocol/clientCapabilities": {},
+    };
+    const modern = { ...MCP_HEADERS, "mcp-protocol-version": "2026-07-28" };
+    const rpc = (method: string, params: Record<string, unknown>) =>
+      JSON.stringify({ jsonrpc: "2.0", id: 11, method, params: { ...params, _meta: meta } });
+    const paths = [`/v1/proxy/${agent}/stream`, `/v1/proxy/${agent}`];
+    const before = upstream.requests.length;
+    for (const [method, params, headers, missing] of [
+      ["tools/list", {}, modern, "Mcp-Method"],
+      // The envelope alone makes it a request of 2026-07-28.
+      ["tools/list", {}, MCP_HEADERS, "Mcp-Method"],
+      [
+        "tools/call",
+        { name: "echo", arguments: { text: "x" } },
+        { ...modern, "mcp-method": "tools/call" },
+        "Mcp-Name",
+      ],
+      ["prompts/get", { name: "greet" }, { ...modern, "mcp-method": "prompts/get" }, "Mcp-Name"],
+      ["resources/read", { uri: "file:///a.txt" }, { ...modern, "mcp-method": "resources/read" }, "Mcp-Name"],
+      ["tasks/get", { taskId: "task-1" }, { ...modern, "mcp-method": "tasks/get" }, "Mcp-Name"],
+    ] as const) {
+      for (const path of paths) {
+        const res = await call("POST", path, rpc(method, params), headers);
+        expect(res.status, `${method} ${path}`).toBe(400);
+        expect(res.json).toEqual(headerMismatch(11, missing));
+        expect(res.headers.get("x-gateway-invocation-id")).toBeNull();
+      }
+    }
+    // A name in the Base64 form is decoded before it is compared; one that does not decode is refused.
+    const tool = rpc("tools/call", { name: "echo", arguments: { text: "x" } });
+    const named = { ...modern, "mcp-method": "tools/call" };
+    const bad = await call("POST", paths[0] as string, tool, { ...named, "mcp-name": "=?base64?ZWNobw?=" });
+    expect(bad.json).toEqual(headerMismatch(11, "Mcp-Name"));
+    expect(upstream.requests.length).toBe(before);
+
+    const encoded = await call("POST", paths[0] as string, tool, {
+      ...named,
+      "mcp-name": "=?base64?ZWNobw==?=",
+    });
+    expect(encoded.headers.get("x-gateway-invocation-id")).toMatch(/^inv_/);
+    expect(upstream.requests.length).toBe(before + 1);
+    // A request of an older revision sends neither header: forwarded.
+    const older = await call(
+      "POST",
+      paths[0] as string,
+      JSON.stringify({ jsonrpc: "2.0", id: 12, method: "tools/list" }),
+      {
+        ...MCP_HEADERS,
+        "mcp-protocol-version": "2025-06-18",
+      },
+    );
+    expect(older.headers.get("x-gateway-invocation-id")).toMatch(/^inv_/);
+    expect(upstream.requests.length).toBe(before + 2);
+  });
+
+  it("checks Mcp-Name against params.taskId for tasks/*, forwards it unchecked for methods whose name it cannot place", async () => {
     const upstream = await mcpUpstream({ jsonResponse: true });
     const agent = await mcpAgent(upstream.url);
     const init = await call(
@@ -311,6 +376,7 @@ describe("MCP on the streaming endpoint, with the SDK client", () => {
       JSON.stringify({ jsonrpc: "2.0", id: 7, method, params });
 
     for (const method of ["tasks/get", "tasks/update", "tasks/cancel", "vendor/future-method"]) {
+      const named = method.startsWith("tasks/");
       for (const path of [`/v1/proxy/${agent}/stream`, `/v1/proxy/${agent}`]) {
         const before = upstream.requests.length;
         const res = await call("POST", path, rpc(method, { taskId: "task-1" }), {
@@ -330,7 +396,22 @@ describe("MCP on the streaming endpoint, with the SDK client", () => {
         "mcp-method": "tasks/other",
       });
       expect(wrong.status).toBe(400);
-      expect(wrong.json).toEqual({ error: "mcp header does not match body" });
+      expect(wrong.json).toEqual(headerMismatch(7, "Mcp-Method"));
+      // A task's Mcp-Name is its params.taskId (the tasks extension); another method's is not read.
+      const before = upstream.requests.length;
+      const other = await call("POST", `/v1/proxy/${agent}/stream`, rpc(method, { taskId: "task-1" }), {
+        ...headers,
+        "mcp-method": method,
+        "mcp-name": "task-2",
+      });
+      if (named) {
+        expect(other.status, method).toBe(400);
+        expect(other.json).toEqual(headerMismatch(7, "Mcp-Name"));
+        expect(upstream.requests.length).toBe(before);
+      } else {
+        expect(other.status, method).not.toBe(400);
+        expect(upstream.requests.length).toBe(before + 1);
+      }
     }
 
     // The methods whose name the gateway can place are still checked.
@@ -344,7 +425,7 @@ describe("MCP on the streaming endpoint, with the SDK client", () => {
         "mcp-name": bad,
       });
       expect(refused.status).toBe(400);
-      expect(refused.json).toEqual({ error: "mcp header does not match body" });
+      expect(refused.json).toEqual(headerMismatch(7, "Mcp-Name"));
       expect(upstream.requests.length).toBe(before);
       const ok = await call("POST", `/v1/proxy/${agent}/stream`, rpc(method, params), {
         ...headers,

@@ -348,12 +348,14 @@ describe("verified-action mode: every refusal forwards nothing and creates nothi
     expect(await invocationCount(call, agent)).toBe(0);
   });
 
-  it("an Mcp-Name header that disagrees with the inner call (after verification)", async () => {
-    expectError(
-      await post(call, agent, envelope(okCall, good()), { "mcp-name": "delete" }),
-      400,
-      "mcp header does not match body",
-    );
+  it("an Mcp-Name header that disagrees with the inner call (after verification): -32020", async () => {
+    const res = await post(call, agent, envelope(okCall, good()), { "mcp-name": "delete" });
+    expect(res.status).toBe(400);
+    expect(res.json).toEqual({
+      jsonrpc: "2.0",
+      id: okCall.id,
+      error: { code: -32020, message: expect.stringContaining("Mcp-Name") },
+    });
     expect(upstream.received).toHaveLength(0);
     expect(await invocationCount(call, agent)).toBe(0);
   });

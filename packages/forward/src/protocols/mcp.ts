@@ -1,6 +1,5 @@
 import type { IncomingHttpHeaders } from "node:http";
-import { invalid } from "@gw/core";
-import { isRetryableMcpMethod, mcpNameAgrees, parseMcpRequest } from "@gw/mcp";
+import { checkMcpHeaders, isRetryableMcpMethod, parseMcpRequest } from "@gw/mcp";
 import { annotateMcpSpan, traceMcpCall } from "@gw/telemetry";
 import type { AnswerHook } from "../hooks.ts";
 import { mcpAnswerTexts } from "./mcp-answer.ts";
@@ -12,7 +11,8 @@ const NONE: readonly AnswerHook[] = [];
  * An MCP agent over Streamable HTTP (docs/mcp.md). A POST's body must be one JSON-RPC 2.0 message
  * (400 otherwise), held on the streaming path too; its method and tool are recorded. MCP 2026-07-28
  * requests repeat the call in `Mcp-Method` and `Mcp-Name` headers, forwarded untouched; one that
- * disagrees with the body is refused, because policy and verification judge the body and an
+ * disagrees with the body, or a 2026-07-28 request without them, is refused with the revision's
+ * JSON-RPC error -32020 (`checkMcpHeaders`), because policy and verification judge the body and an
  * upstream that routes on headers must see the same call. `Mcp-Method` is always checked;
  * `Mcp-Name` only where the gateway can place the name. Only the idempotent methods (initialize
  * and the lists) are retried or repeated; a collected event stream is read up to the request's
@@ -28,11 +28,11 @@ export const mcp: Protocol = {
   holdsBody: true,
   parse(body: Buffer, headers: IncomingHttpHeaders) {
     const message = parseMcpRequest(body);
-    const method = single(headers["mcp-method"]);
-    const name = single(headers["mcp-name"]);
-    if ((method !== null && method !== message.method) || (name !== null && !mcpNameAgrees(message, name))) {
-      throw invalid("mcp header does not match body");
-    }
+    checkMcpHeaders(message, {
+      protocolVersion: single(headers["mcp-protocol-version"]),
+      method: single(headers["mcp-method"]),
+      name: single(headers["mcp-name"]),
+    });
     traceMcpCall(message, headers);
     return message;
   },

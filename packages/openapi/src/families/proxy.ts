@@ -9,7 +9,7 @@ import type { Param, Response, Route } from "../route.ts";
 
 const tags = ["Proxy"];
 
-/** A JSON-RPC error as a virtual MCP server answers it (docs/mcp.md, Virtual MCP servers). */
+/** A JSON-RPC error as an MCP agent's header check or a virtual MCP server answers it (docs/mcp.md). */
 const JsonRpcErrorBody = v.object({
   jsonrpc: v.literal("2.0"),
   id: v.nullable(v.union([v.string(), v.number()])),
@@ -38,14 +38,15 @@ const callHeaders: Param[] = [
   {
     name: "Mcp-Method",
     in: "header",
-    description: "MCP 2026-07-28 request header; must equal the body's method when present.",
+    description:
+      "MCP 2026-07-28 request header; must equal the body's method when present, and is required on a 2026-07-28 request (400, JSON-RPC -32020 otherwise).",
     schema: v.string(),
   },
   {
     name: "Mcp-Name",
     in: "header",
     description:
-      "MCP 2026-07-28 request header; for tools/call, prompts/get and resources/read it must equal the body's params.name (params.uri); for any other method (tasks/get, ...) it is forwarded unchecked.",
+      "MCP 2026-07-28 request header; for tools/call, prompts/get, resources/read and tasks/get, tasks/update, tasks/cancel it must equal the body's params.name (params.uri, params.taskId), after decoding its =?base64?…?= form, and a 2026-07-28 request whose body carries that name must send it (400, JSON-RPC -32020 otherwise); for any other method it is forwarded unchecked.",
     schema: v.string(),
   },
 ];
@@ -80,9 +81,10 @@ const ApprovalRequired = v.object({ error: v.literal("approval required"), appro
 
 /** Answers every proxy path shares before the call is admitted. */
 const admission = (transactional: boolean): Record<string, Response> => ({
-  "400": error(
-    `X-Gateway-Model over ${LIMITS.modelHeaderMaxBytes} bytes; Mcp-Method/Mcp-Name disagreeing with the body; a malformed MCP or A2A body (not one JSON-RPC 2.0 request, or a batch); an A2A push notification url the SSRF rules refuse ({"error":"push notification url is not allowed (…)"}, nothing forwarded)${transactional ? "; a malformed verified-action envelope" : ""}.`,
-  ),
+  "400": {
+    description: `X-Gateway-Model over ${LIMITS.modelHeaderMaxBytes} bytes; a malformed MCP or A2A body (not one JSON-RPC 2.0 request, or a batch); an A2A push notification url the SSRF rules refuse ({"error":"push notification url is not allowed (…)"}, nothing forwarded)${transactional ? "; a malformed verified-action envelope" : ""}. An MCP request whose Mcp-Method/Mcp-Name disagree with the body, or a 2026-07-28 request without them, gets the JSON-RPC error -32020 (header mismatch) with the request id instead, nothing forwarded or recorded.`,
+    body: { json: v.union([ErrorBody, JsonRpcErrorBody]) },
+  },
   "402": {
     description:
       'Priced agent: with no payment header, the x402 challenge (and the v2 challenge base64 in PAYMENT-REQUIRED); a payment that fails verification or settlement, or a replayed one, gets {"error"}.',
@@ -101,7 +103,7 @@ const admission = (transactional: boolean): Record<string, Response> => ({
       ? error("Method not allowed on this path.")
       : {
           description:
-            "Method not allowed on this path. A virtual MCP server answers GET with a JSON-RPC error (-32000) instead, as its protocol revision does (a DELETE ends an older client's session: 204; 404 or 400 with a JSON-RPC error for a session id that is not valid or missing).",
+            "Method not allowed on this path. A virtual MCP server answers GET, and a DELETE whose MCP-Protocol-Version names 2026-07-28 (with or without a session id), with a JSON-RPC error (-32000) instead, as that revision does (a DELETE of an older client ends its session: 204; 404 or 400 with a JSON-RPC error for a session id that is not valid or missing).",
           body: { json: v.union([ErrorBody, JsonRpcErrorBody]) },
         }),
     headers: { Allow: { description: "The methods this path takes.", schema: { type: "string" } } },

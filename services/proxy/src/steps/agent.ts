@@ -1,5 +1,6 @@
 import { DomainError, notFound, unprocessable } from "@gw/core";
 import { protocolOf } from "@gw/forward";
+import { isOlderSpoken } from "@gw/virtual";
 import type { Call } from "../call.ts";
 import type { ProxyDeps } from "../deps.ts";
 
@@ -8,7 +9,9 @@ import type { ProxyDeps } from "../deps.ts";
  * upstream_url of its own: its members have), and the protocol it speaks, resolved once. GET and
  * DELETE exist only where the protocol serves them on the streaming path (MCP: the standalone SSE
  * stream and session end): 405 otherwise. A virtual server has no GET stream (405, as 2026-07-28
- * answers); a DELETE ends an older client's session (docs/mcp.md, Older revisions), answered in step 9.
+ * answers); a DELETE ends an older client's session (docs/mcp.md, Older revisions), answered in
+ * step 9, and is 405 like GET when it names 2026-07-28 (that revision has no session, so a session
+ * id it carries changes nothing).
  */
 export async function loadAgent(call: Call, deps: ProxyDeps): Promise<Call> {
   const cached = await deps.agents(call.tenantId, call.agentId);
@@ -18,7 +21,8 @@ export async function loadAgent(call: Call, deps: ProxyDeps): Promise<Call> {
   if (row.suspended) throw unprocessable("agent is suspended");
   const virtual = row.members !== null;
   if (!target && !virtual) throw unprocessable("agent has no upstream_url");
-  if (virtual && call.method === "GET") {
+  const noSession = call.method === "DELETE" && !isOlderSpoken(protocolVersionOf(call));
+  if (virtual && (call.method === "GET" || noSession)) {
     throw new DomainError("method_not_allowed", "method not allowed; use POST", {
       headers: { Allow: "POST" },
       body: { jsonrpc: "2.0", id: null, error: { code: -32000, message: "Method not allowed." } },
@@ -34,4 +38,9 @@ export async function loadAgent(call: Call, deps: ProxyDeps): Promise<Call> {
   call.speaks = speaks;
   call.target = target;
   return call;
+}
+
+function protocolVersionOf(call: Call): string | null {
+  const v = call.headers["mcp-protocol-version"];
+  return v === undefined ? null : Array.isArray(v) ? v.join(", ") : v;
 }

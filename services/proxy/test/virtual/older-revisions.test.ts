@@ -8,7 +8,7 @@ import {
 import { Client as ClientV1 } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport as TransportV1 } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Caller, caller, startGateway } from "../helpers.ts";
+import { type Caller, caller, recordDone, startGateway } from "../helpers.ts";
 import { connectV2, memberAgent, memberPool, rpc, stream, transact, virtualAgent } from "./fixture.ts";
 
 // A virtual server over the MCP servers people run (docs/mcp.md, Older revisions): SDK 1.x members,
@@ -182,6 +182,38 @@ describe("virtual MCP server: older clients and members", () => {
       headers: { ...OLD, "mcp-session-id": session },
     });
     expect(t.body.result.tools.map((x: { name: string }) => x.name)).toContain("b__echo");
+  });
+
+  it("records initialize, ping and a session's end it answers itself with upstream_status null", async () => {
+    const recorded = async (res: { headers: Headers }) =>
+      (await recordDone(call, res.headers.get("x-gateway-invocation-id") as string)).json;
+    const { res, session } = await initialize("2025-11-25");
+    expect(await recorded(res)).toMatchObject({
+      mcp_method: "initialize",
+      status: "succeeded",
+      upstream_status: null,
+    });
+    const ping = await oldCall(session, "ping");
+    expect(ping.json.result).toEqual({});
+    expect(await recorded(ping)).toMatchObject({
+      mcp_method: "ping",
+      status: "succeeded",
+      upstream_status: null,
+    });
+    const note = await call(
+      "POST",
+      `/v1/proxy/${v}/stream`,
+      { jsonrpc: "2.0", method: "notifications/initialized" },
+      { ...OLD, "mcp-session-id": session },
+    );
+    expect(note.status).toBe(202);
+    expect(await recorded(note)).toMatchObject({ status: "succeeded", upstream_status: null });
+    const del = await call("DELETE", `/v1/proxy/${v}/stream`, undefined, { "mcp-session-id": session });
+    expect(del.status).toBe(204);
+    expect(await recorded(del)).toMatchObject({ status: "succeeded", upstream_status: null });
+    // A request the session's revision serves from the members: their status.
+    const listed = await oldCall(session, "tools/list");
+    expect(await recorded(listed)).toMatchObject({ status: "succeeded", upstream_status: 200 });
   });
 
   it("refuses a missing, forged, expired or other agent's session id", async () => {

@@ -1,7 +1,7 @@
 // @stores once: the MCP protocol through a virtual server.
 import type { TestApp } from "@gw/testkit";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { type Caller, caller, startGateway } from "../helpers.ts";
+import { type Caller, caller, recordDone, startGateway } from "../helpers.ts";
 import {
   META,
   memberAgent,
@@ -89,6 +89,80 @@ describe("virtual MCP server: the revision's answers", () => {
     expect(t.body).toMatchObject({ error: { code: -32022, data: { supported: [REVISION] } } });
   });
 
+  it("answers headers that disagree with the body, or a missing Mcp-Method or Mcp-Name, with -32020 on both paths", async () => {
+    const { v, alpha } = await twoMembers();
+    const tool = rpc("tools/call", { name: "a__t1", arguments: { text: "x" } }, "h-1");
+    const { "mcp-name": _, ...unnamed } = tool.headers;
+    const { "mcp-method": __, ...unmethoded } = tool.headers;
+    for (const [headers, header] of [
+      [{ ...tool.headers, "mcp-name": "a__t2" }, "Mcp-Name"],
+      // Values are case-sensitive.
+      [{ ...tool.headers, "mcp-name": "A__t1" }, "Mcp-Name"],
+      [{ ...tool.headers, "mcp-method": "tools/list" }, "Mcp-Method"],
+      [unnamed, "Mcp-Name"],
+      [unmethoded, "Mcp-Method"],
+    ] as const) {
+      const res = await stream(call, v, { body: tool.body, headers });
+      expect(res.status, JSON.stringify(headers)).toBe(400);
+      expect(res.json).toEqual({
+        jsonrpc: "2.0",
+        id: "h-1",
+        error: { code: -32020, message: expect.stringContaining(header) },
+      });
+      expect(res.headers.get("x-gateway-invocation-id")).toBeNull();
+      const t = await call("POST", `/v1/proxy/${v}`, tool.body, headers);
+      expect(t.status).toBe(400);
+      expect(t.json).toMatchObject({ id: "h-1", error: { code: -32020 } });
+      expect(t.headers.get("x-gateway-invocation-id")).toBeNull();
+    }
+    expect(relayed(alpha.requests)).toHaveLength(0);
+    // With its headers the call is routed.
+    const ok = await stream(call, v, tool);
+    expect(ok.status).toBe(200);
+    expect(relayed(alpha.requests).filter((r) => r.rpcMethod === "tools/call")).toHaveLength(1);
+  });
+
+  it("records the answers it gives itself with upstream_status null, a member's with the member's status", async () => {
+    const { v } = await twoMembers();
+    const envelopeOf = (version: string) => {
+      const req = rpc("tools/list", {}, "mismatch");
+      return {
+        ...req.body,
+        params: { _meta: { ...META, "io.modelcontextprotocol/protocolVersion": version } },
+      };
+    };
+    for (const [req, status, outcome] of [
+      // An unknown tool name: the gateway's -32602, no member asked.
+      [rpc("tools/call", { name: "zz__t1", arguments: {} }), 200, { status: "succeeded", error_class: null }],
+      [rpc("tools/frobnicate"), 404, { status: "failed", error_class: "upstream_4xx" }],
+      // The version header and the envelope disagree: the revision's header mismatch.
+      [
+        { body: envelopeOf("2025-06-18"), headers: rpc("tools/list").headers },
+        400,
+        { status: "failed", error_class: "upstream_4xx" },
+      ],
+    ] as const) {
+      const res = await stream(call, v, req);
+      expect(res.status).toBe(status);
+      const id = res.headers.get("x-gateway-invocation-id") as string;
+      const record = await recordDone(call, id);
+      expect(record.json).toMatchObject({ ...outcome, upstream_status: null });
+      const t = await transact(call, v, req);
+      expect(t.polled?.json).toMatchObject({ ...outcome, upstream_status: null });
+      expect(t.polled?.json.response.status).toBe(status);
+      const polled = await recordDone(call, t.accepted.json.invocation_id);
+      expect(polled.json).toMatchObject({ ...outcome, upstream_status: null });
+    }
+    // Routed and merged answers came from members: their status.
+    for (const req of [rpc("tools/call", { name: "a__t1", arguments: { text: "x" } }), rpc("tools/list")]) {
+      const res = await stream(call, v, req);
+      const record = await recordDone(call, res.headers.get("x-gateway-invocation-id") as string);
+      expect(record.json).toMatchObject({ status: "succeeded", upstream_status: 200 });
+      const t = await transact(call, v, req);
+      expect(t.polled?.json).toMatchObject({ status: "succeeded", upstream_status: 200 });
+    }
+  });
+
   it("is behind the Origin check: a rebinding origin is refused before it, its public origin served", async () => {
     const { v, alpha } = await twoMembers();
     const req = rpc("server/discover");
@@ -113,6 +187,66 @@ describe("virtual MCP server: the revision's answers", () => {
       expect(res.json).toMatchObject({ jsonrpc: "2.0", error: { code: -32000 } });
     }
     expect((await call("GET", `/v1/invocations?agent_id=${v}`)).json.total).toBe(0);
+  });
+
+  it("answers GET and DELETE of 2026-07-28 405 with or without a session id, without an invocation", async () => {
+    const { v } = await twoMembers();
+    // A session id this gateway issued (to an older client of the same agent): it changes nothing.
+    const init = await call(
+      "POST",
+      `/v1/proxy/${v}/stream`,
+      {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+      },
+      { "content-type": "application/json", accept: "application/json, text/event-stream" },
+    );
+    const session = init.headers.get("mcp-session-id");
+    expect(session).toBeTruthy();
+    for (const method of ["GET", "DELETE"]) {
+      for (const sessionId of [null, session, "not-a-session"]) {
+        const res = await call(method, `/v1/proxy/${v}/stream`, undefined, {
+          "mcp-protocol-version": REVISION,
+          ...(sessionId === null ? {} : { "mcp-session-id": sessionId }),
+        });
+        expect(res.status, `${method} ${sessionId}`).toBe(405);
+        expect(res.headers.get("allow")).toBe("POST");
+        expect(res.json).toMatchObject({ jsonrpc: "2.0", error: { code: -32000 } });
+        expect(res.headers.get("x-gateway-invocation-id")).toBeNull();
+      }
+    }
+  });
+
+  it("reads a request of 2026-07-28 as that revision's whatever session id it carries", async () => {
+    const { v, alpha } = await twoMembers();
+    const init = await call(
+      "POST",
+      `/v1/proxy/${v}/stream`,
+      {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+      },
+      { "content-type": "application/json", accept: "application/json, text/event-stream" },
+    );
+    const session = init.headers.get("mcp-session-id") as string;
+    // The header names 2026-07-28 and the body has no envelope: that revision's -32602, not an
+    // older client's session being served (a valid id) or refused (404 for one that is not).
+    const { headers } = rpc("tools/list");
+    for (const sessionId of [session, "not-a-session"]) {
+      const res = await call(
+        "POST",
+        `/v1/proxy/${v}/stream`,
+        { jsonrpc: "2.0", id: 5, method: "tools/list" },
+        { ...headers, "mcp-session-id": sessionId },
+      );
+      expect(res.status, sessionId).toBe(400);
+      expect(res.json, sessionId).toMatchObject({ jsonrpc: "2.0", id: 5, error: { code: -32602 } });
+    }
+    expect(relayed(alpha.requests).filter((r) => r.rpcMethod === "tools/list")).toHaveLength(0);
   });
 
   it("keeps the gateway's own refusals before the MCP layer as {error}", async () => {
