@@ -25,6 +25,9 @@ afterAll(async () => {
   await app?.close();
 });
 
+/** A day ago: inside every window the analytics routes take (at most 31 days), whatever the date. */
+const DAY_AGO = new Date(Date.now() - 86_400_000).toISOString();
+
 /** Every list and read route that takes a query: a documented query that works, and one parameter of it. */
 const LISTS: { path: string; ok: string; param: string }[] = [
   { path: "/v1/agents", ok: "protocol=mcp&limit=5&offset=0", param: "protocol" },
@@ -39,8 +42,8 @@ const LISTS: { path: string; ok: string; param: string }[] = [
     param: "action",
   },
   { path: "/v1/approvals", ok: "status=pending&agent_id=x&limit=5&offset=0", param: "status" },
-  { path: "/v1/analytics", ok: "bucket=day&since=2026-11-01T00:00:00Z&agent_id=AGENT", param: "bucket" },
-  { path: "/v1/analytics/summary", ok: "since=2026-11-01T00:00:00Z", param: "since" },
+  { path: "/v1/analytics", ok: `bucket=day&since=${DAY_AGO}&agent_id=AGENT`, param: "bucket" },
+  { path: "/v1/analytics/summary", ok: `since=${DAY_AGO}`, param: "since" },
   { path: "/v1/credentials", ok: "limit=5&offset=0", param: "limit" },
 ];
 
