@@ -13,7 +13,7 @@ import {
 } from "@gw/testkit";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Caller, caller, pollDone, startGateway, upstreamPool } from "./helpers.ts";
+import { type Caller, caller, pollDone, recordDone, startGateway, upstreamPool } from "./helpers.ts";
 
 const CHROMIUM = process.env.GW_CHROMIUM_PATH ?? "/usr/bin/chromium";
 const inCi = process.env.CI === "true";
@@ -720,6 +720,96 @@ describe.skipIf(skipReason !== undefined && !inCi)("operator console in Chromium
       await page.close();
     } finally {
       await a2a.close();
+    }
+  });
+
+  it("shows what each invocation called (MCP method and tool, A2A method) and filters the list by it", async () => {
+    const who = await caller(gw);
+    const mcpUp = await pool.up((_req, res, body) => {
+      const rpc = JSON.parse(body.toString() || "{}") as { id?: unknown; method?: string };
+      const result =
+        rpc.method === "tools/list" ? { tools: [] } : { content: [{ type: "text", text: "ok" }] };
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(JSON.stringify({ jsonrpc: "2.0", id: rpc.id ?? null, result }));
+    });
+    const a2aUp = await startA2aUpstream();
+    try {
+      const mcp = (
+        await who("POST", "/v1/agents", { name: "toolbox", protocol: "mcp", upstream_url: mcpUp.url })
+      ).json.id as string;
+      const a2a = (
+        await who("POST", "/v1/agents", { name: "helper", protocol: "a2a", upstream_url: a2aUp.url })
+      ).json.id as string;
+      const streamed = async (agent: string, rpc: Record<string, unknown>) => {
+        const res = await who(
+          "POST",
+          `/v1/proxy/${agent}/stream`,
+          { jsonrpc: "2.0", id: 1, ...rpc },
+          { "content-type": "application/json", accept: "application/json, text/event-stream" },
+        );
+        expect(res.status, res.text).toBe(200);
+        const id = res.headers.get("x-gateway-invocation-id") as string;
+        await recordDone(who, id);
+        return id;
+      };
+      const toolCall = (name: string) => ({ method: "tools/call", params: { name, arguments: {} } });
+      const ids = {
+        list: await streamed(mcp, { method: "tools/list" }),
+        search: await streamed(mcp, toolCall("search")),
+        fetch: await streamed(mcp, toolCall("fetch")),
+        search2: await streamed(mcp, toolCall("search")),
+        send: await streamed(a2a, {
+          method: "message/send",
+          params: {
+            message: {
+              kind: "message",
+              messageId: "m-1",
+              role: "user",
+              parts: [{ kind: "text", text: "done" }],
+            },
+          },
+        }),
+      };
+
+      const { page, errors } = await newPage();
+      await signIn(page, who);
+      await page.getByRole("link", { name: "Invocations", exact: true }).first().click();
+      const rows = page.locator("[data-testid=invocations] tbody tr");
+      await expect.poll(() => rows.count()).toBe(5);
+      const called = (id: string) => page.locator(`tr[data-id="${id}"] [data-testid=call]`).textContent();
+      expect(await called(ids.list)).toBe("tools/list");
+      expect(await called(ids.search)).toBe("tools/call search");
+      expect(await called(ids.fetch)).toBe("tools/call fetch");
+      expect(await called(ids.send)).toBe("message/send");
+      await shot(page, "17-invocations-called");
+
+      // A row's call opens the list of the calls alike, and the form shows that filter.
+      await page.locator(`tr[data-id="${ids.search}"] [data-testid=call]`).getByRole("link").click();
+      await page.waitForURL(/method=tools%2Fcall&tool=search/);
+      await expect.poll(() => rows.count()).toBe(2);
+      expect((await rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute("data-id")))).sort()).toEqual(
+        [ids.search, ids.search2].sort(),
+      );
+      expect(await page.getByLabel("Method", { exact: true }).inputValue()).toBe("tools/call");
+      expect(await page.getByLabel("Tool", { exact: true }).inputValue()).toBe("search");
+
+      // Typed into the form: the A2A method, whatever the protocol; then an unknown tool.
+      await page.getByLabel("Method", { exact: true }).fill("message/send");
+      await page.getByLabel("Tool", { exact: true }).fill("");
+      await page.getByRole("button", { name: "Apply" }).click();
+      await expect.poll(() => rows.count()).toBe(1);
+      expect(await rows.first().getAttribute("data-id")).toBe(ids.send);
+      await page.getByLabel("Method", { exact: true }).fill("");
+      await page.getByLabel("Tool", { exact: true }).fill("nothing-of-the-kind");
+      await page.getByRole("button", { name: "Apply" }).click();
+      await expect.poll(() => page.locator("main").textContent()).toContain("No invocations match.");
+      await page.getByRole("link", { name: "Clear" }).click();
+      await expect.poll(() => rows.count()).toBe(5);
+      expect(await page.getByLabel("Tool", { exact: true }).inputValue()).toBe("");
+      expect(errors).toEqual([]);
+      await page.close();
+    } finally {
+      await a2aUp.close();
     }
   });
 
