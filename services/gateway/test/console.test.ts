@@ -11,7 +11,7 @@ import {
   type TestApp,
   type Upstream,
 } from "@gw/testkit";
-import { type Browser, chromium, type Page } from "playwright-core";
+import { type Browser, chromium, type Locator, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Caller, caller, pollDone, recordDone, startGateway, upstreamPool } from "./helpers.ts";
 
@@ -68,6 +68,40 @@ const INKED_PIXELS = `(() => {
   for (let i = 0; i < px.length; i += 4) if (px[i + 3] > 0 && px[i + 2] > px[i] + 40) n++;
   return n;
 })()`;
+
+/**
+ * The colour the browser filled an element's gauge with: the commonest saturated colour of its
+ * pixels (grey track and white background aside), decoded from a screenshot by a blank page.
+ */
+async function gaugeColour(gauge: Locator): Promise<"red" | "amber" | "green" | "none"> {
+  const png = await gauge.screenshot();
+  const blank = await browser.newPage();
+  try {
+    const [r, g, b] = (await blank.evaluate(`(async () => {
+      const bytes = Uint8Array.from(atob(${JSON.stringify(png.toString("base64"))}), (c) => c.charCodeAt(0));
+      const bitmap = await createImageBitmap(new Blob([bytes], { type: "image/png" }));
+      const canvas = new OffscreenCanvas(bitmap.width, bitmap.height);
+      const ctx = canvas.getContext("2d");
+      ctx.drawImage(bitmap, 0, 0);
+      const px = ctx.getImageData(0, 0, bitmap.width, bitmap.height).data;
+      const counts = new Map();
+      for (let i = 0; i < px.length; i += 4) {
+        if (Math.max(px[i], px[i + 1], px[i + 2]) - Math.min(px[i], px[i + 1], px[i + 2]) < 80) continue;
+        const key = px[i] + "," + px[i + 1] + "," + px[i + 2];
+        counts.set(key, (counts.get(key) ?? 0) + 1);
+      }
+      const top = [...counts].sort((a, b) => b[1] - a[1])[0];
+      return top ? top[0].split(",").map(Number) : [];
+    })()`)) as number[];
+    if (r === undefined || g === undefined || b === undefined) return "none";
+    if (g > r + 50 && g > b + 50) return "green";
+    if (r > 180 && g > 120 && b < 90) return "amber";
+    if (r > 160 && g < 110 && b < 90) return "red";
+    return "none";
+  } finally {
+    await blank.close();
+  }
+}
 
 async function surfaces(): Promise<Record<string, boolean>> {
   const res = await call("GET", "/v1/capabilities");
@@ -963,6 +997,42 @@ describe.skipIf(skipReason !== undefined && !inCi)("operator console in Chromium
     await page.getByRole("form", { name: "Quota lookup" }).getByLabel("Key").fill("someone-else");
     await page.getByRole("button", { name: "Show" }).click();
     await expect.poll(() => table.locator('tr[data-rule="1"]').textContent()).toContain("0 / 5");
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it("draws a spent quota as spent and a nearly spent one as a warning, in colour and in words", async () => {
+    const op = await caller(gw);
+    const agentId = (await op("POST", "/v1/agents", { name: "metered", upstream_url: upstream.url })).json
+      .id as string;
+    // Four calls against three rules: 4 of 4 (spent), 4 of 5 (80 %: near), 4 of 100.
+    const put = await op("PUT", "/v1/policy", {
+      rules: [
+        { action: "limit", limit: { requests: 4, per: "day" } },
+        { action: "limit", limit: { requests: 5, per: "day", key: '"tenant"' } },
+        { action: "limit", limit: { requests: 100, per: "day", key: '"all"' } },
+      ],
+    });
+    expect(put.status).toBe(200);
+    for (let i = 0; i < 4; i++) {
+      const res = await op("POST", `/v1/proxy/${agentId}/stream`, "x", { "content-type": "text/plain" });
+      expect(res.status).toBe(200);
+    }
+    const { page, errors } = await newPage();
+    await signIn(page, op);
+    await page.getByRole("link", { name: "Policy" }).click();
+    const row = (rule: number) => page.getByTestId("quotas").locator(`tr[data-rule="${rule}"]`);
+    await expect.poll(() => row(1).textContent()).toContain("4 / 4");
+    expect(await row(1).textContent()).toContain("spent");
+    expect(await row(2).textContent()).toContain("4 / 5");
+    expect(await row(2).textContent()).toContain("near the limit");
+    expect(await row(3).textContent()).toContain("4 / 100");
+    expect(await row(3).textContent()).not.toMatch(/spent|near/);
+    // What the operator sees: the gauge's fill as the browser drew it.
+    expect(await gaugeColour(row(1).locator("meter"))).toBe("red");
+    expect(await gaugeColour(row(2).locator("meter"))).toBe("amber");
+    expect(await gaugeColour(row(3).locator("meter"))).toBe("green");
+    await shot(page, "13b-policy-quotas-spent");
     expect(errors).toEqual([]);
     await page.close();
   });
