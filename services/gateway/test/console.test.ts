@@ -1037,6 +1037,52 @@ describe.skipIf(skipReason !== undefined && !inCi)("operator console in Chromium
     await page.close();
   });
 
+  it("the policy editor says A2A answers are judged too, and grows with the document up to most of the window", async () => {
+    const op = await caller(gw);
+    // About twenty lines once pretty-printed: more than the editor's old fixed fourteen.
+    const rules = ["alpha", "gamma"].map((tool) => ({ action: "warn", match: { tools: [tool] } }));
+    expect((await op("PUT", "/v1/policy", { default: "allow", on_error: "deny", rules })).status).toBe(200);
+    const { page, errors } = await newPage();
+    await signIn(page, op);
+    await page.getByRole("link", { name: "Policy" }).click();
+    const editor = page.getByLabel("Policy JSON");
+    await expect.poll(() => editor.inputValue()).toContain("gamma");
+
+    const help = (await page.getByRole("form", { name: "Policy document" }).textContent()) ?? "";
+    expect(help).not.toContain("what an MCP server answers");
+    expect(help).toContain("an MCP server's answers to tools/call, resources/read and prompts/get");
+    expect(help).toContain(
+      "an A2A agent's to SendMessage, SendStreamingMessage, GetTask and SubscribeToTask",
+    );
+
+    const box = async () =>
+      (await page.evaluate(
+        "(() => { const e = document.getElementById('policy-json'); return { scroll: e.scrollHeight, client: e.clientHeight }; })()",
+      )) as { scroll: number; client: number };
+    const lines = (await editor.inputValue()).split("\n").length;
+    expect(lines).toBeGreaterThan(14);
+    expect(lines).toBeLessThan(26);
+    // The whole document shows: nothing to scroll inside the editor.
+    expect((await box()).scroll).toBeLessThanOrEqual((await box()).client);
+    await shot(page, "11b-policy-editor-grown");
+
+    // A long document stops growing at 70 % of the window and scrolls inside.
+    const long = {
+      default: "allow",
+      rules: Array.from({ length: 60 }, (_, i) => ({ action: "warn", match: { tools: [`t${i}`] } })),
+    };
+    await editor.fill(JSON.stringify(long, null, 2));
+    await expect.poll(async () => (await box()).client).toBeGreaterThan(DESKTOP.height * 0.6);
+    const capped = await box();
+    expect(capped.client).toBeLessThanOrEqual(DESKTOP.height * 0.7);
+    expect(capped.scroll).toBeGreaterThan(capped.client);
+    // And shrinks back with the text.
+    await editor.fill("{}");
+    await expect.poll(async () => (await box()).client).toBeLessThan(DESKTOP.height * 0.3);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
   it("shows a refused when condition at the rule and character the API named", async () => {
     const { page, errors } = await newPage();
     await signIn(page);
