@@ -1285,6 +1285,69 @@ describe.skipIf(skipReason !== undefined && !inCi)("operator console in Chromium
     await other.page.close();
   });
 
+  it("shows a replace or an update in the audit log as the paths that changed, a secret by name only", async () => {
+    const auditor = await caller(gw, ["audit:read"]);
+    const keep = { action: "warn", match: { tools: ["keep-me-as-i-am"] } };
+    const v1 = {
+      default: "allow",
+      on_error: "deny",
+      rules: [keep, { action: "deny", match: { tools: ["b"] } }],
+    };
+    const v2 = {
+      default: "deny",
+      on_error: "deny",
+      rules: [
+        { action: "warn", match: { tools: ["brand-new"] } },
+        keep,
+        { action: "allow", match: { tools: ["b"] } },
+      ],
+    };
+    for (const doc of [v1, v2]) expect((await auditor("PUT", "/v1/policy", doc)).status).toBe(200);
+    const agentId = (await auditor("POST", "/v1/agents", { name: "audited", upstream_url: upstream.url }))
+      .json.id;
+    expect((await auditor("PATCH", `/v1/agents/${agentId}`, { name: "audited-2" })).status).toBe(200);
+    const secret = `audit-secret-${Date.now()}-do-not-show`;
+    const cred = await auditor("POST", "/v1/credentials", { name: "audited-key", kind: "bearer", secret });
+    expect((await auditor("PUT", `/v1/credentials/${cred.json.id}`, { secret: `${secret}-2` })).status).toBe(
+      200,
+    );
+
+    const { page, errors } = await newPage();
+    await signIn(page, auditor);
+    await page.goto(`${gw.url}/console#/audit?action=policy.replace`);
+    const replaced = page.locator("tr[data-audit]").first();
+    await expect.poll(() => page.locator("tr[data-audit]").count()).toBe(2);
+    const change = (path: string) => replaced.locator(`li[data-path="${path}"]`);
+    await expect
+      .poll(() => change("document.default").textContent())
+      .toBe('document.default: "allow" → "deny"');
+    expect(await change("version").textContent()).toBe("version: 1 → 2");
+    expect(await change("document.rules[0]").getAttribute("data-change")).toBe("added");
+    const added = (await change("document.rules[0]").textContent()) ?? "";
+    expect(added).toMatch(/^document\.rules\[0\] added: \{.*\}$/);
+    expect(added).toContain('"tools":["brand-new"]');
+    expect(added).toContain('"action":"warn"');
+    expect(await change("document.rules[2].action").textContent()).toBe(
+      'document.rules[2].action: "deny" → "allow"',
+    );
+    // Only what changed: the rule kept as it was, and on_error, are not shown.
+    expect(await replaced.locator("li").count()).toBe(4);
+    expect(await replaced.textContent()).not.toContain("keep-me-as-i-am");
+    expect(await replaced.textContent()).not.toContain("on_error");
+    await shot(page, "14b-audit-policy-diff");
+
+    await page.goto(`${gw.url}/console#/audit?action=agent.update`);
+    await expect
+      .poll(() => page.locator('tr[data-audit] li[data-path="name"]').textContent())
+      .toBe('name: "audited" → "audited-2"');
+    await page.goto(`${gw.url}/console#/audit?action=credential.rotate`);
+    const rotated = page.locator('tr[data-audit] li[data-path="secret"]');
+    await expect.poll(() => rotated.textContent()).toBe("secret (secret: changed, value not recorded)");
+    expect(await page.content()).not.toContain(secret);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
   it("draws the analytics charts from real calls", async (ctx) => {
     if (!(await surfaces()).analytics) {
       console.warn("chart step skipped: /v1/capabilities reports surfaces.analytics false on this build");
