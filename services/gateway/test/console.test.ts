@@ -840,6 +840,17 @@ describe.skipIf(skipReason !== undefined && !inCi)("operator console in Chromium
       await page.getByRole("link", { name: "Clear" }).click();
       await expect.poll(() => rows.count()).toBe(5);
       expect(await page.getByLabel("Tool", { exact: true }).inputValue()).toBe("");
+
+      // At phone width the call reads under the agent's name; status and latency stay in view.
+      await page.setViewportSize(PHONE);
+      const search = page.locator(`tr[data-id="${ids.search}"]`);
+      await search.getByTestId("call-phone").waitFor();
+      await shot(page, "17b-invocations-called-phone");
+      expect(await search.getByTestId("call-phone").textContent()).toBe("tools/call search");
+      expect(await search.getByTestId("call").isVisible()).toBe(false);
+      const latency = await search.locator("td.num").boundingBox();
+      expect((latency?.x ?? Infinity) + (latency?.width ?? 0)).toBeLessThanOrEqual(PHONE.width);
+      expect(await pageWidth(page)).toBeLessThanOrEqual(PHONE.width);
       expect(errors).toEqual([]);
       await page.close();
     } finally {

@@ -1,3 +1,4 @@
+import { Fragment } from "preact";
 import { unwrap } from "../api.ts";
 import { FilterButtons, TimeRange } from "../filters.tsx";
 import { href, navigate, useRoute } from "../router.ts";
@@ -172,7 +173,9 @@ export function InvocationTable(props: {
           <tr>
             <th scope="col">Invocation</th>
             <th scope="col">Agent</th>
-            <th scope="col">Call</th>
+            <th scope="col" class="opt">
+              Call
+            </th>
             <th scope="col" class="opt">
               Mode
             </th>
@@ -202,8 +205,9 @@ export function InvocationTable(props: {
                     via <AgentName id={r.routed_agent_id} names={props.names} />
                   </span>
                 ) : null}
+                <CalledOnPhone row={r} />
               </td>
-              <td data-testid="call">
+              <td class="opt" data-testid="call">
                 <Called row={r} filters={props.filters ?? {}} />
               </td>
               <td class="opt">{r.mode}</td>
@@ -255,4 +259,33 @@ function Called({ row, filters }: { row: Invocation; filters: Record<string, str
       )}
     </a>
   );
+}
+
+/**
+ * At phone width the Call column gives way (status and latency stay in view) and the call reads
+ * under the agent's name instead, unlinked; hidden at other widths, so it is never read twice.
+ */
+function CalledOnPhone({ row }: { row: Invocation }) {
+  const { method, tool } = calledOf(row);
+  if (method === null) return null;
+  return (
+    <span class="phone-only small" data-testid="call-phone">
+      <br />
+      <code>{breakable(tool === null ? method : `${method} ${tool}`)}</code>
+    </span>
+  );
+}
+
+/** The text with a line break allowed after each `/` (`tools/` `call`), where it reads best. */
+function breakable(text: string) {
+  return text.split("/").map((part, i) => (
+    <Fragment key={i}>
+      {i > 0 ? (
+        <>
+          /<wbr />
+        </>
+      ) : null}
+      {part}
+    </Fragment>
+  ));
 }
