@@ -38,7 +38,7 @@ const LISTS: { path: string; ok: string; param: string }[] = [
   },
   {
     path: "/v1/policy/decisions",
-    ok: "action=deny&agent_id=x&method=tools/call&tool=search&since=2026-01-01T00:00:00Z&limit=5",
+    ok: "action=deny&agent_id=x&since=2026-01-01T00:00:00Z&limit=5",
     param: "action",
   },
   { path: "/v1/approvals", ok: "status=pending&agent_id=x&limit=5&offset=0", param: "status" },
