@@ -35,7 +35,7 @@ const FILTERS = [
  * What a call invoked, as its record says: the JSON-RPC method whatever the protocol (MCP's or
  * A2A's, the list's `method` filter) and an MCP tool (`tool`); both null for an http call.
  */
-export function calledOf(r: Invocation): { method: string | null; tool: string | null } {
+function calledOf(r: Invocation): { method: string | null; tool: string | null } {
   return { method: r.mcp_method ?? r.a2a_method, tool: r.mcp_tool };
 }
 

@@ -26,7 +26,7 @@ function QuotaGauge({ rule, used, limit }: { rule: string; used: number; limit: 
   const state = quotaState(used, limit);
   const nearFrom = Math.ceil((limit * NEAR_PERCENT) / 100);
   return (
-    <span class="quota" data-state={state}>
+    <span data-state={state}>
       <meter
         min={0}
         max={limit}
