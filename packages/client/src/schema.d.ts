@@ -2694,6 +2694,10 @@ export interface operations {
                 agent_id?: string;
                 /** @description Every invocation of this A2A task (docs/a2a.md), oldest first instead of newest first. */
                 a2a_task_id?: string;
+                /** @description Only calls of this JSON-RPC method, whatever the protocol: an MCP method (`mcp_method`, e.g. `tools/call`) or an A2A one (`a2a_method`, e.g. `SendMessage`). Exact match; at most 128 bytes, no NUL. */
+                method?: string;
+                /** @description Only calls of this MCP tool (`mcp_tool`: `params.name` of a `tools/call`, as the caller named it). Exact match; at most 256 bytes, no NUL. */
+                tool?: string;
                 /** @description Inclusive lower bound on created_at. RFC 3339 date-time. */
                 since?: string;
                 /** @description Inclusive upper bound on created_at. RFC 3339 date-time. */
@@ -2719,7 +2723,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid status, mode, settlement, policy, since, until, limit or offset; since after until. A query parameter this route does not list, or one given twice; the message names it. */
+            /** @description Invalid status, mode, settlement, policy, since, until, limit or offset; an agent_id, a2a_task_id, method or tool that is too long or holds a NUL; since after until. A query parameter this route does not list, or one given twice; the message names it. */
             400: {
                 headers: {
                     [name: string]: unknown;

@@ -12,9 +12,9 @@ import {
   type TestApp,
   type Upstream,
 } from "@gw/testkit";
-import { type Browser, chromium, type Page } from "playwright-core";
+import { type Browser, chromium, type Locator, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Caller, caller, pollDone, startGateway, upstreamPool } from "./helpers.ts";
+import { type Caller, caller, pollDone, recordDone, startGateway, upstreamPool } from "./helpers.ts";
 
 const CHROMIUM = process.env.GW_CHROMIUM_PATH ?? "/usr/bin/chromium";
 const inCi = process.env.CI === "true";
@@ -69,6 +69,40 @@ const INKED_PIXELS = `(() => {
   for (let i = 0; i < px.length; i += 4) if (px[i + 3] > 0 && px[i + 2] > px[i] + 40) n++;
   return n;
 })()`;
+
+/**
+ * The colour the browser filled an element's gauge with: the commonest saturated colour of its
+ * pixels (grey track and white background aside), decoded from a screenshot by a blank page.
+ */
+async function gaugeColour(gauge: Locator): Promise<"red" | "amber" | "green" | "none"> {
+  const png = await gauge.screenshot();
+  const blank = await browser.newPage();
+  try {
+    const [r, g, b] = (await blank.evaluate(`(async () => {
+      const bytes = Uint8Array.from(atob(${JSON.stringify(png.toString("base64"))}), (c) => c.charCodeAt(0));
+      const bitmap = await createImageBitmap(new Blob([bytes], { type: "image/png" }));
+      const canvas = new OffscreenCanvas(bitmap.width, bitmap.height);
+      const ctx = canvas.getContext("2d");
+      ctx.drawImage(bitmap, 0, 0);
+      const px = ctx.getImageData(0, 0, bitmap.width, bitmap.height).data;
+      const counts = new Map();
+      for (let i = 0; i < px.length; i += 4) {
+        if (Math.max(px[i], px[i + 1], px[i + 2]) - Math.min(px[i], px[i + 1], px[i + 2]) < 80) continue;
+        const key = px[i] + "," + px[i + 1] + "," + px[i + 2];
+        counts.set(key, (counts.get(key) ?? 0) + 1);
+      }
+      const top = [...counts].sort((a, b) => b[1] - a[1])[0];
+      return top ? top[0].split(",").map(Number) : [];
+    })()`)) as number[];
+    if (r === undefined || g === undefined || b === undefined) return "none";
+    if (g > r + 50 && g > b + 50) return "green";
+    if (r > 180 && g > 120 && b < 90) return "amber";
+    if (r > 160 && g < 110 && b < 90) return "red";
+    return "none";
+  } finally {
+    await blank.close();
+  }
+}
 
 async function surfaces(): Promise<Record<string, boolean>> {
   const res = await call("GET", "/v1/capabilities");
@@ -724,6 +758,107 @@ describe.skipIf(skipReason !== undefined && !inCi)("operator console in Chromium
     }
   });
 
+  it("shows what each invocation called (MCP method and tool, A2A method) and filters the list by it", async () => {
+    const who = await caller(gw);
+    const mcpUp = await pool.up((_req, res, body) => {
+      const rpc = JSON.parse(body.toString() || "{}") as { id?: unknown; method?: string };
+      const result =
+        rpc.method === "tools/list" ? { tools: [] } : { content: [{ type: "text", text: "ok" }] };
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(JSON.stringify({ jsonrpc: "2.0", id: rpc.id ?? null, result }));
+    });
+    const a2aUp = await startA2aUpstream();
+    try {
+      const mcp = (
+        await who("POST", "/v1/agents", { name: "toolbox", protocol: "mcp", upstream_url: mcpUp.url })
+      ).json.id as string;
+      const a2a = (
+        await who("POST", "/v1/agents", { name: "helper", protocol: "a2a", upstream_url: a2aUp.url })
+      ).json.id as string;
+      const streamed = async (agent: string, rpc: Record<string, unknown>) => {
+        const res = await who(
+          "POST",
+          `/v1/proxy/${agent}/stream`,
+          { jsonrpc: "2.0", id: 1, ...rpc },
+          { "content-type": "application/json", accept: "application/json, text/event-stream" },
+        );
+        expect(res.status, res.text).toBe(200);
+        const id = res.headers.get("x-gateway-invocation-id") as string;
+        await recordDone(who, id);
+        return id;
+      };
+      const toolCall = (name: string) => ({ method: "tools/call", params: { name, arguments: {} } });
+      const ids = {
+        list: await streamed(mcp, { method: "tools/list" }),
+        search: await streamed(mcp, toolCall("search")),
+        fetch: await streamed(mcp, toolCall("fetch")),
+        search2: await streamed(mcp, toolCall("search")),
+        send: await streamed(a2a, {
+          method: "message/send",
+          params: {
+            message: {
+              kind: "message",
+              messageId: "m-1",
+              role: "user",
+              parts: [{ kind: "text", text: "done" }],
+            },
+          },
+        }),
+      };
+
+      const { page, errors } = await newPage();
+      await signIn(page, who);
+      await page.getByRole("link", { name: "Invocations", exact: true }).first().click();
+      const rows = page.locator("[data-testid=invocations] tbody tr");
+      await expect.poll(() => rows.count()).toBe(5);
+      const called = (id: string) => page.locator(`tr[data-id="${id}"] [data-testid=call]`).textContent();
+      expect(await called(ids.list)).toBe("tools/list");
+      expect(await called(ids.search)).toBe("tools/call search");
+      expect(await called(ids.fetch)).toBe("tools/call fetch");
+      expect(await called(ids.send)).toBe("message/send");
+      await shot(page, "17-invocations-called");
+
+      // A row's call opens the list of the calls alike, and the form shows that filter.
+      await page.locator(`tr[data-id="${ids.search}"] [data-testid=call]`).getByRole("link").click();
+      await page.waitForURL(/method=tools%2Fcall&tool=search/);
+      await expect.poll(() => rows.count()).toBe(2);
+      expect((await rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute("data-id")))).sort()).toEqual(
+        [ids.search, ids.search2].sort(),
+      );
+      expect(await page.getByLabel("Method", { exact: true }).inputValue()).toBe("tools/call");
+      expect(await page.getByLabel("Tool", { exact: true }).inputValue()).toBe("search");
+
+      // Typed into the form: the A2A method, whatever the protocol; then an unknown tool.
+      await page.getByLabel("Method", { exact: true }).fill("message/send");
+      await page.getByLabel("Tool", { exact: true }).fill("");
+      await page.getByRole("button", { name: "Apply" }).click();
+      await expect.poll(() => rows.count()).toBe(1);
+      expect(await rows.first().getAttribute("data-id")).toBe(ids.send);
+      await page.getByLabel("Method", { exact: true }).fill("");
+      await page.getByLabel("Tool", { exact: true }).fill("nothing-of-the-kind");
+      await page.getByRole("button", { name: "Apply" }).click();
+      await expect.poll(() => page.locator("main").textContent()).toContain("No invocations match.");
+      await page.getByRole("link", { name: "Clear" }).click();
+      await expect.poll(() => rows.count()).toBe(5);
+      expect(await page.getByLabel("Tool", { exact: true }).inputValue()).toBe("");
+
+      // At phone width the call reads under the agent's name; status and latency stay in view.
+      await page.setViewportSize(PHONE);
+      const search = page.locator(`tr[data-id="${ids.search}"]`);
+      await search.getByTestId("call-phone").waitFor();
+      await shot(page, "17b-invocations-called-phone");
+      expect(await search.getByTestId("call-phone").textContent()).toBe("tools/call search");
+      expect(await search.getByTestId("call").isVisible()).toBe(false);
+      const latency = await search.locator("td.num").boundingBox();
+      expect((latency?.x ?? Infinity) + (latency?.width ?? 0)).toBeLessThanOrEqual(PHONE.width);
+      expect(await pageWidth(page)).toBeLessThanOrEqual(PHONE.width);
+      expect(errors).toEqual([]);
+      await page.close();
+    } finally {
+      await a2aUp.close();
+    }
+  });
+
   it("shows 'not enabled on this deployment' for a surface the deployment does not mount", async () => {
     // Every optional family is mounted by default; the credential vault can be switched off.
     const off = await startGateway({ GW_CREDENTIALS: "off" });
@@ -874,6 +1009,88 @@ describe.skipIf(skipReason !== undefined && !inCi)("operator console in Chromium
     await page.getByRole("form", { name: "Quota lookup" }).getByLabel("Key").fill("someone-else");
     await page.getByRole("button", { name: "Show" }).click();
     await expect.poll(() => table.locator('tr[data-rule="1"]').textContent()).toContain("0 / 5");
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it("draws a spent quota as spent and a nearly spent one as a warning, in colour and in words", async () => {
+    const op = await caller(gw);
+    const agentId = (await op("POST", "/v1/agents", { name: "metered", upstream_url: upstream.url })).json
+      .id as string;
+    // Four calls against three rules: 4 of 4 (spent), 4 of 5 (80 %: near), 4 of 100.
+    const put = await op("PUT", "/v1/policy", {
+      rules: [
+        { action: "limit", limit: { requests: 4, per: "day" } },
+        { action: "limit", limit: { requests: 5, per: "day", key: '"tenant"' } },
+        { action: "limit", limit: { requests: 100, per: "day", key: '"all"' } },
+      ],
+    });
+    expect(put.status).toBe(200);
+    for (let i = 0; i < 4; i++) {
+      const res = await op("POST", `/v1/proxy/${agentId}/stream`, "x", { "content-type": "text/plain" });
+      expect(res.status).toBe(200);
+    }
+    const { page, errors } = await newPage();
+    await signIn(page, op);
+    await page.getByRole("link", { name: "Policy" }).click();
+    const row = (rule: number) => page.getByTestId("quotas").locator(`tr[data-rule="${rule}"]`);
+    await expect.poll(() => row(1).textContent()).toContain("4 / 4");
+    expect(await row(1).textContent()).toContain("spent");
+    expect(await row(2).textContent()).toContain("4 / 5");
+    expect(await row(2).textContent()).toContain("near the limit");
+    expect(await row(3).textContent()).toContain("4 / 100");
+    expect(await row(3).textContent()).not.toMatch(/spent|near/);
+    // What the operator sees: the gauge's fill as the browser drew it.
+    expect(await gaugeColour(row(1).locator("meter"))).toBe("red");
+    expect(await gaugeColour(row(2).locator("meter"))).toBe("amber");
+    expect(await gaugeColour(row(3).locator("meter"))).toBe("green");
+    await shot(page, "13b-policy-quotas-spent");
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it("the policy editor says A2A answers are judged too, and grows with the document up to most of the window", async () => {
+    const op = await caller(gw);
+    // About twenty lines once pretty-printed: more than the editor's old fixed fourteen.
+    const rules = ["alpha", "gamma"].map((tool) => ({ action: "warn", match: { tools: [tool] } }));
+    expect((await op("PUT", "/v1/policy", { default: "allow", on_error: "deny", rules })).status).toBe(200);
+    const { page, errors } = await newPage();
+    await signIn(page, op);
+    await page.getByRole("link", { name: "Policy" }).click();
+    const editor = page.getByLabel("Policy JSON");
+    await expect.poll(() => editor.inputValue()).toContain("gamma");
+
+    const help = (await page.getByRole("form", { name: "Policy document" }).textContent()) ?? "";
+    expect(help).not.toContain("what an MCP server answers");
+    expect(help).toContain("an MCP server's answers to tools/call, resources/read and prompts/get");
+    expect(help).toContain(
+      "an A2A agent's to SendMessage, SendStreamingMessage, GetTask and SubscribeToTask",
+    );
+
+    const box = async () =>
+      (await page.evaluate(
+        "(() => { const e = document.getElementById('policy-json'); return { scroll: e.scrollHeight, client: e.clientHeight }; })()",
+      )) as { scroll: number; client: number };
+    const lines = (await editor.inputValue()).split("\n").length;
+    expect(lines).toBeGreaterThan(14);
+    expect(lines).toBeLessThan(26);
+    // The whole document shows: nothing to scroll inside the editor.
+    expect((await box()).scroll).toBeLessThanOrEqual((await box()).client);
+    await shot(page, "11b-policy-editor-grown");
+
+    // A long document stops growing at 70 % of the window and scrolls inside.
+    const long = {
+      default: "allow",
+      rules: Array.from({ length: 60 }, (_, i) => ({ action: "warn", match: { tools: [`t${i}`] } })),
+    };
+    await editor.fill(JSON.stringify(long, null, 2));
+    await expect.poll(async () => (await box()).client).toBeGreaterThan(DESKTOP.height * 0.6);
+    const capped = await box();
+    expect(capped.client).toBeLessThanOrEqual(DESKTOP.height * 0.7);
+    expect(capped.scroll).toBeGreaterThan(capped.client);
+    // And shrinks back with the text.
+    await editor.fill("{}");
+    await expect.poll(async () => (await box()).client).toBeLessThan(DESKTOP.height * 0.3);
     expect(errors).toEqual([]);
     await page.close();
   });
@@ -1078,6 +1295,69 @@ describe.skipIf(skipReason !== undefined && !inCi)("operator console in Chromium
     await expect.poll(() => other.page.locator("main").textContent()).toContain("needs scope audit:read");
     expect(other.errors).toEqual([]);
     await other.page.close();
+  });
+
+  it("shows a replace or an update in the audit log as the paths that changed, a secret by name only", async () => {
+    const auditor = await caller(gw, ["audit:read"]);
+    const keep = { action: "warn", match: { tools: ["keep-me-as-i-am"] } };
+    const v1 = {
+      default: "allow",
+      on_error: "deny",
+      rules: [keep, { action: "deny", match: { tools: ["b"] } }],
+    };
+    const v2 = {
+      default: "deny",
+      on_error: "deny",
+      rules: [
+        { action: "warn", match: { tools: ["brand-new"] } },
+        keep,
+        { action: "allow", match: { tools: ["b"] } },
+      ],
+    };
+    for (const doc of [v1, v2]) expect((await auditor("PUT", "/v1/policy", doc)).status).toBe(200);
+    const agentId = (await auditor("POST", "/v1/agents", { name: "audited", upstream_url: upstream.url }))
+      .json.id;
+    expect((await auditor("PATCH", `/v1/agents/${agentId}`, { name: "audited-2" })).status).toBe(200);
+    const secret = `audit-secret-${Date.now()}-do-not-show`;
+    const cred = await auditor("POST", "/v1/credentials", { name: "audited-key", kind: "bearer", secret });
+    expect((await auditor("PUT", `/v1/credentials/${cred.json.id}`, { secret: `${secret}-2` })).status).toBe(
+      200,
+    );
+
+    const { page, errors } = await newPage();
+    await signIn(page, auditor);
+    await page.goto(`${gw.url}/console#/audit?action=policy.replace`);
+    const replaced = page.locator("tr[data-audit]").first();
+    await expect.poll(() => page.locator("tr[data-audit]").count()).toBe(2);
+    const change = (path: string) => replaced.locator(`li[data-path="${path}"]`);
+    await expect
+      .poll(() => change("document.default").textContent())
+      .toBe('document.default: "allow" → "deny"');
+    expect(await change("version").textContent()).toBe("version: 1 → 2");
+    expect(await change("document.rules[0]").getAttribute("data-change")).toBe("added");
+    const added = (await change("document.rules[0]").textContent()) ?? "";
+    expect(added).toMatch(/^document\.rules\[0\] added: \{.*\}$/);
+    expect(added).toContain('"tools":["brand-new"]');
+    expect(added).toContain('"action":"warn"');
+    expect(await change("document.rules[2].action").textContent()).toBe(
+      'document.rules[2].action: "deny" → "allow"',
+    );
+    // Only what changed: the rule kept as it was, and on_error, are not shown.
+    expect(await replaced.locator("li").count()).toBe(4);
+    expect(await replaced.textContent()).not.toContain("keep-me-as-i-am");
+    expect(await replaced.textContent()).not.toContain("on_error");
+    await shot(page, "14b-audit-policy-diff");
+
+    await page.goto(`${gw.url}/console#/audit?action=agent.update`);
+    await expect
+      .poll(() => page.locator('tr[data-audit] li[data-path="name"]').textContent())
+      .toBe('name: "audited" → "audited-2"');
+    await page.goto(`${gw.url}/console#/audit?action=credential.rotate`);
+    const rotated = page.locator('tr[data-audit] li[data-path="secret"]');
+    await expect.poll(() => rotated.textContent()).toBe("secret (secret: changed, value not recorded)");
+    expect(await page.content()).not.toContain(secret);
+    expect(errors).toEqual([]);
+    await page.close();
   });
 
   it("draws the analytics charts from real calls", async (ctx) => {

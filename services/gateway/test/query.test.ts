@@ -34,7 +34,7 @@ const LISTS: { path: string; ok: string; param: string }[] = [
   { path: "/v1/agents", ok: "protocol=mcp&limit=5&offset=0", param: "protocol" },
   {
     path: "/v1/invocations",
-    ok: "status=failed&mode=streaming&settlement=pending&policy=warn&agent_id=x&since=2026-01-01T00:00:00Z&until=2027-01-01T00:00:00Z&limit=5&offset=0",
+    ok: "status=failed&mode=streaming&settlement=pending&policy=warn&agent_id=x&method=tools/call&tool=search&since=2026-01-01T00:00:00Z&until=2027-01-01T00:00:00Z&limit=5&offset=0",
     param: "status",
   },
   {

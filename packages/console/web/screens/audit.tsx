@@ -1,6 +1,7 @@
 import { useState } from "preact/hooks";
 import { unwrap } from "../api.ts";
 import { FilterButtons, TimeRange } from "../filters.tsx";
+import { jsonDiff } from "../json-diff.ts";
 import { navigate, useRoute } from "../router.ts";
 import type { AuditEvent, AuditVerify } from "../types.ts";
 import {
@@ -153,27 +154,59 @@ export function AuditScreen() {
   );
 }
 
+/**
+ * An event's changes as the paths that differ (`document.rules[0].action: "warn" → "deny"`), not
+ * the whole values before and after; a secret field by its name only, as the API records it.
+ */
 function Changes({ changes }: { changes: AuditEvent["changes"] }) {
   const entries = Object.entries(changes);
   if (entries.length === 0) return <span class="muted">—</span>;
   return (
     <ul class="changes">
-      {entries.map(([field, c]) => (
-        <li key={field}>
-          <code>{field}</code>
-          {"from" in c || "to" in c ? (
-            <>
-              : <code class="small">{JSON.stringify(c.from ?? null)}</code> →{" "}
-              <code class="small">{JSON.stringify(c.to ?? null)}</code>
-            </>
-          ) : (
-            <span class="muted"> (secret: changed, value not recorded)</span>
-          )}
-        </li>
-      ))}
+      {entries.map(([field, c]) => {
+        if (!("from" in c || "to" in c)) {
+          return (
+            <li key={field} data-path={field} data-change="secret">
+              <code>{field}</code>
+              <span class="muted"> (secret: changed, value not recorded)</span>
+            </li>
+          );
+        }
+        const diff = jsonDiff(c.from ?? null, c.to ?? null, field);
+        // A field recorded with no difference inside (a document saved unchanged, its keys reordered).
+        if (diff.length === 0) {
+          return (
+            <li key={field} data-path={field} data-change="unchanged">
+              <code>{field}</code> <span class="muted">unchanged</span>
+            </li>
+          );
+        }
+        return diff.map((d) => (
+          <li key={d.path} data-path={d.path} data-change={d.kind}>
+            <code>{d.path}</code>
+            {d.kind === "changed" ? (
+              <>
+                : <del>{json(d.from)}</del> → <ins>{json(d.to)}</ins>
+              </>
+            ) : d.kind === "added" ? (
+              <>
+                {" "}
+                added: <ins>{json(d.to)}</ins>
+              </>
+            ) : (
+              <>
+                {" "}
+                removed: <del>{json(d.from)}</del>
+              </>
+            )}
+          </li>
+        ));
+      })}
     </ul>
   );
 }
+
+const json = (v: unknown) => JSON.stringify(v ?? null);
 
 /** GET /v1/audit/verify on request: it walks the whole chain. */
 function Verify() {

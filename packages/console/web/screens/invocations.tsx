@@ -1,3 +1,4 @@
+import { Fragment } from "preact";
 import { unwrap } from "../api.ts";
 import { FilterButtons, TimeRange } from "../filters.tsx";
 import { href, navigate, useRoute } from "../router.ts";
@@ -18,7 +19,25 @@ import {
 import { InvocationDetail } from "./invocation-detail.tsx";
 
 /** The invocation list filters (docs/interface.md), in the order the form shows them. */
-const FILTERS = ["status", "mode", "settlement", "policy", "agent_id", "since", "until"] as const;
+const FILTERS = [
+  "status",
+  "mode",
+  "settlement",
+  "policy",
+  "agent_id",
+  "method",
+  "tool",
+  "since",
+  "until",
+] as const;
+
+/**
+ * What a call invoked, as its record says: the JSON-RPC method whatever the protocol (MCP's or
+ * A2A's, the list's `method` filter) and an MCP tool (`tool`); both null for an http call.
+ */
+function calledOf(r: Invocation): { method: string | null; tool: string | null } {
+  return { method: r.mcp_method ?? r.a2a_method, tool: r.mcp_tool };
+}
 
 export function InvocationsScreen() {
   const route = useRoute();
@@ -95,13 +114,27 @@ function InvocationList() {
             ) : null}
           </Picker>
         </label>
+        <label>
+          Method
+          <input
+            type="text"
+            name="method"
+            defaultValue={query.method ?? ""}
+            key={query.method}
+            placeholder="e.g. tools/call"
+          />
+        </label>
+        <label>
+          Tool
+          <input type="text" name="tool" defaultValue={query.tool ?? ""} key={query.tool} />
+        </label>
         <TimeRange since={query.since} until={query.until} />
         <FilterButtons path="/invocations" />
       </form>
       <ErrorBox message={list.error} />
       {list.data ? (
         <>
-          <InvocationTable rows={list.data.data} names={names.data} />
+          <InvocationTable rows={list.data.data} names={names.data} filters={query} />
           {list.data.total === 0 ? <p class="empty">No invocations match.</p> : null}
           <Pager path="/invocations" query={query} {...list.data} />
         </>
@@ -127,7 +160,12 @@ function Select(props: { name: string; value: string | undefined; options: strin
   );
 }
 
-export function InvocationTable(props: { rows: Invocation[]; names: Map<string, string> | undefined }) {
+/** The list's rows; a row's call links to the list under `filters` narrowed to calls alike. */
+export function InvocationTable(props: {
+  rows: Invocation[];
+  names: Map<string, string> | undefined;
+  filters?: Record<string, string | undefined>;
+}) {
   return (
     <div class="table-wrap">
       <table data-testid="invocations">
@@ -135,6 +173,9 @@ export function InvocationTable(props: { rows: Invocation[]; names: Map<string, 
           <tr>
             <th scope="col">Invocation</th>
             <th scope="col">Agent</th>
+            <th scope="col" class="opt">
+              Call
+            </th>
             <th scope="col" class="opt">
               Mode
             </th>
@@ -156,7 +197,19 @@ export function InvocationTable(props: { rows: Invocation[]; names: Map<string, 
                   …{r.id.slice(-12)}
                 </a>
               </td>
-              <td>{props.names?.get(r.agent_id) ?? <code class="small">{r.agent_id}</code>}</td>
+              <td>
+                <AgentName id={r.agent_id} names={props.names} />
+                {r.routed_agent_id ? (
+                  <span class="small">
+                    {" "}
+                    via <AgentName id={r.routed_agent_id} names={props.names} />
+                  </span>
+                ) : null}
+                <CalledOnPhone row={r} />
+              </td>
+              <td class="opt" data-testid="call">
+                <Called row={r} filters={props.filters ?? {}} />
+              </td>
               <td class="opt">{r.mode}</td>
               <td>
                 <Status value={r.status} />
@@ -177,4 +230,62 @@ export function InvocationTable(props: { rows: Invocation[]; names: Map<string, 
       </table>
     </div>
   );
+}
+
+function AgentName({ id, names }: { id: string; names: Map<string, string> | undefined }) {
+  return <>{names?.get(id) ?? <code class="small">{id}</code>}</>;
+}
+
+/**
+ * The method and tool a call invoked, linked to the list of the calls alike (the current filters
+ * with this method and tool); an http call has neither, and shows the model it named, if any.
+ */
+function Called({ row, filters }: { row: Invocation; filters: Record<string, string | undefined> }) {
+  const { method, tool } = calledOf(row);
+  if (method === null) return row.model ? <span class="small">model {row.model}</span> : <>—</>;
+  const alike = tool === null ? method : `${method} ${tool}`;
+  return (
+    <a
+      class="call"
+      href={href("/invocations", { ...filters, method, tool: tool ?? undefined })}
+      title={`Only the ${alike} calls`}
+    >
+      <code>{method}</code>
+      {tool === null ? null : (
+        <>
+          {" "}
+          <code>{tool}</code>
+        </>
+      )}
+    </a>
+  );
+}
+
+/**
+ * At phone width the Call column gives way (status and latency stay in view) and the call reads
+ * under the agent's name instead, unlinked; hidden at other widths, so it is never read twice.
+ */
+function CalledOnPhone({ row }: { row: Invocation }) {
+  const { method, tool } = calledOf(row);
+  if (method === null) return null;
+  return (
+    <span class="phone-only small" data-testid="call-phone">
+      <br />
+      <code>{breakable(tool === null ? method : `${method} ${tool}`)}</code>
+    </span>
+  );
+}
+
+/** The text with a line break allowed after each `/` (`tools/` `call`), where it reads best. */
+function breakable(text: string) {
+  return text.split("/").map((part, i) => (
+    <Fragment key={i}>
+      {i > 0 ? (
+        <>
+          /<wbr />
+        </>
+      ) : null}
+      {part}
+    </Fragment>
+  ));
 }

@@ -3,6 +3,50 @@ import { unwrap } from "../api.ts";
 import type { PolicyDocument, PolicyQuotaUse } from "../types.ts";
 import { ErrorBox, fmtTime, formValues, useLoad, useSession } from "../ui.tsx";
 
+/** From this share of its limit a quota reads as nearly spent (docs/console.md, Policy). */
+const NEAR_PERCENT = 80;
+
+/**
+ * How spent a quota is: `spent` at its limit (the rule refuses the next call), `near` from
+ * NEAR_PERCENT of it, else `ok`.
+ */
+function quotaState(used: number, limit: number): "ok" | "near" | "spent" {
+  if (used >= limit) return "spent";
+  // In whole numbers: 0.8 * 15 is 12.000000000000002 in floating point.
+  return used * 100 >= limit * NEAR_PERCENT ? "near" : "ok";
+}
+
+/**
+ * A quota's gauge, coloured by the browser as `quotaState` reads it: a `<meter>` whose optimum is
+ * 0 draws a value above `low` as a warning and above `high` as bad. Counts are whole, so each
+ * boundary sits half a call below the first count of its state. The word beside it says the same
+ * for those who do not see the colour.
+ */
+function QuotaGauge({ rule, used, limit }: { rule: string; used: number; limit: number }) {
+  const state = quotaState(used, limit);
+  const nearFrom = Math.ceil((limit * NEAR_PERCENT) / 100);
+  return (
+    <span data-state={state}>
+      <meter
+        min={0}
+        max={limit}
+        low={nearFrom - 0.5}
+        high={limit - 0.5}
+        optimum={0}
+        value={used}
+        aria-label={`rule ${rule} use`}
+      />{" "}
+      {used} / {limit}
+      {state === "ok" ? null : (
+        <>
+          {" "}
+          <span class={`badge badge-quota-${state}`}>{state === "spent" ? "spent" : "near the limit"}</span>
+        </>
+      )}
+    </span>
+  );
+}
+
 /** A `limit` rule of the stored document, with its 1-based position. */
 type LimitRule = { rule: string; requests: number; per: string; key: string };
 
@@ -104,8 +148,7 @@ export function Quotas({ doc }: { doc: PolicyDocument | undefined }) {
                     <code class="small">{u.key}</code>
                   </td>
                   <td>
-                    <meter min={0} max={u.limit} value={u.used} aria-label={`rule ${r.rule} use`} /> {u.used}{" "}
-                    / {u.limit}
+                    <QuotaGauge rule={r.rule} used={u.used} limit={u.limit} />
                   </td>
                   <td>{fmtTime(u.resets_at)}</td>
                 </tr>

@@ -1,4 +1,4 @@
-import { useEffect, useState } from "preact/hooks";
+import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { unwrap } from "../api.ts";
 import { href } from "../router.ts";
 import type { PolicyBody, PolicyDocument } from "../types.ts";
@@ -48,9 +48,11 @@ function PolicyEditor({ doc }: { doc: Loaded<PolicyDocument> }) {
   const [where, setWhere] = useState<WhenError | null>(null);
   const [saved, setSaved] = useState<string>();
   const [confirmDelete, setConfirmDelete] = useState(false);
+  const editor = useRef<HTMLTextAreaElement>(null);
   useEffect(() => {
     if (doc.data) setText(editable(doc.data));
   }, [doc.data]);
+  useGrowWithText(editor, text);
 
   return (
     <form
@@ -101,7 +103,9 @@ function PolicyEditor({ doc }: { doc: Loaded<PolicyDocument> }) {
         {" or "}
         <code>{'{"classifier": {"url", "timeout_ms"}, "match": {…}}'}</code>; first match wins among all but
         the limit rules, which count the calls let through. Answer rules (<code>answer_rules</code>) judge
-        what an MCP server answers to tools/call, resources/read and prompts/get before the caller sees it:{" "}
+        what an agent answers before the caller sees it: an MCP server's answers to tools/call, resources/read
+        and prompts/get, and an A2A agent's to SendMessage, SendStreamingMessage, GetTask and SubscribeToTask
+        (v0.3 message/send, message/stream, tasks/get, tasks/resubscribe), a stream event by event:{" "}
         <code>
           {
             '{"detect": {"secrets": true, "pii": ["email", "phone", "credit_card", "iban", "us_ssn", "ip_address"], "patterns": ["<RE2>"]}, "action": "redact|block|warn", "match": {…}, "when": "<CEL>"}'
@@ -114,9 +118,10 @@ function PolicyEditor({ doc }: { doc: Loaded<PolicyDocument> }) {
       <label for="policy-json">Policy JSON</label>
       <textarea
         id="policy-json"
-        rows={14}
+        ref={editor}
+        rows={MIN_ROWS}
         spellcheck={false}
-        class="code"
+        class="code grow"
         value={text}
         aria-invalid={error ? "true" : "false"}
         aria-describedby={error ? "policy-error" : undefined}
@@ -170,6 +175,24 @@ function PolicyEditor({ doc }: { doc: Loaded<PolicyDocument> }) {
       </div>
     </form>
   );
+}
+
+/** The editor's least height in lines; it grows with the document up to its CSS max-height. */
+const MIN_ROWS = 8;
+
+/**
+ * Sizes a textarea to its text, so a policy reads without scrolling: at least its `rows`, at most
+ * its CSS `max-height` (70 % of the window, then it scrolls inside). Measured, not counted in
+ * lines, because long lines wrap. The height is set through the CSSOM, which the CSP allows.
+ */
+function useGrowWithText(ref: { current: HTMLTextAreaElement | null }, text: string) {
+  useLayoutEffect(() => {
+    const el = ref.current;
+    if (!el) return;
+    el.style.height = "auto";
+    const border = el.offsetHeight - el.clientHeight;
+    el.style.height = `${el.scrollHeight + border}px`;
+  }, [text]);
 }
 
 /**

@@ -6,7 +6,7 @@ import {
   invocationResults,
   invocations,
 } from "@gw/db";
-import { and, asc, count, desc, eq, getTableColumns, gte, lt, lte, type SQL } from "drizzle-orm";
+import { and, asc, count, desc, eq, getTableColumns, gte, lt, lte, or, type SQL } from "drizzle-orm";
 import { runStatus, statusIs } from "./run-state.ts";
 
 export type NewInvocation = Omit<typeof invocations.$inferInsert, "tenantId">;
@@ -30,6 +30,10 @@ export type InvocationFilter = {
   agentId?: string | undefined;
   /** Every invocation of one A2A task, oldest first (docs/a2a.md). */
   a2aTaskId?: string | undefined;
+  /** The JSON-RPC method called, whatever the protocol: MCP's (`mcp_method`) or A2A's (`a2a_method`). */
+  method?: string | undefined;
+  /** The MCP tool called (`mcp_tool`: `params.name` of a `tools/call`). */
+  tool?: string | undefined;
   since?: Date | undefined;
   until?: Date | undefined;
   limit: number;
@@ -86,6 +90,11 @@ export const invocationRepo = {
       f.policy ? eq(invocations.policyAction, f.policy) : undefined,
       f.agentId !== undefined ? eq(invocations.agentId, f.agentId) : undefined,
       f.a2aTaskId !== undefined ? eq(invocations.a2aTaskId, f.a2aTaskId) : undefined,
+      // A row carries the method of its own protocol only, so one of the two columns is null.
+      f.method !== undefined
+        ? or(eq(invocations.mcpMethod, f.method), eq(invocations.a2aMethod, f.method))
+        : undefined,
+      f.tool !== undefined ? eq(invocations.mcpTool, f.tool) : undefined,
       f.since ? gte(invocations.createdAt, f.since) : undefined,
       f.until ? lte(invocations.createdAt, f.until) : undefined,
     ];

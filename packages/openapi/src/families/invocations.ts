@@ -42,13 +42,27 @@ export const invocationsRoutes: Route[] = [
         description: "Every invocation of this A2A task (docs/a2a.md), oldest first instead of newest first.",
         schema: v.pipe(v.string(), v.maxLength(256)),
       },
+      {
+        name: "method",
+        in: "query",
+        description:
+          "Only calls of this JSON-RPC method, whatever the protocol: an MCP method (`mcp_method`, e.g. `tools/call`) or an A2A one (`a2a_method`, e.g. `SendMessage`). Exact match; at most 128 bytes, no NUL.",
+        schema: v.pipe(v.string(), v.maxLength(128)),
+      },
+      {
+        name: "tool",
+        in: "query",
+        description:
+          "Only calls of this MCP tool (`mcp_tool`: `params.name` of a `tools/call`, as the caller named it). Exact match; at most 256 bytes, no NUL.",
+        schema: v.pipe(v.string(), v.maxLength(256)),
+      },
       timeQuery("since", "Inclusive lower bound on created_at."),
       timeQuery("until", "Inclusive upper bound on created_at."),
     ],
     responses: {
       "200": ok("A page of invocations.", listOf(InvocationItem)),
       "400": error(
-        "Invalid status, mode, settlement, policy, since, until, limit or offset; since after until.",
+        "Invalid status, mode, settlement, policy, since, until, limit or offset; an agent_id, a2a_task_id, method or tool that is too long or holds a NUL; since after until.",
       ),
     },
   },

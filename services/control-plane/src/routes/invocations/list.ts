@@ -26,6 +26,8 @@ export function registerListInvocations(app: Hono<AppEnv>, deps: Pick<Runtime, "
       "policy",
       "agent_id",
       "a2a_task_id",
+      "method",
+      "tool",
     ),
     async (c) => {
       const q = c.req.query();
@@ -41,6 +43,9 @@ export function registerListInvocations(app: Hono<AppEnv>, deps: Pick<Runtime, "
         agentId: textParam(q.agent_id, "agent_id", 128),
         // Every invocation of one A2A task, oldest first (docs/a2a.md).
         a2aTaskId: textParam(q.a2a_task_id, "a2a_task_id", 256),
+        // What was called (MCP or A2A method, MCP tool): exact values, like agent_id.
+        method: textParam(q.method, "method", 128),
+        tool: textParam(q.tool, "tool", 256),
       };
       const { rows, total } = await listInvocations({
         ctx: { db: deps.store.db, tenantId: c.var.principal.tenantId },
