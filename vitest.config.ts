@@ -34,6 +34,8 @@ export default defineConfig({
     projects: testProjects(passes),
     globalSetup: ["./test/global-setup.ts"],
     pool: "forks",
+    // tsx in every worker: the workspace's sources load natively (test/passes.ts).
+    poolOptions: { forks: { execArgv: ["--import", "tsx"] } },
     maxWorkers: workers,
     minWorkers: 1,
     sequence: { sequencer: Sequencer },
