@@ -1,6 +1,6 @@
 import { mintDevToken } from "@gw/auth";
 import { ConfigError, loadConfig, processEnv } from "@gw/config";
-import { commandLine, fail } from "./cli.ts";
+import { commandLine, fail } from "@gw/core/command-line";
 import { OPERATOR_SCOPES } from "./dev.ts";
 import { devFilePath, readDevSecret } from "./dev-file.ts";
 
@@ -24,7 +24,7 @@ const HELP = [
   "  export GW_TOKEN=$(pnpm -s dev-token --tenant acme --sub alice --scope invocations:read_body)",
 ].join("\n");
 
-const values = commandLine({
+const { values } = commandLine({
   args: process.argv.slice(2),
   options: {
     tenant: { type: "string" },
