@@ -125,11 +125,13 @@ describe("pnpm start", () => {
     expect(run.stderr()).not.toMatch(STACK);
   }, 120_000);
 
-  it("--help says what it accepts and exits 0 without starting", async () => {
+  it("--help says what it accepts and exits 0 without starting, or building the console first", async () => {
     const run = pnpmStart({ PORT: "0", GW_DEV_FILE: devFile() }, ["--help"]);
     expect(await run.exited).toBe(0);
     expect(run.stdout()).toContain("usage: pnpm start [--demo] [--help]");
     expect(run.stdout()).toContain("PORT=18999 pnpm start");
     expect(run.stdout()).not.toContain("listening");
+    // A start builds the console and says so; a question about the command does not wait for it.
+    expect(run.stderr()).not.toContain("console built");
   }, 120_000);
 });
