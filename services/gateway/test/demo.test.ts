@@ -3,12 +3,13 @@
 import { execFile } from "node:child_process";
 import { once } from "node:events";
 import { mkdtempSync, writeFileSync } from "node:fs";
+import { type IncomingMessage, request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { client } from "@gw/testkit";
 import { describe, expect, it } from "vitest";
-import { spawnGateway } from "./helpers.ts";
+import { groupAlive, pnpmRun, spawnGateway } from "./helpers.ts";
 
 /** The command lines of the banner's "try it" block, in order (comments left out). */
 function printedCalls(banner: string): string[] {
@@ -108,4 +109,76 @@ describe("pnpm start --demo", () => {
       await once(gw.child, "exit");
     }
   }, 120_000); // a process start, three upstream calls and a poll
+});
+
+describe("Ctrl-C during pnpm demo", () => {
+  it("lets a stream to the demo's echo agent that is still uploading finish whole, then exits", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "gw-demo-"));
+    const demo = pnpmRun("demo", {
+      PORT: "0",
+      GW_DEV_JWT_SECRET: undefined,
+      GW_DEV_FILE: join(dir, ".gw-dev.json"),
+      GW_SSRF_ALLOW_CIDRS: undefined,
+      GW_ALLOW_HTTP_UPSTREAMS: undefined,
+    });
+    const pgid = demo.child.pid as number;
+    try {
+      await expect.poll(() => demo.stderr(), { timeout: 120_000, interval: 200 }).toContain("try it:");
+      const banner = demo.stderr();
+      const port = Number(/agent gateway demo on http:\/\/localhost:(\d+)/.exec(banner)?.[1]);
+      const jwt = /export GW_TOKEN=(\S+)/.exec(banner)?.[1] ?? "";
+      const echo = /agent demo-echo (agt_\S+)/.exec(banner)?.[1] ?? "";
+      const call = client(`http://127.0.0.1:${port}`, jwt);
+
+      // A streaming call whose body is still on its way: the echo answers once it has all of it.
+      const req = request({
+        host: "127.0.0.1",
+        port,
+        method: "POST",
+        path: `/v1/proxy/${echo}/stream`,
+        headers: {
+          authorization: `Bearer ${jwt}`,
+          accept: "text/event-stream",
+          "content-type": "text/plain",
+        },
+      });
+      const answered = once(req, "response") as Promise<[IncomingMessage]>;
+      req.write("hello, ");
+      // In flight: the gateway has recorded it running.
+      await expect
+        .poll(async () => (await call("GET", `/v1/invocations?agent_id=${echo}&status=running`)).json.total, {
+          timeout: 30_000,
+          interval: 100,
+        })
+        .toBe(1);
+
+      // Ctrl-C: the terminal signals the whole group, and pnpm forwards the signal to the gateway a
+      // moment later. The kernel merges the two when both arrive before the first is handled, so the
+      // forwarded copy is sent again here once the first was seen: this test meets it every time.
+      process.kill(-pgid, "SIGINT");
+      await expect
+        .poll(() => demo.stdout(), { timeout: 30_000, interval: 20 })
+        .toContain('"msg":"shutting down"');
+      const { stdout: ps } = await promisify(execFile)("ps", ["-o", "pid=", "--ppid", String(pgid)]);
+      const gateway = Number(ps.trim().split(/\s+/)[0]);
+      expect(gateway).toBeGreaterThan(0);
+      process.kill(gateway, "SIGINT");
+
+      // The rest of the body, then the echo's whole answer: its three events, each with the body.
+      req.end("still here");
+      const [res] = await answered;
+      expect(res.statusCode).toBe(200);
+      let body = "";
+      for await (const chunk of res) body += chunk.toString();
+      expect(body.match(/event: echo/g)).toHaveLength(3);
+      expect(body.match(/hello, still here/g)).toHaveLength(3);
+      expect(body).toContain('"part":3,"of":3');
+
+      await demo.exited;
+      expect(demo.stdout()).toContain("shutdown complete");
+      await expect.poll(() => groupAlive(pgid), { timeout: 30_000, interval: 100 }).toBe(false);
+    } finally {
+      if (groupAlive(pgid)) process.kill(-pgid, "SIGKILL");
+    }
+  }, 240_000); // a start of the real command under a loaded machine
 });

@@ -1,4 +1,5 @@
-import { spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
+import { once } from "node:events";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
@@ -48,6 +49,54 @@ export async function spawnGateway(env: Record<string, string | undefined> = {},
     throw e;
   });
   return { child, url: `http://127.0.0.1:${port}`, output: () => out, stderr: () => err };
+}
+
+export type PnpmRun = {
+  child: ChildProcess;
+  stdout: () => string;
+  stderr: () => string;
+  exited: Promise<number | null>;
+};
+
+/**
+ * `pnpm <script> <args>` (`start` or `demo`) as a user runs it, from the repository, in a process
+ * group of its own: a signal to `-child.pid` is what Ctrl-C in a terminal sends, and `groupAlive`
+ * tells when all of it is gone.
+ */
+export function pnpmRun(
+  script: "start" | "demo",
+  env: Record<string, string | undefined>,
+  args: string[] = [],
+): PnpmRun {
+  const merged: Record<string, string> = {};
+  for (const [k, v] of Object.entries({ ...process.env, ...testEnv(env) }))
+    if (v !== undefined) merged[k] = v;
+  const child = spawn("pnpm", [script, ...args], {
+    cwd: fileURLToPath(new URL("../../../", import.meta.url)),
+    env: merged,
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  let err = "";
+  child.stdout?.on("data", (d) => {
+    out += d.toString();
+  });
+  child.stderr?.on("data", (d) => {
+    err += d.toString();
+  });
+  const exited = once(child, "exit").then(([code]) => code as number | null);
+  return { child, stdout: () => out, stderr: () => err, exited };
+}
+
+/** True while any process of the group `pgid` is alive. */
+export function groupAlive(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /**

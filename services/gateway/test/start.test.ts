@@ -1,57 +1,16 @@
 // `pnpm start` as a user runs it (the real command: pnpm, its shell, the gateway): a signal sent to
 // the pnpm process stops the gateway the graceful way and frees the port; a port in use, an option
 // it does not take and `--help` each answer one clear line or text, never a stack trace.
-import { type ChildProcess, spawn } from "node:child_process";
-import { once } from "node:events";
 import { mkdtempSync } from "node:fs";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { testEnv } from "@gw/testkit";
 import { describe, expect, it } from "vitest";
+import { groupAlive, pnpmRun } from "./helpers.ts";
 
-const REPO = fileURLToPath(new URL("../../../", import.meta.url));
-
-type Run = {
-  child: ChildProcess;
-  stdout: () => string;
-  stderr: () => string;
-  exited: Promise<number | null>;
-};
-
-/** `pnpm start <args>` in its own process group (so the test can tell when all of it is gone). */
-function pnpmStart(env: Record<string, string | undefined>, args: string[] = []): Run {
-  const merged: Record<string, string> = {};
-  for (const [k, v] of Object.entries({ ...process.env, ...testEnv(env) }))
-    if (v !== undefined) merged[k] = v;
-  const child = spawn("pnpm", ["start", ...args], {
-    cwd: REPO,
-    env: merged,
-    detached: true,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let out = "";
-  let err = "";
-  child.stdout?.on("data", (d) => {
-    out += d.toString();
-  });
-  child.stderr?.on("data", (d) => {
-    err += d.toString();
-  });
-  const exited = once(child, "exit").then(([code]) => code as number | null);
-  return { child, stdout: () => out, stderr: () => err, exited };
-}
-
-/** True while any process of the group `pgid` is alive. */
-function groupAlive(pgid: number): boolean {
-  try {
-    process.kill(-pgid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
+/** `pnpm start <args>` in its own process group. */
+const pnpmStart = (env: Record<string, string | undefined>, args: string[] = []) =>
+  pnpmRun("start", env, args);
 
 function portOpen(port: number): Promise<boolean> {
   return new Promise((resolve) => {
