@@ -1,11 +1,13 @@
 // `pnpm start --demo` (`pnpm demo`): one command, no internet, and the calls it prints work as
-// printed: a streaming call, a transactional call and its poll, and an MCP tools/list.
+// printed: a streaming call, a transactional call and its poll, an MCP tools/list,
+// and the A2A agent card and a message to the A2A agent.
 import { execFile } from "node:child_process";
 import { once } from "node:events";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { type IncomingMessage, request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { client } from "@gw/testkit";
 import { describe, expect, it } from "vitest";
@@ -39,6 +41,13 @@ describe("pnpm start --demo", () => {
       const calls = printedCalls(gw.stderr());
       expect(calls[0]).toMatch(/^export GW_TOKEN=/);
       expect(calls).toHaveLength(7);
+      // The README's account of the demo names every agent it creates.
+      const readme = readFileSync(fileURLToPath(new URL("../../../README.md", import.meta.url)), "utf8");
+      const section = readme.slice(readme.indexOf("### See a proxied call work, offline"));
+      const said = section.slice(0, section.indexOf("\n#", 1));
+      const agents = [...gw.stderr().matchAll(/^ {4}agent (demo-\S+)/gm)].map((m) => m[1] ?? "");
+      expect(agents).toEqual(["demo-echo", "demo-mcp", "demo-a2a"]);
+      for (const name of agents) expect(said).toContain(`\`${name}\``);
       // Run them as printed, in one shell, with a marker between the outputs.
       const script = join(dir, "calls.sh");
       writeFileSync(script, `set -e\n${calls.map((c) => `${c}\necho; echo @@@`).join("\n")}\n`);
