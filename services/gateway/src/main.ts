@@ -14,9 +14,10 @@ const HELP = [
   "",
   "Everything else is set by environment variables (README.md, Configuration), for instance:",
   "  PORT=18999 pnpm start        the port to listen on (default 8080)",
-  "  DATABASE_URL=postgres://…    Postgres instead of the embedded in-memory store",
+  "  DATABASE_URL=postgres://…    Postgres instead of the embedded store",
   "  REDIS_URL=redis://…          Redis instead of the in-process queue and rate limiter",
-  "  GW_DEV_FILE=path             where the generated dev secret is kept (default .gw-dev.json)",
+  "  GW_DATA_DIR=path             where it keeps its data and dev secrets (default .gateway/data;",
+  "                               memory keeps nothing)",
   "",
   "Ctrl-C or SIGTERM stops it: calls in flight finish first, within GW_SHUTDOWN_TIMEOUT_MS.",
 ].join("\n");

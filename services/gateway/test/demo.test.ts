@@ -3,10 +3,10 @@
 // and the A2A agent card and a message to the A2A agent.
 import { execFile } from "node:child_process";
 import { once } from "node:events";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { type IncomingMessage, request } from "node:http";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { client } from "@gw/testkit";
@@ -30,7 +30,6 @@ describe("pnpm start --demo", () => {
     const gw = await spawnGateway(
       {
         GW_DEV_JWT_SECRET: undefined,
-        GW_DEV_FILE: join(dir, ".gw-dev.json"),
         GW_SSRF_ALLOW_CIDRS: undefined,
         GW_ALLOW_HTTP_UPSTREAMS: undefined,
       },
@@ -120,13 +119,47 @@ describe("pnpm start --demo", () => {
   }, 120_000); // a process start, three upstream calls and a poll
 });
 
+describe("pnpm demo on a kept store", () => {
+  it("points its agents at this run's servers instead of making them again", async () => {
+    const dataDir = join(mkdtempSync(join(tmpdir(), "gw-demo-")), "data");
+    const env = { DATABASE_URL: undefined, GW_DATA_DIR: dataDir, GW_DEV_JWT_SECRET: undefined };
+    const agentsOf = (banner: string) => [
+      ...banner.matchAll(/^ {4}agent (demo-\S+) +(agt_\S+) → .* (http:\S+)/gm),
+    ];
+    const runs: Array<{ agents: RegExpMatchArray[]; token: string }> = [];
+    try {
+      for (let i = 0; i < 2; i++) {
+        const gw = await spawnGateway(env, ["--demo"]);
+        try {
+          await expect.poll(() => gw.stderr(), { timeout: 60_000 }).toContain("try it:");
+          const token = /export GW_TOKEN=(\S+)/.exec(gw.stderr())?.[1] ?? "";
+          runs.push({ agents: agentsOf(gw.stderr()), token });
+          const call = client(gw.url, token);
+          // The tenant has the three agents once, and the echo answers through its agent.
+          expect((await call("GET", "/v1/agents")).json.total).toBe(3);
+          const echo = runs[i]?.agents[0]?.[2];
+          const echoed = await call("POST", `/v1/proxy/${echo}/stream`, `run ${i}`);
+          expect(echoed.json).toMatchObject({ body: `run ${i}` });
+        } finally {
+          gw.child.kill("SIGTERM");
+          await once(gw.child, "exit");
+        }
+      }
+      const [first, second] = runs;
+      expect(second?.agents.map((m) => m[2])).toEqual(first?.agents.map((m) => m[2]));
+      // Each run's servers listen on ports of their own: the agents follow them.
+      expect(second?.agents.map((m) => m[3])).not.toEqual(first?.agents.map((m) => m[3]));
+    } finally {
+      rmSync(dirname(dataDir), { recursive: true, force: true });
+    }
+  }, 400_000); // two process starts, the first creating the store
+});
+
 describe("Ctrl-C during pnpm demo", () => {
   it("lets a stream to the demo's echo agent that is still uploading finish whole, then exits", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "gw-demo-"));
     const demo = pnpmRun("demo", {
       PORT: "0",
       GW_DEV_JWT_SECRET: undefined,
-      GW_DEV_FILE: join(dir, ".gw-dev.json"),
       GW_SSRF_ALLOW_CIDRS: undefined,
       GW_ALLOW_HTTP_UPSTREAMS: undefined,
     });

@@ -13,14 +13,24 @@ export function startGateway(env: Record<string, string | undefined> = {}): Prom
   return serveApp(createGateway, env, "gateway");
 }
 
+const REPO = fileURLToPath(new URL("../../../", import.meta.url));
+
+/** `node --import <this> <file.ts>` runs TypeScript from any working directory. */
+export const TSX = new URL("node_modules/tsx/dist/loader.mjs", `file://${REPO}`).href;
+
 /**
  * The gateway as its own process (`pnpm start`'s entry), for tests of signals and exporters.
  * Resolves once it logs the port it listens on; `output()` is everything it wrote to stdout.
+ * `cwd` is the repository unless given (the data directory's default is under it).
  */
-export async function spawnGateway(env: Record<string, string | undefined> = {}, args: string[] = []) {
-  const repo = fileURLToPath(new URL("../../../", import.meta.url));
-  const child = spawn(process.execPath, ["--import", "tsx", "services/gateway/src/main.ts", ...args], {
-    cwd: repo,
+export async function spawnGateway(
+  env: Record<string, string | undefined> = {},
+  args: string[] = [],
+  opts: { cwd?: string } = {},
+) {
+  const main = fileURLToPath(new URL("../src/main.ts", import.meta.url));
+  const child = spawn(process.execPath, ["--import", TSX, main, ...args], {
+    cwd: opts.cwd ?? REPO,
     env: { ...process.env, ...(testEnv(env) as Record<string, string>), PORT: "0", GW_LOG_LEVEL: "info" },
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -35,7 +45,7 @@ export async function spawnGateway(env: Record<string, string | undefined> = {},
   });
   const port = await new Promise<number>((resolve, reject) => {
     // Generous: the embedded store's migrations on a loaded 2-core machine take tens of seconds.
-    const timer = setTimeout(() => reject(new Error(`gateway did not start: ${out}`)), 90_000);
+    const timer = setTimeout(() => reject(new Error(`gateway did not start: ${out}`)), 180_000);
     child.stdout.on("data", () => {
       const m = /"port":(\d+),"store"/.exec(out);
       if (m) {
@@ -72,7 +82,7 @@ export function pnpmRun(
   for (const [k, v] of Object.entries({ ...process.env, ...testEnv(env) }))
     if (v !== undefined) merged[k] = v;
   const child = spawn("pnpm", [script, ...args], {
-    cwd: fileURLToPath(new URL("../../../", import.meta.url)),
+    cwd: REPO,
     env: merged,
     detached: true,
     stdio: ["ignore", "pipe", "pipe"],

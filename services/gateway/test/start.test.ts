@@ -1,10 +1,7 @@
 // `pnpm start` as a user runs it (the real command: pnpm, its shell, the gateway): a signal sent to
 // the pnpm process stops the gateway the graceful way and frees the port; a port in use, an option
 // it does not take and `--help` each answer one clear line or text, never a stack trace.
-import { mkdtempSync } from "node:fs";
 import { connect } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { groupAlive, pnpmRun } from "./helpers.ts";
 
@@ -23,10 +20,6 @@ function portOpen(port: number): Promise<boolean> {
   });
 }
 
-function devFile(): string {
-  return join(mkdtempSync(join(tmpdir(), "gw-start-")), ".gw-dev.json");
-}
-
 /** A stack trace's frames, which no answer of a command should show. */
 const STACK = /^\s+at .+\(.+:\d+:\d+\)$/m;
 
@@ -34,8 +27,7 @@ describe("pnpm start", () => {
   it.each(["SIGTERM", "SIGINT"] as const)(
     "%s sent to the pnpm process (not its group) stops the gateway gracefully and frees the port; meanwhile a second start on that PORT says so in one line",
     async (signal) => {
-      const file = devFile();
-      const gw = pnpmStart({ PORT: "0", GW_DEV_FILE: file, GW_DEV_JWT_SECRET: undefined });
+      const gw = pnpmStart({ PORT: "0", GW_DEV_JWT_SECRET: undefined });
       const pid = gw.child.pid as number;
       try {
         await expect
@@ -45,7 +37,7 @@ describe("pnpm start", () => {
         expect(await portOpen(port)).toBe(true);
 
         // The port is taken: the next start says which variable to change, once, and exits.
-        const second = pnpmStart({ PORT: String(port), GW_DEV_FILE: file, GW_DEV_JWT_SECRET: undefined });
+        const second = pnpmStart({ PORT: String(port), GW_DEV_JWT_SECRET: undefined });
         expect(await second.exited).not.toBe(0);
         const lines = second.stderr().split("\n");
         expect(lines.filter((l) => l.includes(String(port)))).toEqual([
@@ -71,7 +63,7 @@ describe("pnpm start", () => {
   );
 
   it("refuses an option it does not take, naming PORT for --port, and starts nothing", async () => {
-    const run = pnpmStart({ PORT: "0", GW_DEV_FILE: devFile() }, ["--port", "18999"]);
+    const run = pnpmStart({ PORT: "0" }, ["--port", "18999"]);
     expect(await run.exited).toBe(2);
     const said = run
       .stderr()
@@ -85,7 +77,7 @@ describe("pnpm start", () => {
   }, 120_000);
 
   it("--help says what it accepts and exits 0 without starting, or building the console first", async () => {
-    const run = pnpmStart({ PORT: "0", GW_DEV_FILE: devFile() }, ["--help"]);
+    const run = pnpmStart({ PORT: "0" }, ["--help"]);
     expect(await run.exited).toBe(0);
     expect(run.stdout()).toContain("usage: pnpm start [--demo] [--help]");
     expect(run.stdout()).toContain("PORT=18999 pnpm start");
