@@ -19,6 +19,9 @@ function bareEnv(): Record<string, string> {
 
 describe("every command's --help", () => {
   it.each([
+    // Nothing on stderr: not even the console build a start begins with.
+    [["start", "--help"], "usage: pnpm start [--demo] [--help]"],
+    [["demo", "--help"], "usage: pnpm start [--demo] [--help]"],
     [["dev-token", "--help"], "usage: pnpm dev-token --tenant T --sub U"],
     [["dev-token", "-h"], "usage: pnpm dev-token --tenant T --sub U"],
     [["migrate", "--help"], "usage: DATABASE_URL=postgres://… pnpm migrate"],
