@@ -2,15 +2,17 @@
 // store on disk): stopped and started again, as a user would, it still has its agents and
 // credentials, still accepts the token it printed, and a credential still opens and is injected
 // into the upstream call. One gateway per directory: a second one stops with one line.
-import { spawn } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { once } from "node:events";
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { client, startUpstream } from "@gw/testkit";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { client, startUpstream, testEnv } from "@gw/testkit";
 import { afterAll, describe, expect, it } from "vitest";
 import { DataDirBusy, LOCK_FILE, lockDataDir } from "../src/data-dir/lock.ts";
-import { groupAlive, type PnpmRun, pnpmRun } from "./helpers.ts";
+import { groupAlive, type PnpmRun, pnpmRun, TSX } from "./helpers.ts";
 
 const dirs: string[] = [];
 afterAll(() => {
@@ -131,6 +133,30 @@ describe("pnpm start on a data directory", () => {
       await upstream.close();
     }
   }, 600_000); // three starts of the real command, one of them creating the store
+});
+
+describe("a damaged data directory", () => {
+  it("stops the start with one line naming the file, and never replaces the key", async () => {
+    const dir = freshDir();
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, "kms.key"), "not a key\n", { mode: 0o600 });
+    const env: Record<string, string> = {};
+    for (const [k, v] of Object.entries({
+      ...process.env,
+      ...testEnv({ PORT: "0", DATABASE_URL: undefined, GW_DATA_DIR: dir, GW_KMS_KEY: undefined }),
+    })) {
+      if (v !== undefined) env[k] = v;
+    }
+    const main = fileURLToPath(new URL("../src/main.ts", import.meta.url));
+    const run = promisify(execFile)(process.execPath, ["--import", TSX, main], { env });
+    await expect(run).rejects.toMatchObject({
+      code: 1,
+      stderr: `GW_DATA_DIR: ${join(dir, "kms.key")} does not hold a base64 32-byte key; restore it (credentials sealed under it do not open without it)\n`,
+    });
+    expect(readFileSync(join(dir, "kms.key"), "utf8")).toBe("not a key\n");
+    // It let go of the directory on its way out.
+    expect(existsSync(join(dir, LOCK_FILE))).toBe(false);
+  }, 120_000);
 });
 
 describe("the data directory's lock", () => {

@@ -61,52 +61,50 @@ export type DataDir = {
 export async function openDataDir(env: Record<string, string | undefined>): Promise<DataDir | undefined> {
   const path = dataDirPath(env);
   const store = !env.DATABASE_URL;
-  // Only beside the store it protects: credentials in a Postgres database may be opened by other
-  // processes, which must share the key through GW_KMS_KEY.
-  const needsKey = store && !env.GW_KMS_KEY;
   const needsDevSecret = !env.GW_JWKS_URL && !env.GW_DEV_JWT_SECRET;
   if (!path || !(store || needsDevSecret)) return undefined;
   try {
     mkdirSync(path, { recursive: true, mode: 0o700 });
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    throw new DataDirError(
-      `GW_DATA_DIR ${path} cannot be created (${code}); set GW_DATA_DIR to a writable directory, or to ${MEMORY}`,
-      1,
-    );
-  }
-  if (store) {
-    await lockDataDir(path).catch((e: unknown) => {
-      if (!(e instanceof DataDirBusy)) throw e;
-      throw new DataDirError(
-        `GW_DATA_DIR ${path} is in use by another gateway (pid ${e.pid}); stop that one, or set GW_DATA_DIR to another directory`,
-        2,
-      );
-    });
-  }
-  try {
+    if (store) await lockDataDir(path);
     const warnings: string[] = [];
-    const keyFile = join(path, KEPT.kmsKey.file);
-    const kept = needsKey
-      ? keptOrNew(path, KEPT.kmsKey).value
-      : store
-        ? readKept(path, KEPT.kmsKey)
-        : undefined;
-    const configured = Buffer.from(env.GW_KMS_KEY?.trim() ?? "", "base64");
-    if (!needsKey && kept !== undefined && !Buffer.from(kept, "base64").equals(configured)) {
-      warnings.push(
-        `GW_KMS_KEY is set: credentials sealed under the key kept in ${keyFile} do not open under it; to keep them, set GW_KMS_KEY to that file's content`,
-      );
-    }
     return {
       path,
       store,
-      key: needsKey && kept ? { kek: Buffer.from(kept, "base64"), file: keyFile } : undefined,
+      key: store ? keptKey(path, env.GW_KMS_KEY, warnings) : undefined,
       devSecret: needsDevSecret ? keptOrNew(path, KEPT.devJwtSecret).value : undefined,
       warnings,
     };
   } catch (e) {
+    if (e instanceof DataDirBusy) {
+      throw new DataDirError(
+        `GW_DATA_DIR ${path} is in use by another gateway (pid ${e.pid}); stop that one, or set GW_DATA_DIR to another directory`,
+        2,
+      );
+    }
     if (e instanceof KeptSecretDamaged) throw new DataDirError(`GW_DATA_DIR: ${e.message}`, 1);
-    throw e;
+    const code = (e as NodeJS.ErrnoException).code;
+    if (!code) throw e;
+    throw new DataDirError(
+      `GW_DATA_DIR ${path} cannot be used (${code}); set GW_DATA_DIR to a writable directory, or to ${MEMORY}`,
+      1,
+    );
   }
+}
+
+/**
+ * The key-encryption key kept beside the embedded store, made on first use; undefined with
+ * GW_KMS_KEY (the operator's key wins, and a different one leaves what the kept key sealed
+ * unreadable: said in `warnings`). Only beside the store: credentials in a Postgres database are
+ * opened by other processes too, which must share the key through GW_KMS_KEY.
+ */
+function keptKey(path: string, configured: string | undefined, warnings: string[]): DataDir["key"] {
+  const file = join(path, KEPT.kmsKey.file);
+  if (!configured) return { kek: Buffer.from(keptOrNew(path, KEPT.kmsKey).value, "base64"), file };
+  const kept = readKept(path, KEPT.kmsKey);
+  if (kept !== undefined && !Buffer.from(kept, "base64").equals(Buffer.from(configured.trim(), "base64"))) {
+    warnings.push(
+      `GW_KMS_KEY is set: credentials sealed under the key kept in ${file} do not open under it; to keep them, set GW_KMS_KEY to that file's content`,
+    );
+  }
+  return undefined;
 }
