@@ -877,6 +877,7 @@ export interface components {
             posture: {
                 /** @enum {string} */
                 store: "memory" | "postgres";
+                data_dir: string | null;
                 kms_key_configured: boolean;
                 receipts_enabled: boolean;
                 receipt_actor: string;

@@ -31,8 +31,16 @@ const EnvSchema = v.object({
   PORT: v.optional(v.pipe(v.string(), v.regex(/^\d+$/, "must be a port number"))),
   /** Base URL callers use; the x402 `resource` is built from it. */
   GW_PUBLIC_URL: url(["http:", "https:"]),
-  /** Postgres URL; unset → embedded in-memory store (PGlite). */
+  /** Postgres URL; unset → the embedded store (PGlite), in GW_DATA_DIR or in memory. */
   DATABASE_URL: url(["postgres:", "postgresql:"]),
+  /**
+   * Where `pnpm start` keeps what it makes itself (docs/operations.md, The embedded store on disk):
+   * the embedded store when DATABASE_URL is unset, and the development secrets it generates (the
+   * credentials key without GW_KMS_KEY, the dev token secret without token configuration), each in
+   * a file of mode 0600. `memory` keeps nothing: the store in memory, the secrets in the process.
+   * Unset → `.gateway/data` under the working directory. Read by the all-in-one gateway only.
+   */
+  GW_DATA_DIR: optStr(),
   /** Redis URL for BullMQ and rate limits; unset → in-process queue and limiter. */
   REDIS_URL: url(["redis:", "rediss:"]),
   /** JWKS endpoint of the token issuer. */
@@ -44,8 +52,6 @@ const EnvSchema = v.object({
   GW_JWT_REQUIRE_EXP: bool(true),
   /** Dev-only HS256 secret; used only when GW_JWKS_URL is unset. */
   GW_DEV_JWT_SECRET: v.optional(v.pipe(v.string(), v.minLength(32, "must be at least 32 characters"))),
-  /** Where `pnpm start` keeps the dev secret it generated; unset → `.gw-dev.json` at the repository root. */
-  GW_DEV_FILE: optStr(),
   /**
    * Signs the `Mcp-Session-Id` a virtual MCP server issues to clients of older revisions (docs/mcp.md,
    * Older revisions); the same on every replica. Unset → derived from GW_KMS_KEY, else a fixed
@@ -182,8 +188,6 @@ export type Config = Readonly<
      * GW_ALLOWED_ORIGINS, normalised (see `normalOrigin`), computed once at start-up.
      */
     allowedOrigins: ReadonlySet<string>;
-    /** "memory" when the embedded PGlite store is used. */
-    store: "memory" | "postgres";
   }
 >;
 
@@ -226,7 +230,6 @@ export function loadConfig(env: Record<string, string | undefined>, opts: { defa
     port,
     publicUrl,
     allowedOrigins: new Set([new URL(publicUrl).origin, ...parsed.GW_ALLOWED_ORIGINS]),
-    store: parsed.DATABASE_URL ? "postgres" : "memory",
   });
 }
 

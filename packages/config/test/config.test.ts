@@ -6,7 +6,6 @@ describe("loadConfig", () => {
     const c = loadConfig({}, { defaultPort: 8080 });
     expect(c.port).toBe(8080);
     expect(c.publicUrl).toBe("http://localhost:8080");
-    expect(c.store).toBe("memory");
     expect(c.GW_RATE_LIMIT_RPS).toBe(10);
     expect(c.GW_RATE_LIMIT_BURST).toBe(20);
     expect(c.GW_SETTLE_THEN_FORWARD).toBe(true);
@@ -20,7 +19,7 @@ describe("loadConfig", () => {
       { DATABASE_URL: "postgres://u@h/db", GW_SSRF_ALLOW_CIDRS: "127.0.0.0/8, ::1/128", PORT: "9000" },
       { defaultPort: 8080 },
     );
-    expect(c.store).toBe("postgres");
+    expect(c.DATABASE_URL).toBe("postgres://u@h/db");
     expect(c.GW_SSRF_ALLOW_CIDRS).toEqual(["127.0.0.0/8", "::1/128"]);
     expect(c.port).toBe(9000);
   });

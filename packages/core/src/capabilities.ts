@@ -44,7 +44,11 @@ export const CapabilitiesResource = v.object({
     classifier_answer_max_bytes: Int,
   }),
   posture: v.object({
+    /** `postgres`: durable (Postgres, or the embedded store on disk); `memory`: lost on exit. */
     store: v.picklist(["memory", "postgres"]),
+    /** The embedded store's data directory (GW_DATA_DIR) when it is on disk; null otherwise. */
+    data_dir: v.nullable(v.string()),
+    /** True only for a key the operator configured (GW_KMS_KEY); a key kept in the data directory is not. */
     kms_key_configured: v.boolean(),
     receipts_enabled: v.boolean(),
     receipt_actor: v.string(),

@@ -1,3 +1,4 @@
+import { join } from "node:path";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import * as schema from "./schema/index.ts";
 import { createStoreHealth, observed, type StoreHealth } from "./store-health.ts";
@@ -21,7 +22,10 @@ export type Store = {
    * `syncRecords` is false. The same pool as `query` otherwise and on the embedded store.
    */
   recordsQuery: Query;
-  kind: "postgres" | "memory";
+  /** Postgres at a URL, or the embedded store (PGlite) in this process. */
+  kind: "postgres" | "embedded";
+  /** The embedded store's data directory (`openStore`); undefined when it lives in memory (or on Postgres). */
+  dataDir: string | undefined;
   /** Whether this process's store calls lately found the store down (fed by `query` and `recordsQuery`). */
   health: StoreHealth;
   /**
@@ -40,13 +44,18 @@ export type Store = {
   close: () => Promise<void>;
 };
 
+/** Where in its data directory the embedded store keeps its files; the rest is its owner's. */
+export const EMBEDDED_STORE_SUBDIR = "postgres";
+
 /**
- * Opens the store: postgres-js when `url` is given, else an in-memory PGlite (the dev-only
- * embedded store whose contents are lost on restart). Both run the same migrations and SQL.
+ * Opens the store: postgres-js when `url` is given, else the embedded store (PGlite, dev only): on
+ * disk under `dataDir` (in EMBEDDED_STORE_SUBDIR) when given — one process per directory, which the
+ * caller makes sure of — else in memory, its contents lost when the process ends. All run the same
+ * migrations and SQL.
  */
 export async function openStore(
   url: string | undefined,
-  opts: { maxConnections?: number; syncRecords?: boolean } = {},
+  opts: { maxConnections?: number; syncRecords?: boolean; dataDir?: string } = {},
 ): Promise<Store> {
   if (url) {
     const { default: postgres } = await import("postgres");
@@ -98,6 +107,7 @@ export async function openStore(
       query,
       recordsQuery,
       kind: "postgres",
+      dataDir: undefined,
       health,
       session: async (fn) => {
         const conn = await client.reserve();
@@ -131,7 +141,7 @@ export async function openStore(
   }
   const { PGlite } = await import("@electric-sql/pglite");
   const { drizzle } = await import("drizzle-orm/pglite");
-  const client = new PGlite();
+  const client = new PGlite(opts.dataDir ? join(opts.dataDir, EMBEDDED_STORE_SUBDIR) : undefined);
   await client.waitReady;
   const db = drizzle(client, { schema }) as unknown as Db;
   const health = createStoreHealth(() => client.query("select 1"));
@@ -143,7 +153,8 @@ export async function openStore(
     db,
     query,
     recordsQuery: query,
-    kind: "memory",
+    kind: "embedded",
+    dataDir: opts.dataDir,
     health,
     session: (fn) =>
       fn(async (text) => {

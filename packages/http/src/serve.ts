@@ -150,17 +150,26 @@ export function drainWindowMs(shutdownTimeoutMs: number): number {
 }
 
 /**
+ * A signal this soon after the shutdown began belongs to the same request to stop. Ctrl-C in a
+ * terminal reaches `pnpm start`'s process twice: the terminal signals the whole foreground process
+ * group, and pnpm, its parent, forwards the signal it got a moment later (unless the kernel merges
+ * the two). Taken as a second signal, that copy cut every call the drain was letting finish.
+ */
+const SAME_REQUEST_MS = 2_000;
+
+/**
  * Graceful shutdown on SIGTERM/SIGINT: run `stop` (drain servers, workers, close pools) raced
- * against `timeoutMs`, then exit. A second signal exits at once.
+ * against `timeoutMs`, then exit. A second signal, SAME_REQUEST_MS or more after the first, exits
+ * at once.
  */
 export function onShutdown(
   logger: Logger,
   timeoutMs: number,
   stop: () => Promise<void>,
 ): (reason: string) => void {
-  let stopping = false;
+  let began: number | undefined;
   const begin = (reason: string) => {
-    stopping = true;
+    began = Date.now();
     logger.info({ signal: reason }, "shutting down");
     const deadline = new Promise<"timeout">((r) => setTimeout(() => r("timeout"), timeoutMs).unref());
     Promise.race([stop().then(() => "done" as const), deadline])
@@ -174,15 +183,16 @@ export function onShutdown(
         process.exit(1);
       });
   };
+  // Kept for the life of the process: without a listener, a repeated signal would kill it.
   const handler = (signal: string) => {
-    if (stopping) process.exit(1);
-    begin(signal);
+    if (began === undefined) begin(signal);
+    else if (Date.now() - began >= SAME_REQUEST_MS) process.exit(1);
   };
-  process.once("SIGTERM", handler);
-  process.once("SIGINT", handler);
+  process.on("SIGTERM", handler);
+  process.on("SIGINT", handler);
   // A supervisor's request (GW_PROXY_PROCESSES) starts the same shutdown; a signal that came too
   // (Ctrl-C reaches every process of the group) is not a second one.
   return (reason) => {
-    if (!stopping) begin(reason);
+    if (began === undefined) begin(reason);
   };
 }

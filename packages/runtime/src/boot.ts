@@ -4,7 +4,7 @@ import { type Config, ConfigError, loadConfig, processEnv } from "@gw/config";
 import { drainWindowMs, type Fetchable, listen, onShutdown, type Served } from "@gw/http";
 import { startTelemetry } from "@gw/telemetry";
 import { SHUTDOWN_MESSAGE } from "./processes.ts";
-import { createRuntime, type Runtime } from "./runtime.ts";
+import { createRuntime, type Kept, type Runtime } from "./runtime.ts";
 
 /**
  * The start-up every service shares: configuration parsed once (a bad value prints one line and
@@ -20,6 +20,8 @@ export async function boot(opts: {
   check?: (config: Config) => void;
   /** The process serves the proxy paths: no whole-request time-out (see `listen`). */
   longRequests?: boolean;
+  /** The all-in-one gateway's data directory: its store on disk, its kept key. */
+  kept?: Kept;
 }): Promise<{ rt: Runtime; serve: (app: Fetchable, stop?: () => Promise<void>) => Promise<Served> }> {
   let config: Config;
   try {
@@ -37,7 +39,10 @@ export async function boot(opts: {
     tenantLabels: config.GW_METRICS_TENANT_LABELS,
     metricIntervalMs: config.OTEL_METRIC_EXPORT_INTERVAL,
   });
-  const rt = await createRuntime(config, { service: opts.service });
+  const rt = await createRuntime(config, {
+    service: opts.service,
+    ...(opts.kept ? { kept: opts.kept } : {}),
+  });
   return {
     rt,
     serve: async (app, stop) => {
@@ -45,7 +50,14 @@ export async function boot(opts: {
         drainMs: drainWindowMs(config.GW_SHUTDOWN_TIMEOUT_MS),
         longRequests: opts.longRequests ?? false,
       }).catch(portRefused(config.port));
-      rt.logger.info({ port: served.port, store: rt.store.kind }, `${opts.service} listening`);
+      rt.logger.info(
+        {
+          port: served.port,
+          store: rt.store.kind,
+          ...(rt.store.dataDir ? { data_dir: rt.store.dataDir } : {}),
+        },
+        `${opts.service} listening`,
+      );
       const shutdown = onShutdown(rt.logger, config.GW_SHUTDOWN_TIMEOUT_MS, async () => {
         await served.close();
         await stop?.();

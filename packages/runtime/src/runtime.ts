@@ -37,7 +37,10 @@ export type Runtime = {
   store: Store;
   verifyToken: TokenVerifier;
   ssrf: { policy: SsrfPolicy; allowHttp: boolean };
-  /** The credentials key-encryption key (GW_KMS_KEY, else ephemeral): one per process. */
+  /**
+   * The credentials key-encryption key, one per process: GW_KMS_KEY; else the key the all-in-one
+   * gateway keeps in its data directory (`keptKey`); else an ephemeral one.
+   */
   keyring: Keyring;
   /** Present when REDIS_URL is set. */
   redis: Redis | undefined;
@@ -75,16 +78,27 @@ export type Runtime = {
   close: () => Promise<void>;
 };
 
+/** What the all-in-one gateway brings from its data directory (GW_DATA_DIR) besides the config. */
+export type Kept = {
+  /** The data directory itself when the store is embedded: the store opens on disk there. */
+  storeDir?: string;
+  /** The key-encryption key kept in `file`, used when GW_KMS_KEY is unset. */
+  key?: { kek: Buffer; file: string };
+};
+
 export async function createRuntime(
   config: Config,
-  opts: { service: string; logStream?: DestinationStream; migrate?: boolean },
+  opts: { service: string; logStream?: DestinationStream; migrate?: boolean; kept?: Kept },
 ): Promise<Runtime> {
   const logger = createLogger({
     level: config.GW_LOG_LEVEL,
     service: opts.service,
     ...(opts.logStream ? { stream: opts.logStream } : {}),
   });
-  const store = await openStore(config.DATABASE_URL, { syncRecords: config.GW_RECORDS_SYNC_COMMIT });
+  const store = await openStore(config.DATABASE_URL, {
+    syncRecords: config.GW_RECORDS_SYNC_COMMIT,
+    ...(opts.kept?.storeDir ? { dataDir: opts.kept.storeDir } : {}),
+  });
   const closers: Array<() => Promise<unknown>> = [() => store.close()];
   try {
     if (opts.migrate !== false) {
@@ -111,8 +125,13 @@ export async function createRuntime(
     closers.push(() => dispatcher.close());
     const jobs = createJobs(config, logger, redis, newRedis);
     closers.push(() => jobs.queue.close());
-    const keyring = createKeyring(config.GW_KMS_KEY);
-    if (keyring.ephemeral) {
+    const kept = config.GW_KMS_KEY ? undefined : opts.kept?.key;
+    const keyring = createKeyring(config.GW_KMS_KEY ?? kept?.kek);
+    if (kept) {
+      logger.warn(
+        `GW_KMS_KEY is not set: credentials are sealed under the development key kept in ${kept.file}, beside the data it protects; set GW_KMS_KEY for anything but development`,
+      );
+    } else if (keyring.ephemeral) {
       logger.warn(
         "GW_KMS_KEY is not set: credentials are sealed under an ephemeral key of this process; they will not decrypt after a restart or in any other process",
       );

@@ -1,4 +1,5 @@
 import { ConfigError, loadCliEnv, RotateKekEnvSchema } from "@gw/config";
+import { commandLine } from "@gw/core/command-line";
 import { openStore } from "@gw/db";
 import { createKeyring } from "./keyring.ts";
 import { rewrapAll } from "./rewrap.ts";
@@ -7,6 +8,19 @@ import { rewrapAll } from "./rewrap.ts";
 // GW_KMS_KEY_NEW in DATABASE_URL (docs/credentials.md). A standalone operator entry point with its
 // own environment schema (RotateKekEnvSchema, @gw/config); it never prints a key, only key
 // fingerprints and row ids.
+commandLine({
+  args: process.argv.slice(2),
+  options: {},
+  usage:
+    "usage: DATABASE_URL=… GW_KMS_KEY_OLD=… GW_KMS_KEY_NEW=… pnpm --filter @gw/vault rotate-kek [--help]",
+  help: [
+    "Re-wraps every credential's data key (all tenants) from the key-encryption key GW_KMS_KEY_OLD",
+    "to GW_KMS_KEY_NEW (base64, 32 bytes each) in the database at DATABASE_URL, in batches, and prints",
+    "one JSON line: the rows re-wrapped and the ids it left alone. Exit 1 when any were left alone;",
+    "running it again is safe. It never prints a key (docs/credentials.md, Rotating the key-encryption key).",
+  ].join("\n"),
+});
+
 function environment() {
   try {
     return loadCliEnv(RotateKekEnvSchema);

@@ -10,7 +10,8 @@ describe("GET /v1/capabilities", () => {
       const res = await client(app.url, await token(newTenant()))("GET", "/v1/capabilities");
       expect(res.status).toBe(200);
       expect(res.json.posture).toEqual({
-        store: app.rt.store.kind,
+        store: app.rt.store.kind === "postgres" ? "postgres" : "memory",
+        data_dir: null,
         kms_key_configured: false,
         receipts_enabled: false,
         receipt_actor: "",

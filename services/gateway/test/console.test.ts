@@ -2,19 +2,32 @@
 // The operator console in a real headless Chromium against the real all-in-one gateway.
 // Chromium: Debian's `chromium` package (.ci/run installs it). Without it the suite is skipped,
 // with the reason printed, on a developer machine only: under CI=true a missing browser fails.
-import { existsSync, mkdirSync } from "node:fs";
+import { once } from "node:events";
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import {
   client,
+  newTenant,
   startA2aUpstream,
   startMcpV2Server,
   startToolsUpstream,
   type TestApp,
+  token,
   type Upstream,
 } from "@gw/testkit";
 import { type Browser, chromium, type Locator, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Caller, caller, pollDone, recordDone, startGateway, upstreamPool } from "./helpers.ts";
+import {
+  type Caller,
+  caller,
+  pollDone,
+  recordDone,
+  spawnGateway,
+  startGateway,
+  upstreamPool,
+} from "./helpers.ts";
 
 const CHROMIUM = process.env.GW_CHROMIUM_PATH ?? "/usr/bin/chromium";
 const inCi = process.env.CI === "true";
@@ -1388,4 +1401,34 @@ describe.skipIf(skipReason !== undefined && !inCi)("operator console in Chromium
     expect(errors).toEqual([]);
     await page.close();
   });
+
+  it("says on the overview which store the gateway runs on, and where: a data directory by its path", async () => {
+    const parent = mkdtempSync(join(tmpdir(), "gw-console-"));
+    const dataDir = join(parent, "data");
+    const kept = await spawnGateway({ DATABASE_URL: undefined, GW_DATA_DIR: dataDir, GW_KMS_KEY: undefined });
+    try {
+      const { page, errors } = await newPage();
+      const who = await token(newTenant());
+      await page.goto(`${kept.url}/console`);
+      await page.getByLabel("Access token").fill(who);
+      await page.getByRole("button", { name: "Sign in" }).click();
+      const deployment = () => page.locator("main").textContent();
+      await expect
+        .poll(deployment, { timeout: 30_000 })
+        .toContain(`embedded, on disk in ${dataDir} (GW_DATA_DIR)`);
+      expect(await deployment()).toContain("no: a development key kept in the data directory");
+      await shot(page, "15-overview-data-dir");
+      // This suite's own gateway: Postgres, or the embedded store in memory.
+      await signIn(page);
+      const store = (await call("GET", "/v1/capabilities")).json.posture.store;
+      await expect.poll(deployment).toContain(store === "memory" ? "embedded, in memory" : "Postgres");
+      expect(await deployment()).not.toContain("on disk in");
+      expect(errors).toEqual([]);
+      await page.close();
+    } finally {
+      kept.child.kill("SIGTERM");
+      await once(kept.child, "exit");
+      rmSync(parent, { recursive: true, force: true });
+    }
+  }, 300_000); // a gateway process creating its store
 });

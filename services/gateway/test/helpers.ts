@@ -1,4 +1,5 @@
-import { spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
+import { once } from "node:events";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
@@ -12,14 +13,24 @@ export function startGateway(env: Record<string, string | undefined> = {}): Prom
   return serveApp(createGateway, env, "gateway");
 }
 
+const REPO = fileURLToPath(new URL("../../../", import.meta.url));
+
+/** `node --import <this> <file.ts>` runs TypeScript from any working directory. */
+export const TSX = new URL("node_modules/tsx/dist/loader.mjs", `file://${REPO}`).href;
+
 /**
  * The gateway as its own process (`pnpm start`'s entry), for tests of signals and exporters.
  * Resolves once it logs the port it listens on; `output()` is everything it wrote to stdout.
+ * `cwd` is the repository unless given (the data directory's default is under it).
  */
-export async function spawnGateway(env: Record<string, string | undefined> = {}, args: string[] = []) {
-  const repo = fileURLToPath(new URL("../../../", import.meta.url));
-  const child = spawn(process.execPath, ["--import", "tsx", "services/gateway/src/main.ts", ...args], {
-    cwd: repo,
+export async function spawnGateway(
+  env: Record<string, string | undefined> = {},
+  args: string[] = [],
+  opts: { cwd?: string } = {},
+) {
+  const main = fileURLToPath(new URL("../src/main.ts", import.meta.url));
+  const child = spawn(process.execPath, ["--import", TSX, main, ...args], {
+    cwd: opts.cwd ?? REPO,
     env: { ...process.env, ...(testEnv(env) as Record<string, string>), PORT: "0", GW_LOG_LEVEL: "info" },
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -34,7 +45,7 @@ export async function spawnGateway(env: Record<string, string | undefined> = {},
   });
   const port = await new Promise<number>((resolve, reject) => {
     // Generous: the embedded store's migrations on a loaded 2-core machine take tens of seconds.
-    const timer = setTimeout(() => reject(new Error(`gateway did not start: ${out}`)), 90_000);
+    const timer = setTimeout(() => reject(new Error(`gateway did not start: ${out}`)), 180_000);
     child.stdout.on("data", () => {
       const m = /"port":(\d+),"store"/.exec(out);
       if (m) {
@@ -48,6 +59,54 @@ export async function spawnGateway(env: Record<string, string | undefined> = {},
     throw e;
   });
   return { child, url: `http://127.0.0.1:${port}`, output: () => out, stderr: () => err };
+}
+
+export type PnpmRun = {
+  child: ChildProcess;
+  stdout: () => string;
+  stderr: () => string;
+  exited: Promise<number | null>;
+};
+
+/**
+ * `pnpm <script> <args>` (`start` or `demo`) as a user runs it, from the repository, in a process
+ * group of its own: a signal to `-child.pid` is what Ctrl-C in a terminal sends, and `groupAlive`
+ * tells when all of it is gone.
+ */
+export function pnpmRun(
+  script: "start" | "demo",
+  env: Record<string, string | undefined>,
+  args: string[] = [],
+): PnpmRun {
+  const merged: Record<string, string> = {};
+  for (const [k, v] of Object.entries({ ...process.env, ...testEnv(env) }))
+    if (v !== undefined) merged[k] = v;
+  const child = spawn("pnpm", [script, ...args], {
+    cwd: REPO,
+    env: merged,
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  let err = "";
+  child.stdout?.on("data", (d) => {
+    out += d.toString();
+  });
+  child.stderr?.on("data", (d) => {
+    err += d.toString();
+  });
+  const exited = once(child, "exit").then(([code]) => code as number | null);
+  return { child, stdout: () => out, stderr: () => err, exited };
+}
+
+/** True while any process of the group `pgid` is alive. */
+export function groupAlive(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /**

@@ -2,57 +2,13 @@
 // `pnpm start` as a user runs it (the real command: pnpm, its shell, the gateway): a signal sent to
 // the pnpm process stops the gateway the graceful way and frees the port; a port in use, an option
 // it does not take and `--help` each answer one clear line or text, never a stack trace.
-import { type ChildProcess, spawn } from "node:child_process";
-import { once } from "node:events";
-import { mkdtempSync } from "node:fs";
 import { connect } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { testEnv } from "@gw/testkit";
 import { describe, expect, it } from "vitest";
+import { groupAlive, pnpmRun } from "./helpers.ts";
 
-const REPO = fileURLToPath(new URL("../../../", import.meta.url));
-
-type Run = {
-  child: ChildProcess;
-  stdout: () => string;
-  stderr: () => string;
-  exited: Promise<number | null>;
-};
-
-/** `pnpm start <args>` in its own process group (so the test can tell when all of it is gone). */
-function pnpmStart(env: Record<string, string | undefined>, args: string[] = []): Run {
-  const merged: Record<string, string> = {};
-  for (const [k, v] of Object.entries({ ...process.env, ...testEnv(env) }))
-    if (v !== undefined) merged[k] = v;
-  const child = spawn("pnpm", ["start", ...args], {
-    cwd: REPO,
-    env: merged,
-    detached: true,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let out = "";
-  let err = "";
-  child.stdout?.on("data", (d) => {
-    out += d.toString();
-  });
-  child.stderr?.on("data", (d) => {
-    err += d.toString();
-  });
-  const exited = once(child, "exit").then(([code]) => code as number | null);
-  return { child, stdout: () => out, stderr: () => err, exited };
-}
-
-/** True while any process of the group `pgid` is alive. */
-function groupAlive(pgid: number): boolean {
-  try {
-    process.kill(-pgid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
+/** `pnpm start <args>` in its own process group. */
+const pnpmStart = (env: Record<string, string | undefined>, args: string[] = []) =>
+  pnpmRun("start", env, args);
 
 function portOpen(port: number): Promise<boolean> {
   return new Promise((resolve) => {
@@ -65,10 +21,6 @@ function portOpen(port: number): Promise<boolean> {
   });
 }
 
-function devFile(): string {
-  return join(mkdtempSync(join(tmpdir(), "gw-start-")), ".gw-dev.json");
-}
-
 /** A stack trace's frames, which no answer of a command should show. */
 const STACK = /^\s+at .+\(.+:\d+:\d+\)$/m;
 
@@ -76,8 +28,7 @@ describe("pnpm start", () => {
   it.each(["SIGTERM", "SIGINT"] as const)(
     "%s sent to the pnpm process (not its group) stops the gateway gracefully and frees the port; meanwhile a second start on that PORT says so in one line",
     async (signal) => {
-      const file = devFile();
-      const gw = pnpmStart({ PORT: "0", GW_DEV_FILE: file, GW_DEV_JWT_SECRET: undefined });
+      const gw = pnpmStart({ PORT: "0", GW_DEV_JWT_SECRET: undefined });
       const pid = gw.child.pid as number;
       try {
         await expect
@@ -87,7 +38,7 @@ describe("pnpm start", () => {
         expect(await portOpen(port)).toBe(true);
 
         // The port is taken: the next start says which variable to change, once, and exits.
-        const second = pnpmStart({ PORT: String(port), GW_DEV_FILE: file, GW_DEV_JWT_SECRET: undefined });
+        const second = pnpmStart({ PORT: String(port), GW_DEV_JWT_SECRET: undefined });
         expect(await second.exited).not.toBe(0);
         const lines = second.stderr().split("\n");
         expect(lines.filter((l) => l.includes(String(port)))).toEqual([
@@ -113,7 +64,7 @@ describe("pnpm start", () => {
   );
 
   it("refuses an option it does not take, naming PORT for --port, and starts nothing", async () => {
-    const run = pnpmStart({ PORT: "0", GW_DEV_FILE: devFile() }, ["--port", "18999"]);
+    const run = pnpmStart({ PORT: "0" }, ["--port", "18999"]);
     expect(await run.exited).toBe(2);
     const said = run
       .stderr()
@@ -126,11 +77,13 @@ describe("pnpm start", () => {
     expect(run.stderr()).not.toMatch(STACK);
   }, 120_000);
 
-  it("--help says what it accepts and exits 0 without starting", async () => {
-    const run = pnpmStart({ PORT: "0", GW_DEV_FILE: devFile() }, ["--help"]);
+  it("--help says what it accepts and exits 0 without starting, or building the console first", async () => {
+    const run = pnpmStart({ PORT: "0" }, ["--help"]);
     expect(await run.exited).toBe(0);
     expect(run.stdout()).toContain("usage: pnpm start [--demo] [--help]");
     expect(run.stdout()).toContain("PORT=18999 pnpm start");
     expect(run.stdout()).not.toContain("listening");
+    // A start builds the console and says so; a question about the command does not wait for it.
+    expect(run.stderr()).not.toContain("console built");
   }, 120_000);
 });

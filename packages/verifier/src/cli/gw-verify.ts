@@ -1,23 +1,35 @@
 /**
- * gw-verify: the reference verifier for verified-action mode (docs/verifier.md).
- *
- *   gw-verify keygen --kid <kid> --out <private-jwk-file>         prints the public JWK
- *   gw-verify mint --key <private-jwk-file> --tool <name> --principal <sub> --tenant <id>
- *                  --agent <agt_…> [--arguments <json>] [--constraint k=v]… [--ttl <s>] [--envelope]
- *   gw-verify verify --keys <trusted-keys.json> --format json -   reads a bundle on stdin
- *   gw-verify install --keys <trusted-keys.json> --out <dir>      writes <dir>/gw-verify for
- *                                                                 GW_VERIFIER_BINARY
- *
- * Exit status: 0 verified (or the command succeeded), 1 rejected, 2 usage or configuration error.
+ * gw-verify: the reference verifier for verified-action mode (docs/verifier.md); its commands are
+ * in HELP below. Exit status: 0 verified (or the command succeeded), 1 rejected, 2 usage or
+ * configuration error.
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { LIMITS } from "@gw/core";
+import { helpRequested, printHelp } from "@gw/core/command-line";
 import { generateSigningKey, loadTrustedKeys } from "../bundle/keys.ts";
 import { mintBundle } from "../bundle/mint.ts";
 import { verifyBundle } from "../bundle/verify.ts";
 import { AGENT_CONSTRAINT, ENVELOPE_SCHEMA, TENANT_CONSTRAINT } from "../schemas.ts";
 import { installWrapper } from "./install.ts";
+
+const USAGE = "usage: gw-verify <keygen | mint | verify | install> [options]  (pnpm gw-verify …)";
+const HELP = [
+  "The reference verifier of verified-action mode (docs/verifier.md).",
+  "",
+  "  gw-verify keygen --kid <kid> --out <private-jwk-file>",
+  "      writes a new signing key (mode 0600) and prints its public JWK",
+  "  gw-verify mint --key <private-jwk-file> --tool <name> --principal <sub> --tenant <id>",
+  "                 --agent <agt_…> [--arguments <json>] [--constraint k=v]… [--ttl <s>] [--envelope]",
+  "      prints a signed authorization bundle (with --envelope, the whole call carrying it)",
+  "  gw-verify verify --keys <trusted-keys.json> --format json -",
+  "      reads a bundle on stdin and prints the verdict",
+  "  gw-verify install --keys <trusted-keys.json> --out <dir>",
+  "      writes <dir>/gw-verify, the program to name in GW_VERIFIER_BINARY",
+  "  --help   print this and exit",
+  "",
+  "Exit status: 0 verified (or the command succeeded), 1 rejected, 2 usage or configuration error.",
+].join("\n");
 
 class UsageError extends Error {}
 
@@ -121,6 +133,7 @@ async function installCommand(args: Args): Promise<number> {
 }
 
 async function main(argv: string[]): Promise<number> {
+  if (helpRequested(argv)) printHelp(USAGE, HELP);
   const args = parseArgs(argv);
   switch (args.command) {
     case "verify":
@@ -132,7 +145,9 @@ async function main(argv: string[]): Promise<number> {
     case "install":
       return installCommand(args);
     default:
-      throw new UsageError("commands: keygen, mint, verify, install (see docs/verifier.md)");
+      throw new UsageError(
+        `${args.command ? `unknown command '${args.command}'` : "a command is required"}; ${USAGE}`,
+      );
   }
 }
 

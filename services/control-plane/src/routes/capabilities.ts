@@ -57,7 +57,9 @@ export function registerCapabilities(
       classifier_answer_max_bytes: LIMITS.classifierAnswerMaxBytes,
     },
     posture: {
-      store: deps.store.kind,
+      // The embedded store on disk is as durable as a Postgres server, for this one process.
+      store: deps.store.kind === "postgres" || deps.store.dataDir ? "postgres" : "memory",
+      data_dir: deps.store.dataDir ?? null,
       kms_key_configured: deps.config.GW_KMS_KEY !== undefined,
       receipts_enabled: deps.features.receipts,
       receipt_actor: deps.features.receiptActor,

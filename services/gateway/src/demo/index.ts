@@ -1,5 +1,5 @@
 import { mintDevToken } from "@gw/auth";
-import { OPERATOR_SCOPES } from "../dev.ts";
+import { NO_TOKEN_COMMAND, OPERATOR_SCOPES } from "../dev.ts";
 import { startA2aServer } from "./a2a.ts";
 import { startEchoServer } from "./echo.ts";
 import { startMcpServer } from "./mcp.ts";
@@ -42,16 +42,27 @@ export async function startDemoUpstreams(env: Record<string, string | undefined>
   };
 }
 
+/** The demo's agents, by name; their upstreams are the local servers of this run. */
+function demoAgents(upstreams: DemoUpstreams): Array<Record<string, unknown> & { name: string }> {
+  return [
+    { name: "demo-echo", upstream_url: upstreams.echoUrl, capture_bodies: true },
+    { name: "demo-mcp", upstream_url: upstreams.mcpUrl, protocol: "mcp", mcp_transport: "streamable_http" },
+    { name: "demo-a2a", upstream_url: upstreams.a2aUrl, protocol: "a2a" },
+  ];
+}
+
 /**
- * Step 2, once the gateway listens: creates the demo tenant's three agents through the public API,
- * as a user would, and returns the banner with ready-to-paste calls through them.
+ * Step 2, once the gateway listens: gives the demo tenant its three agents through the public API,
+ * as a user would, and returns the banner with ready-to-paste calls through them. A store kept from
+ * an earlier run (GW_DATA_DIR) already has them: they are pointed at this run's servers instead of
+ * being made again.
  */
 export async function seedDemo(opts: {
   port: number;
   secret: string;
   upstreams: DemoUpstreams;
-  /** How to mint another token for this gateway (`devTokenCommand`). */
-  tokenCommand: string;
+  /** How to mint another token for this gateway (`devTokenCommand`), if any command can. */
+  tokenCommand: string | undefined;
 }): Promise<string> {
   const token = await mintDevToken(opts.secret, {
     tenant: DEMO_TENANT,
@@ -60,29 +71,31 @@ export async function seedDemo(opts: {
     ttlSeconds: 12 * 3600,
   });
   const self = `http://127.0.0.1:${opts.port}`;
-  const create = async (agent: Record<string, unknown>): Promise<string> => {
-    const res = await fetch(`${self}/v1/agents`, {
-      method: "POST",
+  const api = async (method: string, path: string, body?: unknown) => {
+    const res = await fetch(`${self}${path}`, {
+      method,
       headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-      body: JSON.stringify(agent),
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
-    const json = (await res.json()) as { id?: string; error?: string };
-    if (res.status !== 201 || !json.id)
-      throw new Error(`demo agent not created: ${json.error ?? res.status}`);
-    return json.id;
+    return { status: res.status, json: (await res.json()) as Record<string, unknown> };
   };
-  const echo = await create({
-    name: "demo-echo",
-    upstream_url: opts.upstreams.echoUrl,
-    capture_bodies: true,
-  });
-  const mcp = await create({
-    name: "demo-mcp",
-    upstream_url: opts.upstreams.mcpUrl,
-    protocol: "mcp",
-    mcp_transport: "streamable_http",
-  });
-  const a2a = await create({ name: "demo-a2a", upstream_url: opts.upstreams.a2aUrl, protocol: "a2a" });
+  const kept = new Map<string, string>();
+  for (let offset = 0; ; offset += 100) {
+    const page = await api("GET", `/v1/agents?limit=100&offset=${offset}`);
+    const rows = (page.json.data ?? []) as Array<{ id: string; name: string }>;
+    for (const row of rows) if (!kept.has(row.name)) kept.set(row.name, row.id);
+    if (rows.length < 100) break;
+  }
+  const ids: string[] = [];
+  for (const agent of demoAgents(opts.upstreams)) {
+    const id = kept.get(agent.name);
+    const res = id ? await api("PATCH", `/v1/agents/${id}`, agent) : await api("POST", "/v1/agents", agent);
+    if (res.status !== (id ? 200 : 201) || typeof res.json.id !== "string") {
+      throw new Error(`demo agent ${agent.name} not saved: ${res.json.error ?? res.status}`);
+    }
+    ids.push(res.json.id);
+  }
+  const [echo = "", mcp = "", a2a = ""] = ids;
   return demoBanner({
     base: `http://localhost:${opts.port}`,
     token,
@@ -101,7 +114,7 @@ function demoBanner(o: {
   mcp: string;
   a2a: string;
   upstreams: DemoUpstreams;
-  tokenCommand: string;
+  tokenCommand: string | undefined;
 }) {
   const auth = `-H "Authorization: Bearer $GW_TOKEN"`;
   return [
@@ -113,8 +126,12 @@ function demoBanner(o: {
     "    (this process alone allows http:// and 127.0.0.1/32 upstreams; see the README to allow your own)",
     "",
     `  operator console: ${o.base}/console  (paste the token below)`,
-    `  the token below is the operator's (${OPERATOR_SCOPES.join(", ")}); one with only the scopes you give it:`,
-    `    ${o.tokenCommand} --tenant ${DEMO_TENANT} --sub U [--scope S ...]`,
+    ...(o.tokenCommand
+      ? [
+          `  the token below is the operator's (${OPERATOR_SCOPES.join(", ")}); one with only the scopes you give it:`,
+          `    ${o.tokenCommand} --tenant ${DEMO_TENANT} --sub U [--scope S ...]`,
+        ]
+      : [`  the token below is the operator's (${OPERATOR_SCOPES.join(", ")}); ${NO_TOKEN_COMMAND}`]),
     "",
     "  try it:",
     `    export GW_TOKEN=${o.token}`,

@@ -1,5 +1,10 @@
 import { parseArgs } from "node:util";
 
+// The command line of every command the project ships (`pnpm start`, `pnpm dev-token`, `pnpm
+// migrate`, `pnpm receipt`, `pnpm gw-verify`, ...). Imported by its own path
+// (`@gw/core/command-line`, node:util only) so an entry point answers `--help` before it loads
+// anything else.
+
 type Options = Record<string, { type: "string" | "boolean"; multiple?: boolean; short?: string }>;
 
 /** What a parsed command line holds: each option given, typed by its declaration. */
@@ -11,24 +16,45 @@ type Values<O extends Options> = {
       : string;
 };
 
+/** True when `args` ask for help: `--help` or `-h` anywhere before a `--`. */
+export function helpRequested(args: readonly string[]): boolean {
+  for (const arg of args) {
+    if (arg === "--") return false;
+    if (arg === "--help" || arg === "-h") return true;
+  }
+  return false;
+}
+
+/** `usage`, a blank line and `help` on stdout, then exit 0. */
+export function printHelp(usage: string, help: string): never {
+  process.stdout.write(`${usage}\n\n${help}\n`);
+  process.exit(0);
+}
+
 /**
- * The command line of one of the gateway's commands (`pnpm start`, `pnpm dev-token`), strictly:
- * `--help` (or `-h`) prints `help` to stdout and exits 0; an unknown option, a missing value or a
+ * A command line, strictly: `--help` (or `-h`) anywhere prints `help` to stdout and exits 0 before
+ * anything else is looked at (the environment included); an unknown option, a missing value or a
  * stray argument prints one line (what was wrong, then the usage) to stderr and exits 2, never a
- * stack trace. `hint` may add advice for an option the command does not take.
+ * stack trace. `positionals: true` lets the command take arguments (a subcommand, a file); `hint`
+ * may add advice for an option the command does not take.
  */
 export function commandLine<const O extends Options>(opts: {
   args: string[];
   options: O;
   usage: string;
   help: string;
+  positionals?: boolean;
   hint?: (option: string) => string | undefined;
-}): Values<O> {
-  const options: Options = { ...opts.options, help: { type: "boolean", short: "h" } };
-  let values: Values<O> & { help?: boolean };
+}): { values: Values<O>; positionals: string[] } {
+  if (helpRequested(opts.args)) printHelp(opts.usage, opts.help);
   try {
-    values = parseArgs({ args: opts.args, options, strict: true, allowPositionals: false })
-      .values as Values<O>;
+    const parsed = parseArgs({
+      args: opts.args,
+      options: opts.options,
+      strict: true,
+      allowPositionals: opts.positionals ?? false,
+    });
+    return { values: parsed.values as Values<O>, positionals: parsed.positionals };
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code ?? "";
     if (!code.startsWith("ERR_PARSE_ARGS_")) throw e;
@@ -37,11 +63,6 @@ export function commandLine<const O extends Options>(opts: {
     const hint = code === "ERR_PARSE_ARGS_UNKNOWN_OPTION" && name ? opts.hint?.(name) : undefined;
     fail(`${reason}${hint ? ` (${hint})` : ""}`, opts.usage);
   }
-  if (values.help) {
-    process.stdout.write(`${opts.usage}\n\n${opts.help}\n`);
-    process.exit(0);
-  }
-  return values;
 }
 
 /** One line on stderr, what was wrong then the usage, and exit 2. */
