@@ -43,3 +43,5 @@ for (const f of [...t.files].sort((a, b) => b.ms - a.ms).slice(0, 15)) {
   console.log(`  ${(f.ms / 1000).toFixed(1).padStart(6)} s  ${passOf(f.project).padEnd(8)} ${rel(f.file)}`);
 }
 for (const line of failures) console.log(line);
+// An error outside any test fails the run though every test passed.
+for (const line of t.unhandled ?? []) console.log(`  unhandled: ${line}`);

@@ -24,7 +24,10 @@ export default class TimingReporter implements Reporter {
     this.started = Date.now();
   }
 
-  onFinished(files: Parameters<NonNullable<Reporter["onFinished"]>>[0] = []) {
+  onFinished(
+    files: Parameters<NonNullable<Reporter["onFinished"]>>[0] = [],
+    errors: Parameters<NonNullable<Reporter["onFinished"]>>[1] = [],
+  ) {
     const out = files.map((f) => {
       const before = (f.collectDuration ?? 0) + (f.setupDuration ?? 0);
       const counts: Counts = { passed: 0, failed: 0, skipped: 0, failures: [] };
@@ -45,7 +48,7 @@ export default class TimingReporter implements Reporter {
     mkdirSync(dirname(this.opts.outputFile), { recursive: true });
     writeFileSync(
       this.opts.outputFile,
-      JSON.stringify({ started: this.started, ended: Date.now(), files: out }),
+      JSON.stringify({ started: this.started, ended: Date.now(), files: out, unhandled: unhandled(errors) }),
     );
   }
 }
@@ -62,4 +65,13 @@ function count(task: Task, path: string[], c: Counts) {
     c.failed++;
     c.failures.push(names.join(" > "));
   } else c.skipped++;
+}
+
+/** Errors outside any test (an unhandled rejection): they fail the run though every test passed. */
+function unhandled(errors: readonly unknown[]): string[] {
+  return errors.map((e) => {
+    const err = e as { name?: string; message?: string; stack?: string; VITEST_TEST_PATH?: string };
+    const where = err.VITEST_TEST_PATH ? ` (while ${err.VITEST_TEST_PATH} ran)` : "";
+    return `${err.name ?? "Error"}: ${String(err.message ?? e).split("\n")[0]}${where}`;
+  });
 }
