@@ -24,7 +24,7 @@ function gate() {
 
 if (!REDIS_URL) {
   describe("BullMQ consumer", () => {
-    it.skip("skipped: REDIS_URL is not set (the first pass of .ci/run sets it; its embedded pass skips this)", () => {});
+    it.skip("skipped: REDIS_URL is not set (pnpm test without servers; CI sets it, see docs/testing.md)", () => {});
   });
 }
 

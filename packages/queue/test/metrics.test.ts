@@ -87,7 +87,7 @@ describe("queue metrics, in-process queue", () => {
 
 if (!REDIS_URL) {
   describe("queue metrics, BullMQ", () => {
-    it.skip("skipped: REDIS_URL is not set (the first pass of .ci/run sets it; its embedded pass skips this)", () => {});
+    it.skip("skipped: REDIS_URL is not set (pnpm test without servers; CI sets it, see docs/testing.md)", () => {});
   });
 }
 

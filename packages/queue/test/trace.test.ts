@@ -106,7 +106,7 @@ describe("trace context through the in-process queue", () => {
 
 if (!REDIS_URL) {
   describe("trace context through BullMQ", () => {
-    it.skip("skipped: REDIS_URL is not set (the first pass of .ci/run sets it; its embedded pass skips this)", () => {});
+    it.skip("skipped: REDIS_URL is not set (pnpm test without servers; CI sets it, see docs/testing.md)", () => {});
   });
 }
 

@@ -12,7 +12,7 @@ const newKey = (): BucketKey => ({ tenantId: `t_${randomUUID()}`, agentId: `agt_
 
 if (!REDIS_URL) {
   describe("rate limiter on Redis", () => {
-    it.skip("skipped: REDIS_URL is not set (the first pass of .ci/run sets it; its embedded pass skips this)", () => {});
+    it.skip("skipped: REDIS_URL is not set (pnpm test without servers; CI sets it, see docs/testing.md)", () => {});
   });
 }
 

@@ -177,6 +177,6 @@ describe.skipIf(!SPLIT || !TEST_REDIS_URL)("proxy rate limit across replicas (Re
 
 if (!SPLIT || !TEST_REDIS_URL) {
   describe("proxy rate limit across replicas (Redis)", () => {
-    it.skip("skipped: replicas need DATABASE_URL and REDIS_URL to share agents and buckets (the first pass of .ci/run sets both; its embedded pass skips this)", () => {});
+    it.skip("skipped: replicas need DATABASE_URL and REDIS_URL to share agents and buckets (pnpm test without servers; CI sets both, see docs/testing.md)", () => {});
   });
 }
