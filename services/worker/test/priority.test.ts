@@ -36,7 +36,7 @@ function startWorkerProcess(extra: Record<string, string>): ChildProcess {
 
 describe("worker priority (GW_WORKER_NICE)", () => {
   if (!hasRedis) {
-    it.skip("skipped: REDIS_URL is not set (the first pass of .ci/run sets it; its embedded pass skips this)", () => {});
+    it.skip("skipped: REDIS_URL is not set (pnpm test without servers; CI sets it, see docs/testing.md)", () => {});
     return;
   }
   it.each([
