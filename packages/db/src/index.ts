@@ -3,6 +3,7 @@ export * from "./coalesce.ts";
 export * from "./errors.ts";
 export * from "./health.ts";
 export * from "./migrate.ts";
+export * from "./page.ts";
 export * from "./schema/index.ts";
 export * from "./store-health.ts";
 export { schema };

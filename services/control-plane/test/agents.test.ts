@@ -119,6 +119,10 @@ describe("agents: happy path", () => {
     const page = await call("GET", "/v1/agents?limit=2&offset=1");
     expect(page.json).toMatchObject({ limit: 2, offset: 1, total: 5 });
     expect(page.json.data.map((a: { id: string }) => a.id)).toEqual([ids[3], ids[2]]);
+    expect(page.json.data[0]).not.toHaveProperty("total_");
+    // A page past the end still says how many there are; a tenant with none says 0.
+    expect((await call("GET", "/v1/agents?offset=10")).json).toMatchObject({ data: [], total: 5 });
+    expect((await call("GET", "/v1/agents?protocol=a2a")).json).toMatchObject({ data: [], total: 0 });
     expect((await call("GET", "/v1/agents?limit=1000")).json.limit).toBe(100);
     expect((await call("GET", "/v1/agents?limit=0")).json.limit).toBe(1);
   });

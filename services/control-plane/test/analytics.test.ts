@@ -33,7 +33,13 @@ async function tenant(): Promise<{ tenant: string; call: Call; agent: () => Prom
   };
 }
 
-/** Writes invocation rows straight into the table, so the test controls created_at and latency. */
+/**
+ * Writes invocation rows straight into the table, so the test controls created_at and latency.
+ * The open rows are shaped so that no reconciler ends them while the test reads: other files'
+ * workers share this database, and they end (rightly) a transactional `pending` row that has no
+ * stored request, and a streaming `running` row whose process is gone. A `pending` row here is a
+ * streaming one and a `running` row a transactional one that never started; analytics ignore mode.
+ */
 async function insert(tenantId: string, rows: Inv[]) {
   const records = rows.map((r) => ({
     ...r,
@@ -45,7 +51,8 @@ async function insert(tenantId: string, rows: Inv[]) {
   await app.rt.store.query(
     `insert into invocations (id, tenant_id, agent_id, mode, status, latency_ms, req_size, resp_size,
        settlement, settlement_status, created_at)
-     select x.id, $1, x.agent_id, 'transactional', x.status, x.latency_ms, x.req_size, x.resp_size,
+     select x.id, $1, x.agent_id,
+       case when x.status = 'pending' then 'streaming' else 'transactional' end, x.status, x.latency_ms, x.req_size, x.resp_size,
        x.settlement, x.settlement_status, x.created_at
      from jsonb_to_recordset($2::jsonb) as x(id text, agent_id text, status text, latency_ms bigint,
        req_size bigint, resp_size bigint, settlement jsonb, settlement_status text, created_at timestamptz)`,

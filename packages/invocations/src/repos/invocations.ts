@@ -5,6 +5,8 @@ import {
   type InvocationStatus,
   invocationResults,
   invocations,
+  totalOf,
+  withTotal,
 } from "@gw/db";
 import { and, asc, count, desc, eq, getTableColumns, gte, lt, lte, or, type SQL } from "drizzle-orm";
 import { runStatus, statusIs } from "./run-state.ts";
@@ -101,23 +103,25 @@ export const invocationRepo = {
     const where = and(...conds);
     // Bodies are never part of a list: select every column but them.
     const { reqBody: _r, respBody: _s, ...cols } = getTableColumns(invocations);
-    const [rows, totals] = await Promise.all([
-      db
-        .select(cols)
-        .from(invocations)
-        .where(where)
-        // A task's invocations read as its history: oldest first.
-        .orderBy(
-          ...(f.a2aTaskId !== undefined
-            ? [asc(invocations.createdAt), asc(invocations.id)]
-            : [desc(invocations.createdAt), desc(invocations.id)]),
-        )
-        .limit(f.limit)
-        .offset(f.offset),
-      db.select({ n: count() }).from(invocations).where(where),
-    ]);
+    const page = await db
+      .select({ ...cols, total_: totalOf(invocations, where) })
+      .from(invocations)
+      .where(where)
+      // A task's invocations read as its history: oldest first.
+      .orderBy(
+        ...(f.a2aTaskId !== undefined
+          ? [asc(invocations.createdAt), asc(invocations.id)]
+          : [desc(invocations.createdAt), desc(invocations.id)]),
+      )
+      .limit(f.limit)
+      .offset(f.offset);
+    const { rows, total } = await withTotal(
+      page,
+      f.offset,
+      async () => (await db.select({ n: count() }).from(invocations).where(where))[0]?.n ?? 0,
+    );
     for (const r of rows) r.status = runStatus(r);
-    return { rows: rows as InvocationRow[], total: totals[0]?.n ?? 0 };
+    return { rows: rows as InvocationRow[], total };
   },
 
   /** Deletes polled results past their time. Crosses tenants on purpose: a maintenance job. */

@@ -6,8 +6,10 @@ import {
   policies,
   policyDecisions,
   type Query,
+  totalOf,
+  withTotal,
 } from "@gw/db";
-import { and, count, desc, eq, gte, isNotNull, lte, type SQL, sql } from "drizzle-orm";
+import { and, count, desc, eq, getTableColumns, gte, isNotNull, lte, type SQL, sql } from "drizzle-orm";
 
 export type NewPolicyDecision = Omit<PolicyDecisionRow, "tenantId" | "createdAt" | "receiptArtifactId">;
 
@@ -91,16 +93,17 @@ export const policyRepo = {
       f.until ? lte(policyDecisions.createdAt, f.until) : undefined,
     ];
     const where = and(...conds);
-    const [rows, totals] = await Promise.all([
-      db
-        .select()
-        .from(policyDecisions)
-        .where(where)
-        .orderBy(desc(policyDecisions.createdAt), desc(policyDecisions.id))
-        .limit(f.limit)
-        .offset(f.offset),
-      db.select({ n: count() }).from(policyDecisions).where(where),
-    ]);
-    return { rows, total: totals[0]?.n ?? 0 };
+    const page = await db
+      .select({ ...getTableColumns(policyDecisions), total_: totalOf(policyDecisions, where) })
+      .from(policyDecisions)
+      .where(where)
+      .orderBy(desc(policyDecisions.createdAt), desc(policyDecisions.id))
+      .limit(f.limit)
+      .offset(f.offset);
+    return withTotal(
+      page,
+      f.offset,
+      async () => (await db.select({ n: count() }).from(policyDecisions).where(where))[0]?.n ?? 0,
+    );
   },
 };

@@ -1,5 +1,13 @@
-import { agents, type CredentialRow, credentials, type Db, settlementConfigs } from "@gw/db";
-import { and, asc, count, desc, eq, gt, isNull, ne, notExists, sql } from "drizzle-orm";
+import {
+  agents,
+  type CredentialRow,
+  credentials,
+  type Db,
+  settlementConfigs,
+  totalOf,
+  withTotal,
+} from "@gw/db";
+import { and, asc, count, desc, eq, getTableColumns, gt, isNull, ne, notExists, sql } from "drizzle-orm";
 
 export type NewCredential = Omit<typeof credentials.$inferInsert, "tenantId" | "createdAt" | "updatedAt">;
 /** A rotation: new sealed secret (and optionally new name, kind, header). `version` goes up by one. */
@@ -53,17 +61,18 @@ export const credentialRepo = {
     q: { limit: number; offset: number },
   ): Promise<{ rows: CredentialRow[]; total: number }> {
     const where = eq(credentials.tenantId, tenantId);
-    const [rows, totals] = await Promise.all([
-      db
-        .select()
-        .from(credentials)
-        .where(where)
-        .orderBy(desc(credentials.createdAt), desc(credentials.id))
-        .limit(q.limit)
-        .offset(q.offset),
-      db.select({ n: count() }).from(credentials).where(where),
-    ]);
-    return { rows, total: totals[0]?.n ?? 0 };
+    const page = await db
+      .select({ ...getTableColumns(credentials), total_: totalOf(credentials, where) })
+      .from(credentials)
+      .where(where)
+      .orderBy(desc(credentials.createdAt), desc(credentials.id))
+      .limit(q.limit)
+      .offset(q.offset);
+    return withTotal(
+      page,
+      q.offset,
+      async () => (await db.select({ n: count() }).from(credentials).where(where))[0]?.n ?? 0,
+    );
   },
 
   /** Replaces the sealed secret and bumps `version` in one statement. Throws on a duplicate name. */
