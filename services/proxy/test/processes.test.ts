@@ -189,7 +189,7 @@ describe.skipIf(!shared)("a proxy process killed mid-stream (needs Postgres and 
     const deferMs = 100;
     const proxy = spawnProxy({ PORT: String(port), GW_STREAM_RECORD_DEFER_MS: String(deferMs) });
     live.add(proxy.child);
-    await until(() => expect(proxy.output()).toContain('"msg":"proxy listening"'), 30_000);
+    await until(() => expect(proxy.output()).toContain('"msg":"proxy listening"'), 90_000);
     const res = await request(`http://127.0.0.1:${port}/v1/proxy/${agent}/stream`, {
       method: "POST",
       headers: { authorization: `Bearer ${call.token}` },
