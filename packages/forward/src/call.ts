@@ -118,7 +118,11 @@ export function forwardCallOf(
     subjectToken: local.subjectToken,
     caller: local.caller,
     responseHeaders: local.responseHeaders,
-    record: call.mcpMethod === null ? local.record : measured(local.record, call.mcpMethod),
+    // MCP's server metric counts MCP calls only (an A2A method travels in the same field).
+    record:
+      call.protocol === "mcp" && call.mcpMethod !== null
+        ? measured(local.record, call.mcpMethod)
+        : local.record,
   };
   const spec = call.virtual;
   if (spec === null) return adapted;

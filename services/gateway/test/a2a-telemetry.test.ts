@@ -25,7 +25,7 @@ const attrs = (span: OtlpSpan) =>
   Object.fromEntries((span.attributes ?? []).map((a) => [a.key, a.value.stringValue ?? a.value.intValue]));
 
 describe("A2A calls in traces (OpenTelemetry GenAI agent conventions)", () => {
-  it("a SendMessage through the gateway exports an invoke_agent span with the agent, method and context", async () => {
+  it("a SendMessage through the gateway exports an invoke_agent span with the agent, method and context, and no MCP operation metric", async () => {
     const payloads: Array<{ path: string; body: string }> = [];
     const collector = createServer((req, res) => {
       const chunks: Buffer[] = [];
@@ -76,6 +76,18 @@ describe("A2A calls in traces (OpenTelemetry GenAI agent conventions)", () => {
         [ATTR_GEN_AI_CONVERSATION_ID]: "ctx-7",
         [ATTR_RPC_METHOD]: "SendMessage",
       });
+      // MCP's server metric counts MCP calls only: an A2A call's method is no MCP operation.
+      const metricNames = payloads
+        .filter((p) => p.path === "/v1/metrics")
+        .flatMap((p) =>
+          (
+            JSON.parse(p.body) as {
+              resourceMetrics: Array<{ scopeMetrics: Array<{ metrics: Array<{ name: string }> }> }>;
+            }
+          ).resourceMetrics.flatMap((r) => r.scopeMetrics.flatMap((sc) => sc.metrics.map((m) => m.name))),
+        );
+      expect(metricNames.length).toBeGreaterThan(0);
+      expect(metricNames).not.toContain("mcp.server.operation.duration");
     } finally {
       child.kill("SIGKILL");
       collector.close();
