@@ -54,7 +54,10 @@ const Name = v.pipe(
 );
 const Description = v.pipe(v.string("must be a string"), v.maxLength(4000));
 const Url = v.pipe(v.string("must be a string"), v.maxLength(2048));
-const Protocol = v.picklist(AGENT_PROTOCOLS, 'must be "http", "mcp" or "a2a"');
+const Protocol = v.picklist(
+  AGENT_PROTOCOLS,
+  `must be one of ${AGENT_PROTOCOLS.map((p) => `"${p}"`).join(", ")}`,
+);
 const Transport = v.string("must be a string");
 const ProtocolVersion = v.pipe(
   v.string(),

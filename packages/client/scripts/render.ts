@@ -12,3 +12,24 @@ export async function renderSchema(): Promise<string> {
   const ast = await openapiTS(buildOpenApiDocument() as any, { alphabetize: false });
   return HEADER + astToString(ast);
 }
+
+/**
+ * The lists of values a screen offers (a filter's choices), read from the document's enums so the
+ * console offers exactly what the API accepts: one list, the server's, for each.
+ */
+const VALUE_LISTS = {
+  AUDIT_ACTIONS: ["AuditEvent", "action"],
+  AGENT_PROTOCOLS: ["Agent", "protocol"],
+} as const;
+
+export function renderValues(): string {
+  const doc = buildOpenApiDocument() as unknown as {
+    components: { schemas: Record<string, { properties?: Record<string, { enum?: string[] }> }> };
+  };
+  const lines = Object.entries(VALUE_LISTS).map(([name, [schema, property]]) => {
+    const values = doc.components.schemas[schema]?.properties?.[property]?.enum;
+    if (!values) throw new Error(`${schema}.${property} has no enum in the OpenAPI document`);
+    return `/** \`${schema}.${property}\`. */\nexport const ${name} = ${JSON.stringify(values)} as const;\n`;
+  });
+  return HEADER + lines.join("\n");
+}

@@ -1,3 +1,4 @@
+import { AGENT_PROTOCOLS } from "@gw/db";
 import * as v from "valibot";
 import { ANSWER_LIMITS, answerRuleOf } from "./answer/schema.ts";
 
@@ -53,7 +54,9 @@ export const MatchConditions = obj(
     agents: v.optional(list(Name)),
     tools: v.optional(list(ToolPattern)),
     methods: v.optional(list(Name)),
-    protocols: v.optional(list(v.picklist(["http", "mcp", "a2a"], 'must be "http", "mcp" or "a2a"'))),
+    protocols: v.optional(
+      list(v.picklist(AGENT_PROTOCOLS, `must be one of ${AGENT_PROTOCOLS.map((p) => `"${p}"`).join(", ")}`)),
+    ),
     tool_status: v.optional(
       list(v.picklist(TOOL_STATUSES, `must be one of ${TOOL_STATUSES.map((s) => `"${s}"`).join(", ")}`)),
     ),

@@ -1,3 +1,4 @@
+import { AGENT_PROTOCOLS } from "@gw/client";
 import { useState } from "preact/hooks";
 import { unwrap } from "../api.ts";
 import { href, navigate, useRoute } from "../router.ts";
@@ -24,7 +25,7 @@ function AgentList() {
       unwrap(
         // The filter comes from the URL as typed: the API judges it, and its message is shown.
         api.GET("/v1/agents", {
-          params: { query: { protocol: protocol as "http" | "mcp" | "a2a", offset, limit: 20 } },
+          params: { query: { protocol: protocol as (typeof AGENT_PROTOCOLS)[number], offset, limit: 20 } },
         }),
       ),
     `${protocol}|${offset}`,
@@ -46,9 +47,11 @@ function AgentList() {
             onChange={(e) => navigate("/agents", { protocol: e.currentTarget.value || undefined })}
           >
             <option value="">any</option>
-            <option value="http">http</option>
-            <option value="mcp">mcp</option>
-            <option value="a2a">a2a</option>
+            {AGENT_PROTOCOLS.map((p) => (
+              <option key={p} value={p}>
+                {p}
+              </option>
+            ))}
           </select>
         </label>
       </form>

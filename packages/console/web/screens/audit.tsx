@@ -1,3 +1,4 @@
+import { AUDIT_ACTIONS } from "@gw/client";
 import { useState } from "preact/hooks";
 import { unwrap } from "../api.ts";
 import { FilterButtons, TimeRange } from "../filters.tsx";
@@ -19,22 +20,6 @@ import {
 } from "../ui.tsx";
 
 const READ_SCOPE = "audit:read";
-const ACTIONS: AuditEvent["action"][] = [
-  "agent.create",
-  "agent.update",
-  "agent.delete",
-  "credential.create",
-  "credential.rotate",
-  "credential.delete",
-  "policy.replace",
-  "policy.delete",
-  "settlement.replace",
-  "tools.pin",
-  "tools.unpin",
-  "tools.refresh",
-  "approval.approve",
-  "approval.deny",
-];
 const FILTERS = ["action", "actor", "resource_id", "since", "until"] as const;
 
 /**
@@ -91,7 +76,7 @@ export function AuditScreen() {
           Action
           <Picker name="action" initial={query.action ?? ""} key={query.action}>
             <option value="">any</option>
-            {ACTIONS.map((a) => (
+            {AUDIT_ACTIONS.map((a) => (
               <option key={a} value={a}>
                 {a}
               </option>

@@ -1,11 +1,12 @@
 import type { IncomingHttpHeaders } from "node:http";
+/** The protocols an agent may speak: the one list (`agents.protocol`), each with its module here. */
+import type { AgentProtocol } from "@gw/db";
 import type { Facts, NewInvocation } from "@gw/invocations";
 import type { JsonRpcId } from "@gw/jsonrpc";
 import type { AnswerHead, AnswerHook } from "../hooks.ts";
 
-/** The protocols an agent may speak (`agents.protocol`). */
-export const PROTOCOL_NAMES = ["http", "mcp", "a2a"] as const;
-export type ProtocolName = (typeof PROTOCOL_NAMES)[number];
+export { AGENT_PROTOCOLS as PROTOCOL_NAMES } from "@gw/db";
+export type ProtocolName = AgentProtocol;
 
 /**
  * What the record and policy learn from a request, whatever the protocol: the method and tool

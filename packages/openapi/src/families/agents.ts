@@ -1,4 +1,4 @@
-import { AgentResource, CreateAgent, PatchAgent } from "@gw/agents";
+import { AGENT_PROTOCOLS, AgentResource, CreateAgent, PatchAgent } from "@gw/agents";
 import { LIMITS } from "@gw/core";
 import { AgentCardResource } from "@gw/forward";
 import type * as v from "valibot";
@@ -37,7 +37,7 @@ export const agentsRoutes: Route[] = [
     summary: "List agents",
     description: "Deleted agents are excluded. Newest first.",
     tags,
-    params: [...pageParams, enumQuery("protocol", ["http", "mcp", "a2a"], "Only agents of this protocol.")],
+    params: [...pageParams, enumQuery("protocol", AGENT_PROTOCOLS, "Only agents of this protocol.")],
     responses: {
       "200": ok("A page of agents.", listOf(AgentResource)),
       "400": error("Invalid protocol, limit or offset."),

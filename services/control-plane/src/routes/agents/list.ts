@@ -1,4 +1,4 @@
-import { agentJson, listAgents } from "@gw/agents";
+import { AGENT_PROTOCOLS, agentJson, listAgents } from "@gw/agents";
 import { type AppEnv, enumParam, PAGE_QUERY, pageOf, takesQuery } from "@gw/http";
 import type { Hono } from "hono";
 import { type AgentRouteDeps, agentsCtx, receiptsEnabled } from "./ctx.ts";
@@ -7,7 +7,7 @@ export function registerListAgents(app: Hono<AppEnv>, deps: AgentRouteDeps) {
   app.get("/agents", takesQuery(...PAGE_QUERY, "protocol"), async (c) => {
     const q = c.req.query();
     const page = pageOf(q);
-    const protocol = enumParam(q.protocol, "protocol", ["http", "mcp", "a2a"] as const);
+    const protocol = enumParam(q.protocol, "protocol", AGENT_PROTOCOLS);
     const { rows, total } = await listAgents({ ctx: agentsCtx(c, deps), query: { ...page, protocol } });
     const opts = { receiptsEnabled: receiptsEnabled(deps) };
     return c.json({
