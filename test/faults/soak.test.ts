@@ -1,8 +1,11 @@
 import { mkdirSync, mkdtempSync, readFileSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { mintDevToken } from "@gw/auth";
+import { type McpUpstream, startMcpUpstream } from "@gw/fixtures";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -32,6 +35,8 @@ const LOAD = Number(process.env.GW_SOAK_LOAD ?? 1);
 /** When set, a directory for heap snapshots of GW_SOAK_SNAPSHOT_OF at a third, two thirds and the end. */
 const SNAPSHOTS = process.env.GW_SOAK_SNAPSHOTS;
 const SNAPSHOT_OF = (process.env.GW_SOAK_SNAPSHOT_OF ?? "worker").split(",");
+/** Telemetry exported as in production (to a local sink that takes everything): GW_SOAK_OTEL=0 turns it off. */
+const OTEL = process.env.GW_SOAK_OTEL !== "0";
 
 /** Calls per second of each kind (the mix the worker's growth was first seen under). */
 const RATES = { stream: 100, transact: 50, mcpTransact: 10, mcpStream: 10 } as const;
@@ -42,12 +47,19 @@ const MIB = 1024 * 1024;
 let pg: PrivatePostgres;
 let redis: PrivateRedis;
 let up: FaultUpstream;
+let mcpUp: McpUpstream;
+let otlp: Server | undefined;
 let services: Service[] = [];
 let sql: postgres.Sql;
 
 beforeAll(async () => {
   const logDir = mkdtempSync(join(tmpdir(), "gw-soak-logs-"));
-  [pg, redis, up] = await Promise.all([startPostgres(), startRedis(), startFaultUpstream()]);
+  [pg, redis, up, mcpUp] = await Promise.all([
+    startPostgres(),
+    startRedis(),
+    startFaultUpstream(),
+    startMcpUpstream(),
+  ]);
   const env = {
     DATABASE_URL: pg.url,
     REDIS_URL: redis.url,
@@ -60,6 +72,7 @@ beforeAll(async () => {
     GW_AGENT_MAX_CONCURRENCY: "2000",
     GW_TENANT_MAX_CONCURRENCY: "2000",
     GW_QUEUE_NAME: "soak",
+    ...(OTEL ? { OTEL_EXPORTER_OTLP_ENDPOINT: await otlpSink(), OTEL_METRIC_EXPORT_INTERVAL: "5000" } : {}),
   };
   // The control plane migrates first; the others find the schema in place.
   const cp = await spawnService("control-plane", env, logDir, { inspect: true });
@@ -69,7 +82,9 @@ beforeAll(async () => {
   ]);
   services = [cp, proxy, worker] as Service[];
   sql = postgres(pg.url, { max: 2, onnotice: () => {} });
-  console.log(`soak: ${MINUTES} min at ${LOAD}x the mix, logs in ${logDir}`);
+  console.log(
+    `soak: ${MINUTES} min at ${LOAD}x the mix, telemetry ${OTEL ? "on" : "off"}, logs in ${logDir}`,
+  );
 }, 180_000);
 
 afterAll(async () => {
@@ -78,7 +93,21 @@ afterAll(async () => {
   await redis?.stop();
   pg?.destroy();
   await up?.close();
+  await mcpUp?.close();
+  otlp?.closeAllConnections();
+  otlp?.close();
 });
+
+/** An OTLP/HTTP endpoint that reads and accepts everything (traces, metrics, logs). */
+async function otlpSink(): Promise<string> {
+  const server = createServer((req, res) => {
+    req.resume();
+    req.once("end", () => res.writeHead(200, { "content-type": "application/json" }).end("{}"));
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  otlp = server;
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
 
 type Sample = { min: number; heap: number; rss: number };
 
@@ -98,32 +127,73 @@ describe("soak (split deployment, steady mix)", () => {
         expect(res.status).toBe(201);
         return ((await res.json()) as { id: string }).id;
       };
+      // A tenant policy: every call is judged on both paths, and tools/list answers are filtered.
+      const put = await fetch(`${cp.url}/v1/policy`, {
+        method: "PUT",
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+        body: JSON.stringify({
+          default: "allow",
+          rules: [{ action: "deny", match: { tools: ["ask_user"] } }],
+        }),
+      });
+      expect(put.status).toBe(200);
       const plain = await agent({ upstream_url: `${up.url}/ok` });
-      const mcp = await agent({ upstream_url: `${up.url}/mcp`, protocol: "mcp" });
+      // The official SDK's stateful server: answers are event streams, calls carry its session.
+      const mcp = await agent({ upstream_url: mcpUp.url, protocol: "mcp", mcp_transport: "streamable_http" });
       const auth = { authorization: `Bearer ${token}` };
-      const mcpHeaders = {
+      const mcpHeaders: Record<string, string> = {
         ...auth,
         "content-type": "application/json",
         accept: "application/json, text/event-stream",
       };
-      const toolCall = (i: number) =>
-        JSON.stringify({
+      const init = await fetch(`${proxy.url}/v1/proxy/${mcp}/stream`, {
+        method: "POST",
+        headers: mcpHeaders,
+        body: JSON.stringify({
           jsonrpc: "2.0",
-          id: i,
-          method: "tools/call",
-          params: { name: "act", arguments: {} },
-        });
+          id: 0,
+          method: "initialize",
+          params: {
+            protocolVersion: "2025-06-18",
+            capabilities: {},
+            clientInfo: { name: "soak", version: "1" },
+          },
+        }),
+      });
+      await init.arrayBuffer();
+      expect(init.status).toBe(200);
+      mcpHeaders["mcp-session-id"] = init.headers.get("mcp-session-id") ?? "";
+      mcpHeaders["mcp-protocol-version"] = "2025-06-18";
+      const initialized = await fetch(`${proxy.url}/v1/proxy/${mcp}/stream`, {
+        method: "POST",
+        headers: mcpHeaders,
+        body: JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }),
+      });
+      await initialized.arrayBuffer();
+      expect(initialized.status).toBe(202);
+      // Nine tool calls, then a tool list.
+      const mcpCall = (i: number) =>
+        JSON.stringify(
+          i % 10 === 9
+            ? { jsonrpc: "2.0", id: i, method: "tools/list" }
+            : {
+                jsonrpc: "2.0",
+                id: i,
+                method: "tools/call",
+                params: { name: "echo", arguments: { text: `soak ${i}` } },
+              },
+        );
       const calls: Record<Kind, (i: number) => Promise<Response>> = {
         stream: () =>
           fetch(`${proxy.url}/v1/proxy/${plain}/stream`, { method: "POST", headers: auth, body: "x" }),
         transact: () => fetch(`${proxy.url}/v1/proxy/${plain}`, { method: "POST", headers: auth, body: "x" }),
         mcpTransact: (i) =>
-          fetch(`${proxy.url}/v1/proxy/${mcp}`, { method: "POST", headers: mcpHeaders, body: toolCall(i) }),
+          fetch(`${proxy.url}/v1/proxy/${mcp}`, { method: "POST", headers: mcpHeaders, body: mcpCall(i) }),
         mcpStream: (i) =>
           fetch(`${proxy.url}/v1/proxy/${mcp}/stream`, {
             method: "POST",
             headers: mcpHeaders,
-            body: toolCall(i),
+            body: mcpCall(i),
           }),
       };
       const expected: Record<Kind, number> = { stream: 200, transact: 202, mcpTransact: 202, mcpStream: 200 };
