@@ -9,19 +9,27 @@ import { WebSocket } from "undici";
  * every console message, which is the kind of growth the soak looks for.
  */
 export type Inspector = {
-  /** Bytes of live JS heap right after a full GC (`HeapProfiler.collectGarbage`, then `Runtime.getHeapUsage`). */
-  heapAfterGc: () => Promise<number>;
+  /**
+   * Right after a full GC (`HeapProfiler.collectGarbage`): the bytes of live JS heap
+   * (`Runtime.getHeapUsage`) and the memory V8 accounts outside it (Buffers and other
+   * ArrayBuffers, `process.memoryUsage().external`).
+   */
+  afterGc: () => Promise<{ heap: number; external: number }>;
   /** Writes a heap snapshot (the format Chrome's DevTools and `heap-diff.ts` read) to `path`. */
   snapshot: (path: string) => Promise<void>;
 };
 
 export function inspectorOf(port: number): Inspector {
   return {
-    heapAfterGc: () =>
+    afterGc: () =>
       session(port, async (send) => {
         await send("HeapProfiler.collectGarbage");
         const usage = (await send("Runtime.getHeapUsage")) as { usedSize: number };
-        return usage.usedSize;
+        const outside = (await send("Runtime.evaluate", {
+          expression: "process.memoryUsage().external",
+          returnByValue: true,
+        })) as { result: { value?: number } };
+        return { heap: usage.usedSize, external: outside.result.value ?? 0 };
       }),
     snapshot: (path) =>
       session(port, async (send, on) => {

@@ -109,7 +109,7 @@ async function otlpSink(): Promise<string> {
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
-type Sample = { min: number; heap: number; rss: number };
+type Sample = { min: number; heap: number; external: number; rss: number };
 
 describe("soak (split deployment, steady mix)", () => {
   it(
@@ -264,13 +264,13 @@ describe("soak (split deployment, steady mix)", () => {
         const min = (Date.now() - t0) / 60_000;
         const row: string[] = [];
         for (const s of services) {
-          const heap = (await inspectors.get(s.name)?.heapAfterGc()) ?? 0;
+          const { heap, external } = (await inspectors.get(s.name)?.afterGc()) ?? { heap: 0, external: 0 };
           const rss = rssOf(s.child.pid);
-          samples.get(s.name)?.push({ min, heap, rss });
-          row.push(`${s.name} ${(heap / MIB).toFixed(1)}/${(rss / MIB).toFixed(0)}`);
+          samples.get(s.name)?.push({ min, heap, external, rss });
+          row.push(`${s.name} ${mib(heap)}/${mib(external)}/${mib(rss)}`);
         }
         console.log(
-          `${min.toFixed(1)} min: heap/rss MiB ${row.join(", ")}; ${tally.ok} ok, ${tally.errors} errors, ${tally.skipped} skipped`,
+          `${min.toFixed(1)} min: heap/external/rss MiB ${row.join(", ")}; ${tally.ok} ok, ${tally.errors} errors, ${tally.skipped} skipped`,
         );
       };
       const snapshotsAt = SNAPSHOTS ? [1 / 3, 2 / 3, 1].map((f) => t0 + f * MINUTES * 60_000) : [];
@@ -331,6 +331,7 @@ describe("soak (split deployment, steady mix)", () => {
           rssEnd: mib(all.at(-1)?.rss),
           heapSlope: round(slope(all, "heap") / MIB),
           heapSlopeSecondHalf: round(slope(half, "heap") / MIB),
+          externalSlopeSecondHalf: round(slope(half, "external") / MIB),
           rssSlopeSecondHalf: round(slope(half, "rss") / MIB),
         };
       });
@@ -360,7 +361,7 @@ describe("soak (split deployment, steady mix)", () => {
 });
 
 /** Least-squares slope of `key` over minutes (bytes per minute); 0 with fewer than 2 samples. */
-function slope(samples: Sample[], key: "heap" | "rss"): number {
+function slope(samples: Sample[], key: "heap" | "external" | "rss"): number {
   const n = samples.length;
   if (n < 2) return 0;
   const mx = samples.reduce((a, s) => a + s.min, 0) / n;
