@@ -129,8 +129,13 @@ const seen = new Set<number>();
 for (let i = 0; i < before.count; i++) seen.add(idOf(before, i));
 const { by, edge } = retainers(after);
 const held = new Map<string, { count: number; size: number }>();
+// Native and synthetic nodes (the embedder's objects, GC roots) get new ids in every snapshot: not counted as new.
+const jsOnly = (i: number) => {
+  const type = after.nodeTypes[after.nodes[i * after.fields] as number];
+  return type !== "native" && type !== "synthetic" && type !== "hidden";
+};
 for (let i = 0; i < after.count; i++) {
-  if (seen.has(idOf(after, i))) continue;
+  if (!jsOnly(i) || seen.has(idOf(after, i))) continue;
   const r = by[i] as number;
   // The retainer of a new object that is itself new is followed up to the first old one: that is the structure that grows.
   let holder = r;

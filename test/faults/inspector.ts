@@ -4,8 +4,8 @@ import { WebSocket } from "undici";
 /**
  * A process's heap seen from outside, through the V8 inspector it was started with
  * (`--inspect=127.0.0.1:<port>`, see `spawnService`): nothing in the process serves it, so the
- * soak needs no endpoint a production build would have to hide. Each call opens its own session
- * and closes it, and no domain is enabled: an open session with `Runtime` enabled would keep
+ * soak needs no endpoint a production build would have to hide. Each reading opens its own session
+ * and closes it (snapshots share one), and no domain is enabled: an open session with `Runtime` enabled would keep
  * every console message, which is the kind of growth the soak looks for.
  */
 export type Inspector = {
@@ -17,9 +17,12 @@ export type Inspector = {
   afterGc: () => Promise<{ heap: number; external: number }>;
   /** Writes a heap snapshot (the format Chrome's DevTools and `heap-diff.ts` read) to `path`. */
   snapshot: (path: string) => Promise<void>;
+  /** Closes the session the snapshots were taken in, if any. */
+  close: () => void;
 };
 
 export function inspectorOf(port: number): Inspector {
+  let snapshots: ReturnType<typeof connect> | undefined;
   return {
     afterGc: () =>
       session(port, async (send) => {
@@ -31,16 +34,25 @@ export function inspectorOf(port: number): Inspector {
         })) as { result: { value?: number } };
         return { heap: usage.usedSize, external: outside.result.value ?? 0 };
       }),
-    snapshot: (path) =>
-      session(port, async (send, on) => {
-        const out = createWriteStream(path);
-        on("HeapProfiler.addHeapSnapshotChunk", (p) => out.write((p as { chunk: string }).chunk));
-        await send("HeapProfiler.collectGarbage");
-        await send("HeapProfiler.takeHeapSnapshot", { reportProgress: false });
-        await new Promise<void>((resolve, reject) =>
-          out.end((e?: Error | null) => (e ? reject(e) : resolve())),
-        );
-      }),
+    snapshot: async (path) => {
+      // One session for every snapshot of the process: V8 numbers objects per session, and
+      // heap-diff.ts tells the objects kept since the last snapshot by those numbers.
+      snapshots ??= connect(port);
+      const { send, on } = await snapshots;
+      const out = createWriteStream(path);
+      on("HeapProfiler.addHeapSnapshotChunk", (p) => out.write((p as { chunk: string }).chunk));
+      await send("HeapProfiler.collectGarbage");
+      await send("HeapProfiler.takeHeapSnapshot", { reportProgress: false });
+      await new Promise<void>((resolve, reject) =>
+        out.end((e?: Error | null) => (e ? reject(e) : resolve())),
+      );
+    },
+    close: () => {
+      void snapshots?.then(
+        (c) => c.close(),
+        () => {},
+      );
+    },
   };
 }
 
@@ -49,6 +61,16 @@ type On = (event: string, handler: (params: unknown) => void) => void;
 
 /** One DevTools-protocol session on the process's single target, closed when `work` ends. */
 async function session<T>(port: number, work: (send: Send, on: On) => Promise<T>): Promise<T> {
+  const c = await connect(port);
+  try {
+    return await work(c.send, c.on);
+  } finally {
+    c.close();
+  }
+}
+
+/** A DevTools-protocol session on the process's single target (node exposes one). */
+async function connect(port: number): Promise<{ send: Send; on: On; close: () => void }> {
   const targets = (await (await fetch(`http://127.0.0.1:${port}/json/list`)).json()) as Array<{
     webSocketDebuggerUrl: string;
   }>;
@@ -89,9 +111,5 @@ async function session<T>(port: number, work: (send: Send, on: On) => Promise<T>
       waiting.set(id, { resolve, reject });
       ws.send(JSON.stringify({ id, method, params }));
     });
-  try {
-    return await work(send, (event, handler) => handlers.set(event, handler));
-  } finally {
-    ws.close();
-  }
+  return { send, on: (event, handler) => handlers.set(event, handler), close: () => ws.close() };
 }

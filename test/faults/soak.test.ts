@@ -295,6 +295,7 @@ describe("soak (split deployment, steady mix)", () => {
         await sample();
       } finally {
         clearInterval(driver);
+        for (const i of inspectors.values()) i.close();
       }
       await Promise.all(pending);
 
