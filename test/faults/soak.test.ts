@@ -32,7 +32,7 @@ const SAMPLE_S = Number(process.env.GW_SOAK_SAMPLE_S ?? 30);
 const WARMUP_S = Number(process.env.GW_SOAK_WARMUP_S ?? 30);
 /** Scales every rate (0.5: half the mix), for a machine that cannot carry the whole of it. */
 const LOAD = Number(process.env.GW_SOAK_LOAD ?? 1);
-/** When set, a directory for heap snapshots of GW_SOAK_SNAPSHOT_OF at a third, two thirds and the end. */
+/** When set, a directory for heap snapshots of GW_SOAK_SNAPSHOT_OF (worker) at a third, two thirds and the end. */
 const SNAPSHOTS = process.env.GW_SOAK_SNAPSHOTS;
 const SNAPSHOT_OF = (process.env.GW_SOAK_SNAPSHOT_OF ?? "worker").split(",");
 /** Telemetry exported as in production (to a local sink that takes everything): GW_SOAK_OTEL=0 turns it off. */
@@ -273,26 +273,32 @@ describe("soak (split deployment, steady mix)", () => {
           `${min.toFixed(1)} min: heap/external/rss MiB ${row.join(", ")}; ${tally.ok} ok, ${tally.errors} errors, ${tally.skipped} skipped`,
         );
       };
-      const snapshotsAt = SNAPSHOTS ? [1 / 3, 2 / 3, 1].map((f) => t0 + f * MINUTES * 60_000) : [];
+      // Snapshots at a third and two thirds of the run (one set when both are due: a snapshot of a
+      // busy process can take a minute), and at its end.
+      const snapshotsAt = SNAPSHOTS ? [1 / 3, 2 / 3].map((f) => t0 + f * MINUTES * 60_000) : [];
       if (SNAPSHOTS) mkdirSync(SNAPSHOTS, { recursive: true });
+      const snapshot = async () => {
+        for (const s of services.filter((x) => SNAPSHOT_OF.includes(x.name))) {
+          const file = join(
+            SNAPSHOTS as string,
+            `${s.name}-${Math.round((Date.now() - t0) / 60_000)}min.heapsnapshot`,
+          );
+          await inspectors.get(s.name)?.snapshot(file);
+          console.log(`snapshot ${file}`);
+        }
+      };
       try {
         while (Date.now() < endAt) {
           await sample();
-          const at = snapshotsAt[0];
-          if (at !== undefined && Date.now() >= at - SAMPLE_S * 500) {
-            snapshotsAt.shift();
-            for (const s of services.filter((x) => SNAPSHOT_OF.includes(x.name))) {
-              const file = join(
-                SNAPSHOTS as string,
-                `${s.name}-${Math.round((Date.now() - t0) / 60_000)}min.heapsnapshot`,
-              );
-              await inspectors.get(s.name)?.snapshot(file);
-              console.log(`snapshot ${file}`);
-            }
+          const due = snapshotsAt.filter((at) => Date.now() >= at - SAMPLE_S * 500);
+          if (due.length > 0) {
+            snapshotsAt.splice(0, due.length);
+            await snapshot();
           }
           await sleep(Math.max(0, Math.min(SAMPLE_S * 1000, endAt - Date.now())));
         }
         await sample();
+        if (SNAPSHOTS) await snapshot();
       } finally {
         clearInterval(driver);
         for (const i of inspectors.values()) i.close();
