@@ -121,29 +121,42 @@ export type Service = {
   name: string;
   url: string;
   child: ChildProcess;
+  /** Its V8 inspector's port on 127.0.0.1, when started with `{ inspect: true }` (heap stats, snapshots). */
+  inspectPort?: number;
   /** Starts it again on the same port (after a kill or a stop). */
   restart: () => Promise<void>;
   kill: (signal: NodeJS.Signals) => Promise<number | null>;
 };
 
-/** A service of the split deployment as a real process (`tsx services/<name>/src/main.ts`). */
+/**
+ * A service of the split deployment as a real process (`tsx services/<name>/src/main.ts`).
+ * `inspect`: started with its V8 inspector on a free local port (the soak reads its heap there).
+ */
 export async function spawnService(
   name: "control-plane" | "proxy" | "worker",
   env: Record<string, string>,
   logDir: string,
+  opts: { inspect?: boolean } = {},
 ): Promise<Service> {
   const port = await freePort();
+  const inspectPort = opts.inspect ? await freePort() : undefined;
+  const nodeArgs = inspectPort ? [`--inspect=127.0.0.1:${inspectPort}`] : [];
   const log = createWriteStream(join(logDir, `${name}.log`), { flags: "a" });
   const svc: Service = {
     name,
     url: `http://127.0.0.1:${port}`,
     child: undefined as unknown as ChildProcess,
+    ...(inspectPort ? { inspectPort } : {}),
     restart: async () => {
-      const child = spawn(process.execPath, ["--import", "tsx", `services/${name}/src/main.ts`], {
-        cwd: ROOT,
-        env: { PATH: process.env.PATH ?? "", ...env, PORT: String(port) },
-        stdio: ["ignore", "pipe", "pipe"],
-      });
+      const child = spawn(
+        process.execPath,
+        [...nodeArgs, "--import", "tsx", `services/${name}/src/main.ts`],
+        {
+          cwd: ROOT,
+          env: { PATH: process.env.PATH ?? "", ...env, PORT: String(port) },
+          stdio: ["ignore", "pipe", "pipe"],
+        },
+      );
       child.stdout?.pipe(log, { end: false });
       child.stderr?.pipe(log, { end: false });
       svc.child = child;
