@@ -903,6 +903,8 @@ export interface components {
             capture_bodies: boolean;
             emit_receipts: boolean;
             members: components["schemas"]["AgentMember"][] | null;
+            /** @enum {string} */
+            tool_discovery: "list" | "search";
             card_url: string | null;
             created_by: string;
             /** Format: date-time */
@@ -928,6 +930,8 @@ export interface components {
             capture_bodies?: boolean;
             emit_receipts?: boolean | null;
             members?: components["schemas"]["AgentMember"][] | null;
+            /** @enum {string} */
+            tool_discovery?: "list" | "search";
             card_url?: string | null;
         };
         PatchAgent: {
@@ -948,6 +952,8 @@ export interface components {
             capture_bodies?: boolean;
             emit_receipts?: boolean | null;
             members?: components["schemas"]["AgentMember"][] | null;
+            /** @enum {string} */
+            tool_discovery?: "list" | "search";
             card_url?: string | null;
         };
         AgentPrice: {
