@@ -4,6 +4,8 @@ export * from "./digest.ts";
 export * from "./hook.ts";
 export * from "./refresh.ts";
 export * from "./repo.ts";
+export * from "./search.ts";
+export * from "./search-index.ts";
 export * from "./serialize.ts";
 export * from "./status.ts";
 export * from "./tools.ts";
