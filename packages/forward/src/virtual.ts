@@ -360,8 +360,9 @@ function membersList(
     headers.push(raw[i] as string, raw[i + 1] as string);
   }
   headers.push("mcp-method", "tools/list", "mcp-protocol-version", REVISION);
-  const port = memberPort({ ...call, headers, mcpMethod: "tools/list" }, deps, log, null);
-  let n = 0;
+  // Pages are asked one after the other under one id: a member's event-stream answer is read up to it.
+  const id = "gw-search-list";
+  const port = memberPort({ ...call, headers, mcpMethod: "tools/list", mcpRequestId: id }, deps, log, null);
   return async (cursor) => {
     const params: Record<string, unknown> = {
       _meta: {
@@ -371,7 +372,7 @@ function membersList(
       },
     };
     if (cursor !== null) params.cursor = cursor;
-    const msg = { jsonrpc: "2.0", id: `gw-search-${++n}`, method: "tools/list", params };
+    const msg = { jsonrpc: "2.0", id, method: "tools/list", params };
     const out = await fanOut(route.server, "tools/list", msg, port, null);
     if (out.kind !== "answer" || out.answer.status !== 200 || !("result" in out.answer.message)) return null;
     return JSON.stringify(out.answer.message);
