@@ -9,4 +9,5 @@ export * from "./search-index.ts";
 export * from "./serialize.ts";
 export * from "./status.ts";
 export * from "./tools.ts";
+export * from "./try-search.ts";
 export * from "./wiring.ts";

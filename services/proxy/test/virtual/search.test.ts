@@ -418,3 +418,47 @@ describe("tool search: per caller", () => {
     }
   });
 });
+
+describe("tool search: trying a search on the catalog (the console's box)", () => {
+  it("ranks the catalog for a query with each tool's status; bad bodies 400, other tenants 404", async () => {
+    // An agent's search fills the catalog (members listed once, on the gateway's behalf).
+    await stream(call, v, rpc("tools/call", { name: "search_tools", arguments: { query: "weather" } }));
+    const res = await call("POST", `/v1/agents/${v}/tools/search`, {
+      query: "will it rain tomorrow",
+      limit: 3,
+    });
+    expect(res.status).toBe(200);
+    expect(res.json.data.length).toBeGreaterThan(0);
+    expect(res.json.data.length).toBeLessThanOrEqual(3);
+    expect(res.json.data[0]).toEqual({
+      name: "data__get_weather_forecast",
+      status: "unpinned",
+      description: expect.stringContaining("weather forecast"),
+      input_schema: expect.objectContaining({ type: "object" }),
+    });
+    const dflt = await call("POST", `/v1/agents/${v}/tools/search`, { query: "create" });
+    expect(dflt.json.data).toHaveLength(10);
+    const directions = await call("POST", `/v1/agents/${v}/tools/search`, { query: "directions", limit: 50 });
+    expect(directions.json.data.map((t: { name: string }) => t.name)).toContain("data__get_directions");
+    for (const bad of [
+      {},
+      { query: "" },
+      { query: " " },
+      { query: "x".repeat(513) },
+      { query: "a", limit: 0 },
+      { query: "a", limit: 51 },
+      { query: "a", extra: 1 },
+    ]) {
+      const r = await call("POST", `/v1/agents/${v}/tools/search`, bad);
+      expect(r.status, JSON.stringify(bad)).toBe(400);
+      expect(typeof r.json.error).toBe("string");
+    }
+    const other = await caller(gw);
+    const foreign = await other("POST", `/v1/agents/${v}/tools/search`, { query: "email" });
+    expect(foreign.status).toBe(404);
+    expect(foreign.json).toEqual({ error: "agent not found" });
+    const plain = await other("POST", "/v1/agents", { name: "h", upstream_url: "https://api.example.com" });
+    const notMcp = await other("POST", `/v1/agents/${plain.json.id}/tools/search`, { query: "email" });
+    expect(notMcp.status).toBe(400);
+  });
+});
