@@ -357,6 +357,56 @@ describe("tool search: per caller", () => {
       .toContain("comms__send_sms");
   });
 
+  it("call_tool is held for approval as tools/call is, bound to the same tool and arguments", async () => {
+    const who = await caller(gw);
+    const approver = await caller(gw, ["approvals:decide"], who.tenant);
+    const vs = await searchServer(who);
+    await who("PUT", "/v1/policy", {
+      rules: [{ action: "require_approval", match: { tools: ["data__refund_payment"] } }],
+    });
+    const args = { charge: "ch_1", amount: 500 };
+    // Held tools stay listed: the caller may still call them.
+    const v2 = await connectV2(gw, who, vs);
+    expect(
+      names(await v2.callTool({ name: "search_tools", arguments: { query: "refund a charge" } })),
+    ).toContain("data__refund_payment");
+    await v2.close();
+    const viaCall = () =>
+      stream(
+        who,
+        vs,
+        rpc("tools/call", {
+          name: "call_tool",
+          arguments: { name: "data__refund_payment", arguments: args },
+        }),
+      );
+    const held = await viaCall();
+    expect(held.status).toBe(403);
+    expect(held.json).toMatchObject({
+      error: "approval required",
+      approval_id: expect.stringMatching(/^apr_/),
+    });
+    // The direct tools/call of the same tool and arguments is the same pending approval.
+    const direct = await stream(
+      who,
+      vs,
+      rpc("tools/call", { name: "data__refund_payment", arguments: args }),
+    );
+    expect(direct.json.approval_id).toBe(held.json.approval_id);
+    const approval = await who("GET", `/v1/approvals/${held.json.approval_id}`);
+    expect(approval.json).toMatchObject({
+      mcp_method: "tools/call",
+      mcp_tool: "data__refund_payment",
+      arguments: args,
+    });
+    expect((await approver("POST", `/v1/approvals/${held.json.approval_id}/approve`, {})).status).toBe(200);
+    const passed = await viaCall();
+    expect(passed.status).toBe(200);
+    expect(passed.json.result.content[0].text).toBe('data:refund_payment:{"charge":"ch_1","amount":500}');
+    // Single use: the next identical call is held again.
+    expect((await viaCall()).status).toBe(403);
+  });
+
   it("tool_status rules apply to results: with unpinned tools denied, only pinned ones are found", async () => {
     const who = await caller(gw);
     const vs = await searchServer(who);
