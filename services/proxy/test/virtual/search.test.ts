@@ -407,6 +407,45 @@ describe("tool search: per caller", () => {
     expect((await viaCall()).status).toBe(403);
   });
 
+  it("call_tool counts against the tool's quota and its answer is judged by the answer rules, as tools/call", async () => {
+    const who = await caller(gw);
+    const vs = await searchServer(who);
+    const put = await who("PUT", "/v1/policy", {
+      rules: [{ action: "limit", match: { tools: ["comms__send_sms"] }, limit: { requests: 2, per: "day" } }],
+      answer_rules: [{ detect: { pii: ["email"] }, action: "redact" }],
+    });
+    expect(put.status, put.text).toBe(200);
+    const sms = { to: "+1", text: "write to bob@example.com" };
+    const viaCall = () =>
+      stream(
+        who,
+        vs,
+        rpc("tools/call", { name: "call_tool", arguments: { name: "comms__send_sms", arguments: sms } }),
+      );
+    const first = await viaCall();
+    expect(first.status).toBe(200);
+    expect(first.json.result.content[0].text).toBe(
+      'comms:send_sms:{"to":"+1","text":"write to [redacted:email]"}',
+    );
+    const direct = await stream(who, vs, rpc("tools/call", { name: "comms__send_sms", arguments: sms }));
+    expect(direct.status).toBe(200);
+    expect(direct.json.result.content).toEqual(first.json.result.content);
+    // One counter for both spellings of the call: the third is refused.
+    const third = await viaCall();
+    expect(third.status).toBe(429);
+    expect(typeof third.json.error).toBe("string");
+    // Another tool is not counted.
+    const other = await stream(
+      who,
+      vs,
+      rpc("tools/call", {
+        name: "call_tool",
+        arguments: { name: "comms__translate_text", arguments: { text: "x", target_language: "fr" } },
+      }),
+    );
+    expect(other.status).toBe(200);
+  });
+
   it("tool_status rules apply to results: with unpinned tools denied, only pinned ones are found", async () => {
     const who = await caller(gw);
     const vs = await searchServer(who);
