@@ -446,6 +446,40 @@ describe("tool search: per caller", () => {
     expect(other.status).toBe(200);
   });
 
+  it("call_tool of a priced tool is charged that tool's price, as tools/call is", async () => {
+    const who = await caller(gw);
+    const vs = await searchServer(who);
+    const price = {
+      amount: "1000",
+      asset: "USDC",
+      network: "base-sepolia",
+      pay_to: "0x1111111111111111111111111111111111111111",
+      tools: { dev__create_issue: "7000" },
+    };
+    expect((await who("PATCH", `/v1/agents/${vs}`, { price })).status).toBe(200);
+    const args = { owner: "o", repo: "r", title: "t" };
+    const amountOf = (r: { json: { accepts?: Array<{ maxAmountRequired: string }> } }) =>
+      r.json.accepts?.[0]?.maxAmountRequired;
+    await expect
+      .poll(async () => {
+        const r = await stream(
+          who,
+          vs,
+          rpc("tools/call", { name: "call_tool", arguments: { name: "dev__create_issue", arguments: args } }),
+        );
+        return [r.status, amountOf(r)];
+      })
+      .toEqual([402, "7000"]);
+    const direct = await stream(who, vs, rpc("tools/call", { name: "dev__create_issue", arguments: args }));
+    expect([direct.status, amountOf(direct)]).toEqual([402, "7000"]);
+    const search = await stream(
+      who,
+      vs,
+      rpc("tools/call", { name: "search_tools", arguments: { query: "issue" } }),
+    );
+    expect([search.status, amountOf(search)]).toEqual([402, "1000"]);
+  });
+
   it("tool_status rules apply to results: with unpinned tools denied, only pinned ones are found", async () => {
     const who = await caller(gw);
     const vs = await searchServer(who);
