@@ -111,15 +111,21 @@ function undouble(w: string): string {
  * `/`, spaces) and at camelCase humps ("getHTTPStatus" → get, http, status), lower-cased.
  */
 export function words(text: string): string[] {
+  // ASCII text (names, most descriptions) takes the plain patterns: the Unicode ones cost more.
+  const [split, humps] = ASCII.test(text) ? ASCII_RE : UNICODE_RE;
   const out: string[] = [];
-  for (const part of text.split(/[^\p{L}\p{N}]+/u)) {
+  for (const part of text.split(split)) {
     if (part === "") continue;
-    for (const w of part.split(/(?<=[\p{Ll}\p{N}])(?=\p{Lu})|(?<=\p{Lu})(?=\p{Lu}\p{Ll})/u)) {
+    for (const w of part.split(humps)) {
       if (w !== "") out.push(w.toLowerCase());
     }
   }
   return out;
 }
+
+const ASCII = /^[\x00-\x7f]*$/;
+const ASCII_RE = [/[^A-Za-z0-9]+/, /(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])/] as const;
+const UNICODE_RE = [/[^\p{L}\p{N}]+/u, /(?<=[\p{Ll}\p{N}])(?=\p{Lu})|(?<=\p{Lu})(?=\p{Lu}\p{Ll})/u] as const;
 
 /** A word as it is indexed and asked: null for a stop word. */
 function term(word: string): string | null {
