@@ -112,7 +112,7 @@ function undouble(w: string): string {
  */
 export function words(text: string): string[] {
   // ASCII text (names, most descriptions) takes the plain patterns: the Unicode ones cost more.
-  const [split, humps] = ASCII.test(text) ? ASCII_RE : UNICODE_RE;
+  const [split, humps] = NON_ASCII.test(text) ? UNICODE_RE : ASCII_RE;
   const out: string[] = [];
   for (const part of text.split(split)) {
     if (part === "") continue;
@@ -123,7 +123,7 @@ export function words(text: string): string[] {
   return out;
 }
 
-const ASCII = /^[\x00-\x7f]*$/;
+const NON_ASCII = /[^\p{ASCII}]/u;
 const ASCII_RE = [/[^A-Za-z0-9]+/, /(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])/] as const;
 const UNICODE_RE = [/[^\p{L}\p{N}]+/u, /(?<=[\p{Ll}\p{N}])(?=\p{Lu})|(?<=\p{Lu})(?=\p{Lu}\p{Ll})/u] as const;
 
