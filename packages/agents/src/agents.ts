@@ -1,5 +1,5 @@
 import { invalid, isId, newId, notFound } from "@gw/core";
-import type { AgentMember, AgentProtocol, AgentRow, Db } from "@gw/db";
+import type { AgentMember, AgentProtocol, AgentRow, Db, ToolDiscovery } from "@gw/db";
 import { hostMatches, hostOf, type SsrfPolicy, validateUpstreamUrl } from "@gw/upstream";
 import { credentialRepo } from "@gw/vault";
 import { checkMembers } from "./members.ts";
@@ -20,12 +20,16 @@ type WireState = {
   upstream_url: string | null;
   credential_ref: string | null;
   members: AgentMember[] | null;
+  tool_discovery: ToolDiscovery;
   card_url: string | null;
 };
 
 /** Cross-field rules on the agent as it will be stored. Returns the normalized columns. */
 async function checkState(ctx: AgentsCtx, s: WireState, changed: Set<string>, selfId: string | null) {
   if (s.members !== null) await checkVirtual(ctx, s, changed, selfId);
+  else if (s.tool_discovery !== "list") {
+    throw invalid('tool_discovery "search" is only valid for a virtual MCP server (members)');
+  }
   let transport = s.mcp_transport;
   if (s.protocol === "mcp") {
     // Only one transport exists; an MCP agent that names none gets it.
@@ -90,6 +94,7 @@ export async function createAgent({
     upstream_url: input.upstream_url ?? null,
     credential_ref: input.credential_ref ?? null,
     members: input.members ?? null,
+    tool_discovery: input.tool_discovery ?? "list",
     card_url: input.card_url ?? null,
   };
   const { mcpTransport, upstreamUrl, cardUrl } = await checkState(
@@ -115,6 +120,7 @@ export async function createAgent({
     captureBodies: input.capture_bodies ?? false,
     emitReceipts: input.emit_receipts ?? null,
     members: state.members,
+    toolDiscovery: state.tool_discovery,
     cardUrl,
     createdBy: ctx.userId,
   });
@@ -148,6 +154,9 @@ export async function updateAgent({
     upstream_url: pick("upstream_url", current.upstreamUrl),
     credential_ref: pick("credential_ref", current.credentialRef),
     members: pick("members", current.members),
+    // An agent that stops being virtual goes back to listing unless the patch says otherwise.
+    tool_discovery:
+      input.tool_discovery ?? (pick("members", current.members) === null ? "list" : current.toolDiscovery),
     // Leaving A2A drops the card URL unless the patch sets it.
     card_url: pick("card_url", protocol === "a2a" ? current.cardUrl : null),
   };
@@ -164,6 +173,7 @@ export async function updateAgent({
     upstreamUrl,
     credentialRef: state.credential_ref,
     members: state.members,
+    toolDiscovery: state.tool_discovery,
     cardUrl,
   };
   if (input.name !== undefined) patch.name = input.name;

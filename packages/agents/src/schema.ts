@@ -1,5 +1,5 @@
 import { LIMITS } from "@gw/core";
-import { AGENT_PROTOCOLS } from "@gw/db";
+import { AGENT_PROTOCOLS, TOOL_DISCOVERY_MODES } from "@gw/db";
 import * as v from "valibot";
 
 const MAX_UINT256 = (1n << 256n) - 1n;
@@ -111,6 +111,8 @@ const fields = {
   capture_bodies: v.optional(v.boolean("must be a boolean")),
   emit_receipts: v.nullish(v.boolean("must be a boolean")),
   members: v.nullish(Members),
+  /** A virtual MCP server's tools/list: every tool, or search_tools and call_tool (docs/mcp.md). */
+  tool_discovery: v.optional(v.picklist(TOOL_DISCOVERY_MODES, 'must be "list" or "search"')),
   /** An A2A agent's card when not at the origin of upstream_url (docs/a2a.md). */
   card_url: v.nullish(Url),
 };

@@ -1,4 +1,4 @@
-import { AGENT_PROTOCOLS, type AgentRow } from "@gw/db";
+import { AGENT_PROTOCOLS, type AgentRow, TOOL_DISCOVERY_MODES } from "@gw/db";
 import * as v from "valibot";
 import { Member, Price, RateLimit } from "./schema.ts";
 
@@ -27,6 +27,11 @@ export const AgentResource = v.object({
   emit_receipts: v.boolean(),
   /** A virtual MCP server's members in order (docs/mcp.md); null for every other agent. */
   members: v.nullable(v.array(Member)),
+  /**
+   * How a virtual MCP server shows its tools (docs/mcp.md, Tool search on virtual servers): `list`
+   * (every member tool) or `search` (`search_tools` and `call_tool`); `list` for every other agent.
+   */
+  tool_discovery: v.picklist(TOOL_DISCOVERY_MODES),
   /** An A2A agent's card URL when it set one (docs/a2a.md); null: the origin of upstream_url. */
   card_url: v.nullable(v.string()),
   created_by: v.string(),
@@ -54,6 +59,7 @@ export function agentJson(row: AgentRow, opts: { receiptsEnabled: boolean }): Ag
     capture_bodies: row.captureBodies,
     emit_receipts: row.emitReceipts ?? opts.receiptsEnabled,
     members: row.members,
+    tool_discovery: row.toolDiscovery,
     card_url: row.cardUrl,
     created_by: row.createdBy,
     created_at: row.createdAt.toISOString(),

@@ -181,6 +181,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/agents/{id}/tools/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Try a tool search
+         * @description What the search_tools tool of a search-mode virtual server ranks for a query (the same index: names split into words, descriptions, parameters), over the catalog's present tools with their pinned definitions where pinned, best first, with each tool's status. A read: nothing is written. No caller's policy filters it; an agent's own search leaves out what its policy denies it.
+         */
+        post: operations["searchAgentTools"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/agents/{id}/tools": {
         parameters: {
             query?: never;
@@ -903,6 +923,8 @@ export interface components {
             capture_bodies: boolean;
             emit_receipts: boolean;
             members: components["schemas"]["AgentMember"][] | null;
+            /** @enum {string} */
+            tool_discovery: "list" | "search";
             card_url: string | null;
             created_by: string;
             /** Format: date-time */
@@ -928,6 +950,8 @@ export interface components {
             capture_bodies?: boolean;
             emit_receipts?: boolean | null;
             members?: components["schemas"]["AgentMember"][] | null;
+            /** @enum {string} */
+            tool_discovery?: "list" | "search";
             card_url?: string | null;
         };
         PatchAgent: {
@@ -948,6 +972,8 @@ export interface components {
             capture_bodies?: boolean;
             emit_receipts?: boolean | null;
             members?: components["schemas"]["AgentMember"][] | null;
+            /** @enum {string} */
+            tool_discovery?: "list" | "search";
             card_url?: string | null;
         };
         AgentPrice: {
@@ -1748,7 +1774,7 @@ export interface operations {
                     "application/json": components["schemas"]["Agent"];
                 };
             };
-            /** @description Invalid body: a malformed or unknown field, an upstream_url failing SSRF validation or not https, a credential_ref that does not exist in the tenant, a malformed price, card_url on an agent that is not A2A or failing the upstream_url rules, mcp_transport other than streamable_http for an MCP agent, or invalid members of a virtual MCP server (1 to 16 MCP agents of the tenant that are not virtual themselves, each once, under unique prefixes matching ^[a-z0-9][a-z0-9-]{0,31}$ or ""; upstream_url and credential_ref null); the message names the field and the rule. Any query parameter: this route takes none; the message names it. */
+            /** @description Invalid body: a malformed or unknown field, an upstream_url failing SSRF validation or not https, a credential_ref that does not exist in the tenant, a malformed price, card_url on an agent that is not A2A or failing the upstream_url rules, mcp_transport other than streamable_http for an MCP agent, or invalid members of a virtual MCP server (1 to 16 MCP agents of the tenant that are not virtual themselves, each once, under unique prefixes matching ^[a-z0-9][a-z0-9-]{0,31}$ or ""; upstream_url and credential_ref null), or tool_discovery "search" on an agent that is not a virtual MCP server; the message names the field and the rule. Any query parameter: this route takes none; the message names it. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1921,7 +1947,7 @@ export interface operations {
                     "application/json": components["schemas"]["Agent"];
                 };
             };
-            /** @description Invalid body: a malformed or unknown field, an upstream_url failing SSRF validation or not https, a credential_ref that does not exist in the tenant, a malformed price, card_url on an agent that is not A2A or failing the upstream_url rules, mcp_transport other than streamable_http for an MCP agent, or invalid members of a virtual MCP server (1 to 16 MCP agents of the tenant that are not virtual themselves, each once, under unique prefixes matching ^[a-z0-9][a-z0-9-]{0,31}$ or ""; upstream_url and credential_ref null); the message names the field and the rule. Any query parameter: this route takes none; the message names it. */
+            /** @description Invalid body: a malformed or unknown field, an upstream_url failing SSRF validation or not https, a credential_ref that does not exist in the tenant, a malformed price, card_url on an agent that is not A2A or failing the upstream_url rules, mcp_transport other than streamable_http for an MCP agent, or invalid members of a virtual MCP server (1 to 16 MCP agents of the tenant that are not virtual themselves, each once, under unique prefixes matching ^[a-z0-9][a-z0-9-]{0,31}$ or ""; upstream_url and credential_ref null), or tool_discovery "search" on an agent that is not a virtual MCP server; the message names the field and the rule. Any query parameter: this route takes none; the message names it. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2041,6 +2067,79 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
+            };
+        };
+    };
+    searchAgentTools: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Agent id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Checked by the server ("must not be empty"). */
+                    query: string;
+                    limit?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description The best matches, best first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            name: string;
+                            /** @enum {string} */
+                            status: "unpinned" | "pinned" | "drifted" | "removed" | "unknown";
+                            description: string | null;
+                            input_schema: unknown | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description Not an MCP agent, or a malformed body (query empty or over 512 characters, limit not 1 to 50). Any query parameter: this route takes none; the message names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid bearer token, or absent tenant or user claims. No body. */
+            401: {
+                headers: {
+                    /** @description Bearer; `Bearer error="invalid_token"` when a token was presented and refused (RFC 6750 §3). */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No agent with this id in the caller's tenant. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected server error; no body. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

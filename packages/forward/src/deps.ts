@@ -1,6 +1,7 @@
 import type { Runtime } from "@gw/runtime";
 import type { AgentLookup } from "./call.ts";
 import type { AnswerHooks } from "./protocols/index.ts";
+import type { ToolSearch } from "./search-port.ts";
 
 /**
  * What step 9 needs of the runtime. Kept apart from call.ts: the hooks it carries read a
@@ -17,4 +18,6 @@ export type ForwardDeps = Pick<
    * goes on as the upstream sent it.
    */
   readonly answerHooks?: AnswerHooks;
+  /** Tool search of search-mode virtual servers; none: their searches answer an internal error. */
+  readonly toolSearch?: ToolSearch;
 };

@@ -53,7 +53,14 @@ export const ForwardedSchema = v.object({
    * A virtual MCP server's name and members when the call was admitted; the member agents are
    * looked up when the call is made (a member deactivated since is left out). Null otherwise.
    */
-  virtual: v.nullable(v.object({ name: Text, members: v.array(MemberSpecSchema) })),
+  virtual: v.nullable(
+    v.object({
+      name: Text,
+      members: v.array(MemberSpecSchema),
+      /** tools/list shows every tool, or search_tools and call_tool (docs/mcp.md, Tool search). */
+      discovery: v.optional(v.picklist(["list", "search"]), "list"),
+    }),
+  ),
   credentialRef: v.nullable(Text),
   protocol: v.picklist(PROTOCOL_NAMES),
   /** JSON-RPC method of an MCP call: it decides whether a retry is allowed. */

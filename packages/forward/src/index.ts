@@ -7,6 +7,7 @@ export * from "./gateway-call.ts";
 export { guardAnswerHook } from "./guard.ts";
 export type { Answer, AnswerHead, AnswerHook, BodyUse } from "./hooks.ts";
 export * from "./protocols/index.ts";
+export type { ListPage, ToolSearch } from "./search-port.ts";
 export { sessionsOf } from "./session-key.ts";
 export * from "./stored.ts";
 export { chooseTarget } from "./target.ts";

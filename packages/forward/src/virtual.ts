@@ -8,9 +8,13 @@ import {
   mergeListen,
   notifyAll,
   type OwnAnswer,
+  PROTOCOL_VERSION_KEY,
   REVISION,
   requestId,
   rpcError,
+  SEARCH_MODE_TOOLS,
+  SERVER_INFO_KEY,
+  searchResult,
   shapedFor,
 } from "@gw/virtual";
 import { upstreamError } from "./answers.ts";
@@ -18,6 +22,7 @@ import { type AnswerSink, type ForwardCall, gatewayHeaders } from "./call.ts";
 import type { ForwardDeps } from "./deps.ts";
 import { onAnswer } from "./hooks.ts";
 import { memberPort, openListens } from "./member-port.ts";
+import type { ListPage } from "./search-port.ts";
 import { sessionsOf } from "./session-key.ts";
 import { drain, type Relay, relayCompleted, relayFailed } from "./sink.ts";
 import type { Tap } from "./tap.ts";
@@ -66,6 +71,7 @@ export async function serveVirtual(
       reached: false,
     });
   }
+  if (plan.kind === "search") return searched(call, route, tap, settled, sink, deps);
   if (plan.kind === "notify") {
     if (plan.members) await notifyAll(server, plan.body, "notification", port);
     return deliver(call, tap, settled, sink, deps, { status: 202, body: null, reached: plan.members });
@@ -141,11 +147,18 @@ async function deliver(
   settled: Settled,
   sink: AnswerSink,
   deps: ForwardDeps,
-  own: { status: number; body: Buffer | null; headers?: Record<string, string>; reached: boolean },
+  own: {
+    status: number;
+    body: Buffer | null;
+    headers?: Record<string, string>;
+    reached: boolean;
+    /** false: the answer hooks do not see it (a search-mode list is not the members' list to learn). */
+    hooks?: boolean;
+  },
 ): Promise<void> {
   const headers: Record<string, string> = own.body ? { "content-type": JSON_TYPE } : {};
   const answer = await onAnswer(
-    deps.answerHooks?.[call.protocol],
+    own.hooks === false ? undefined : deps.answerHooks?.[call.protocol],
     call,
     { status: own.status, headers, body: own.body },
     tap.held,
@@ -266,4 +279,102 @@ async function listen(
     ended: "end",
     failure: null,
   });
+}
+
+/**
+ * A search-mode virtual server's `tools/list` and `search_tools` (docs/mcp.md, Tool search on
+ * virtual servers), answered by the gateway from the tool catalog: the list holds the gateway's
+ * two tools this caller may call (never learned as the members' tools); a search answers the best
+ * matches the caller may call, and goes through the answer hooks like any tools/call answer (the
+ * answer guard reads it). Members never learned are listed once first, on the gateway's behalf.
+ */
+async function searched(
+  call: ForwardCall,
+  route: Served,
+  tap: Tap,
+  settled: Settled,
+  sink: AnswerSink,
+  deps: ForwardDeps,
+): Promise<void> {
+  const { plan, server } = route;
+  if (plan.kind !== "search") return;
+  const id = requestId(plan.message);
+  const search = deps.toolSearch;
+  let answer: OwnAnswer;
+  if (!search) answer = rpcError(200, id, ERRORS.internal, "Internal error: tool search is not available");
+  else if (plan.search === null) {
+    const own = await search.ownTools(call);
+    answer = {
+      status: 200,
+      message: {
+        jsonrpc: "2.0",
+        id,
+        result: {
+          tools: SEARCH_MODE_TOOLS.filter((t) => own.has(t.name as string)),
+          // Per caller: never shared, and asked again each time (the catalog behind it moves).
+          resultType: "complete",
+          ttlMs: 0,
+          cacheScope: "private",
+          _meta: { [SERVER_INFO_KEY]: { name: server.name, version: server.version } },
+        },
+      },
+    };
+  } else {
+    const listPage = membersList(call, route, deps, sink.caller.log);
+    answer = await search.search(call, server, plan.search, listPage).then(
+      (tools) => searchResult(id, tools),
+      () => rpcError(200, id, ERRORS.internal, "Internal error: the tool catalog could not be read"),
+    );
+  }
+  const message = shapedFor(answer.message, plan.client ?? REVISION);
+  return deliver(call, tap, settled, sink, deps, {
+    status: answer.status,
+    body: Buffer.from(JSON.stringify(message)),
+    reached: false,
+    hooks: plan.search !== null,
+  });
+}
+
+/**
+ * The members' merged `tools/list`, one page per call, asked on the gateway's behalf in revision
+ * 2026-07-28 (each member in its own revision, as for a caller's list): the caller's request was a
+ * `tools/call`, so the list goes with its own method header and no name.
+ */
+function membersList(
+  call: ForwardCall,
+  route: Served,
+  deps: ForwardDeps,
+  log: AnswerSink["caller"]["log"],
+): ListPage {
+  const headers: string[] = [];
+  const raw = call.headers;
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const name = (raw[i] as string).toLowerCase();
+    if (
+      name === "mcp-name" ||
+      name === "mcp-method" ||
+      name === "mcp-protocol-version" ||
+      name === "mcp-session-id"
+    )
+      continue;
+    headers.push(raw[i] as string, raw[i + 1] as string);
+  }
+  headers.push("mcp-method", "tools/list", "mcp-protocol-version", REVISION);
+  // Pages are asked one after the other under one id: a member's event-stream answer is read up to it.
+  const id = "gw-search-list";
+  const port = memberPort({ ...call, headers, mcpMethod: "tools/list", mcpRequestId: id }, deps, log, null);
+  return async (cursor) => {
+    const params: Record<string, unknown> = {
+      _meta: {
+        [PROTOCOL_VERSION_KEY]: REVISION,
+        "io.modelcontextprotocol/clientInfo": { name: "agent-gateway", version: route.server.version },
+        "io.modelcontextprotocol/clientCapabilities": {},
+      },
+    };
+    if (cursor !== null) params.cursor = cursor;
+    const msg = { jsonrpc: "2.0", id, method: "tools/list", params };
+    const out = await fanOut(route.server, "tools/list", msg, port, null);
+    if (out.kind !== "answer" || out.answer.status !== 200 || !("result" in out.answer.message)) return null;
+    return JSON.stringify(out.answer.message);
+  };
 }

@@ -3,7 +3,7 @@ import { withinDeadline } from "@gw/core";
 import type { Query } from "@gw/db";
 import { type Logger, recordToolDrift } from "@gw/telemetry";
 import { type ToolPage, toolPageOf } from "./answer.ts";
-import { SEEN_RESOLUTION_SECONDS, type ToolFacts, toolsRepo } from "./repo.ts";
+import { SEEN_RESOLUTION_SECONDS, type ShownTool, type ToolFacts, toolsRepo } from "./repo.ts";
 import { Walks } from "./walks.ts";
 
 /** A change announcement as the runtime's change bus carries it (kind "tools", id = agent). */
@@ -37,6 +37,8 @@ export type ToolCatalog = {
   learnText: (ref: PageRef, json: string) => void;
   /** The agent's tools (digest, pin, presence), cached; empty when none was ever seen. */
   view: (tenantId: string, agentId: string) => Promise<ReadonlyMap<string, ToolFacts>>;
+  /** The agent's present tools with the definitions search shows (read when its index is built). */
+  definitions: (tenantId: string, agentId: string) => Promise<ShownTool[]>;
   /** Tells every replica an agent's pins changed (the pin routes call it). */
   changed: (tenantId: string, agentId: string) => Promise<void>;
   /** Waits for queued learning (graceful shutdown). */
@@ -179,6 +181,7 @@ export function createToolCatalog(deps: CatalogDeps): ToolCatalog {
       });
       return view;
     },
+    definitions: (tenantId, agentId) => withinDeadline(toolsRepo.definitions(deps.query, tenantId, agentId)),
     async changed(tenantId, agentId) {
       invalidate(tenantId, agentId);
       await deps.publish({ kind: "tools", tenantId, id: agentId });

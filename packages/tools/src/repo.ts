@@ -9,6 +9,9 @@ export type Written = { name: string; digest: string; pinnedDigest: string | nul
 /** What the hot path needs of a tool: its current digest, its pin, and whether it is listed. */
 export type ToolFacts = { digest: string; pinnedDigest: string | null; present: boolean };
 
+/** A tool as search shows it: its name and definition. */
+export type ShownTool = { name: string; definition: Record<string, unknown> };
+
 /** How often an unchanged sighting refreshes `last_seen_at` (and a complete list `refreshed_at`). */
 export const SEEN_RESOLUTION_SECONDS = 60;
 
@@ -98,6 +101,25 @@ export const toolsRepo = {
       });
     }
     return out;
+  },
+
+  /**
+   * Every present tool of one agent with the definition a search shows: the pinned one when the
+   * tool is pinned (what an operator approved), else the last seen (docs/mcp.md, Tool search).
+   */
+  async definitions(query: Query, tenantId: string, agentId: string): Promise<ShownTool[]> {
+    const rows = await query(
+      `select name, coalesce(pinned_definition, definition) as definition from mcp_tools
+       where tenant_id = $1 and agent_id = $2 and present order by name`,
+      [tenantId, agentId],
+    );
+    return rows.map((r) => ({
+      name: String(r.name),
+      definition: (typeof r.definition === "string" ? JSON.parse(r.definition) : r.definition) as Record<
+        string,
+        unknown
+      >,
+    }));
   },
 
   async list(

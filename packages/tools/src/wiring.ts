@@ -5,6 +5,7 @@ import type { Logger } from "@gw/telemetry";
 import type { Dispatcher } from "undici";
 import { type CatalogDeps, createToolCatalog, type ToolCatalog } from "./catalog.ts";
 import { toolsAnswerHook } from "./hook.ts";
+import { ownToolStatus } from "./search.ts";
 import { statusOf } from "./status.ts";
 
 /** What a service builds the catalog from (a Runtime has all of it). */
@@ -29,9 +30,17 @@ export function toolCatalogOf(rt: CatalogRuntime): ToolCatalog {
   });
 }
 
-/** The policy gate's question for `tool_status`: the called tool's status and digest. */
-export function toolStatusOf(catalog: ToolCatalog) {
+/**
+ * The policy gate's question for `tool_status`: the called tool's status and digest. On a
+ * search-mode virtual server (`isSearchServer`), the gateway's own `search_tools` is `pinned`.
+ */
+export function toolStatusOf(
+  catalog: ToolCatalog,
+  isSearchServer?: (tenantId: string, agentId: string) => Promise<boolean>,
+) {
   return async (tenantId: string, agentId: string, tool: string) => {
+    const own = isSearchServer ? ownToolStatus(tool) : null;
+    if (own && (await isSearchServer?.(tenantId, agentId))) return own;
     const facts = (await catalog.view(tenantId, agentId)).get(tool);
     return { status: statusOf(facts), digest: facts?.digest ?? null };
   };

@@ -9,4 +9,5 @@ export * from "./older.ts";
 export * from "./plan.ts";
 export * from "./protocol.ts";
 export * from "./revisions.ts";
+export * from "./search.ts";
 export * from "./session-id.ts";

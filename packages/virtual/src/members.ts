@@ -27,6 +27,11 @@ export type VirtualServer = {
   readonly name: string;
   readonly version: string;
   readonly members: readonly Member[];
+  /**
+   * How its tools/list answers (docs/mcp.md, Tool search on virtual servers): every member tool,
+   * or the gateway's `search_tools` and `call_tool`. Absent: `list`.
+   */
+  readonly discovery?: "list" | "search";
 };
 
 /** The fields of a member's agent that decide whether and how it is called. */
@@ -81,7 +86,11 @@ async function resolveMembers(
  * before the call was admitted: the proxy's Origin check, docs/security.md.)
  */
 export async function virtualServer(
-  server: { readonly name: string; readonly members: readonly MemberSpec[] },
+  server: {
+    readonly name: string;
+    readonly members: readonly MemberSpec[];
+    readonly discovery?: "list" | "search";
+  },
   lookup: (agentId: string) => Promise<MemberAgent | undefined>,
   config: { readonly GW_VERSION: string },
 ): Promise<VirtualServer> {
@@ -89,5 +98,6 @@ export async function virtualServer(
     name: server.name,
     version: config.GW_VERSION,
     members: await resolveMembers(server.members, lookup),
+    discovery: server.discovery ?? "list",
   };
 }

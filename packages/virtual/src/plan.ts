@@ -11,6 +11,7 @@ import {
   rpcError,
   versionRefusal,
 } from "./protocol.ts";
+import { CALL_TOOL, callToolRefusal, SEARCH_TOOL, type SearchArgs, searchArgs } from "./search.ts";
 
 /**
  * What a virtual server does with one request (docs/mcp.md, Virtual MCP servers):
@@ -20,7 +21,10 @@ import {
  *   its answer goes back to the caller as the member sent it (an `input_required` result too);
  * - `fanout`: the members are asked and their answers merged (`fanout.ts`);
  * - `notify`: a notification, sent to every member; the caller gets 202;
- * - `listen`: `subscriptions/listen`, the members' streams merged into one.
+ * - `listen`: `subscriptions/listen`, the members' streams merged into one;
+ * - `search`: on a search-mode server, its `tools/list` (the gateway's two tools) and its
+ *   `search_tools` calls (docs/mcp.md, Tool search on virtual servers), answered by the forward
+ *   step from the catalog.
  * `client` is the revision of an older client's session (docs/mcp.md, Older revisions): its answers
  * take that revision's shapes; null for a 2026-07-28 request. A `notify` without `members` is taken
  * by the gateway alone (an older client's `notifications/initialized`).
@@ -30,7 +34,14 @@ export type Plan =
   | { kind: "routed"; member: Member; name: string; body: Buffer; client: string | null }
   | { kind: "fanout"; method: string; message: Json; client: string | null }
   | { kind: "notify"; body: Buffer; members: boolean }
-  | { kind: "listen"; message: Json };
+  | { kind: "listen"; message: Json }
+  | {
+      kind: "search";
+      message: Json;
+      /** Null: the `tools/list`; else the `search_tools` call's arguments. */
+      search: SearchArgs | null;
+      client: string | null;
+    };
 
 /** The caller's headers a virtual server reads (null when absent), and who asks. */
 export type RequestHeaders = {
@@ -88,6 +99,17 @@ export function planRequest(server: VirtualServer, body: Buffer, headers: Reques
   if (!METHODS.has(method))
     return { kind: "own", answer: rpcError(404, id, ERRORS.methodNotFound, "Method not found") };
   const params = isRecord(msg.params) ? msg.params : {};
+  if (server.discovery === "search") {
+    if (method === "tools/list") return { kind: "search", message: msg, search: null, client };
+    if (method === "tools/call" && params.name === SEARCH_TOOL) {
+      const args = searchArgs(id, params);
+      if ("status" in args) return { kind: "own", answer: args };
+      return { kind: "search", message: msg, search: args, client };
+    }
+    // A call_tool that step 5 did not turn into the tools/call of its tool: its arguments are wrong.
+    if (method === "tools/call" && params.name === CALL_TOOL)
+      return { kind: "own", answer: callToolRefusal(id, params) };
+  }
   if (method === "tools/call" || method === "prompts/get") {
     const kind = method === "tools/call" ? "tool" : "prompt";
     const route = typeof params.name === "string" ? routeName(server.members, params.name, kind) : null;

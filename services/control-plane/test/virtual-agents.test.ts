@@ -164,3 +164,72 @@ describe("virtual MCP servers: the agent model", () => {
     ]);
   });
 });
+
+describe("virtual MCP servers: tool_discovery", () => {
+  it("defaults to list, sets search on a virtual agent, and goes back to list when it stops being virtual", async () => {
+    const call = await asTenant();
+    const a = await mcpAgent(call);
+    expect((await call("GET", `/v1/agents/${a}`)).json.tool_discovery).toBe("list");
+    const created = await call("POST", "/v1/agents", {
+      name: "portal",
+      protocol: "mcp",
+      members: [{ agent_id: a, prefix: "a" }],
+      tool_discovery: "search",
+    });
+    expect(created.status).toBe(201);
+    expect(created.json.tool_discovery).toBe("search");
+    const id = created.json.id as string;
+    // A patch of something else keeps the mode.
+    const renamed = await call("PATCH", `/v1/agents/${id}`, { name: "portal 2" });
+    expect(renamed.json.tool_discovery).toBe("search");
+    const listed = await call("PATCH", `/v1/agents/${id}`, { tool_discovery: "list" });
+    expect(listed.json.tool_discovery).toBe("list");
+    expect((await call("PATCH", `/v1/agents/${id}`, { tool_discovery: "search" })).json.tool_discovery).toBe(
+      "search",
+    );
+    const plain = await call("PATCH", `/v1/agents/${id}`, {
+      members: null,
+      upstream_url: "https://mcp.example.com/other",
+    });
+    expect(plain.status).toBe(200);
+    expect(plain.json).toMatchObject({ members: null, tool_discovery: "list" });
+  });
+
+  it("refuses search on an agent that is not virtual, and values that are not a mode", async () => {
+    const call = await asTenant();
+    const a = await mcpAgent(call);
+    const onPlain = await call("PATCH", `/v1/agents/${a}`, { tool_discovery: "search" });
+    expect(onPlain.status).toBe(400);
+    expect(onPlain.json.error).toMatch(/tool_discovery "search" is only valid for a virtual MCP server/);
+    const created = await call("POST", "/v1/agents", {
+      name: "h",
+      upstream_url: "https://api.example.com",
+      tool_discovery: "search",
+    });
+    expect(created.status).toBe(400);
+    for (const bad of ["SEARCH", "", null, 1, ["search"]]) {
+      const res = await call("POST", "/v1/agents", {
+        name: "v",
+        protocol: "mcp",
+        members: [{ agent_id: a, prefix: "a" }],
+        tool_discovery: bad,
+      });
+      expect(res.status).toBe(400);
+      expect(res.json.error).toMatch(/tool_discovery/);
+    }
+    // Leaving members and asking for search in one patch is refused, nothing changed.
+    const v = await call("POST", "/v1/agents", {
+      name: "v",
+      protocol: "mcp",
+      members: [{ agent_id: a, prefix: "a" }],
+      tool_discovery: "search",
+    });
+    const both = await call("PATCH", `/v1/agents/${v.json.id}`, {
+      members: null,
+      upstream_url: "https://mcp.example.com/x",
+      tool_discovery: "search",
+    });
+    expect(both.status).toBe(400);
+    expect((await call("GET", `/v1/agents/${v.json.id}`)).json).toMatchObject({ tool_discovery: "search" });
+  });
+});

@@ -14,6 +14,7 @@ import {
   startMcpV2Server,
   startToolsUpstream,
   type TestApp,
+  TOOL_CORPUS,
   token,
   type Upstream,
 } from "@gw/testkit";
@@ -693,6 +694,81 @@ describe.skipIf(skipReason !== undefined && !inCi)("operator console in Chromium
     } finally {
       await alpha.close();
       await beta.close();
+    }
+  });
+
+  it("sets tool search on a virtual MCP server from the form, and tries a search in its tool catalog", async () => {
+    const who = await caller(gw);
+    const dev = await startMcpV2Server({ name: "dev", tools: [], prompts: [], definitions: TOOL_CORPUS.dev });
+    try {
+      const a = await who("POST", "/v1/agents", { name: "dev-mcp", protocol: "mcp", upstream_url: dev.url });
+      const { page, errors } = await newPage();
+      await signIn(page, who);
+      await page.getByRole("link", { name: "Agents" }).click();
+      await page.getByRole("link", { name: "New agent" }).click();
+      await page.getByLabel("Name").fill("searchable");
+      await page.getByLabel("Protocol").selectOption("mcp");
+      await page.getByLabel("Virtual MCP server").check();
+      await page.getByLabel("Member dev-mcp").check();
+      await page.getByLabel("Prefix of dev-mcp").fill("dev");
+      await page.getByLabel("Tool search").check();
+      await page.getByRole("button", { name: "Create agent" }).click();
+      await page.waitForURL(/#\/agents\/agt_/);
+      const id = /#\/agents\/(agt_[\w-]+)/.exec(page.url())?.[1] ?? "";
+      expect((await who("GET", `/v1/agents/${id}`)).json).toMatchObject({
+        tool_discovery: "search",
+        members: [{ agent_id: a.json.id, prefix: "dev" }],
+      });
+      // An agent's first search lists the members on the gateway's behalf: the catalog fills.
+      const searched = await who(
+        "POST",
+        `/v1/proxy/${id}`,
+        {
+          jsonrpc: "2.0",
+          id: 1,
+          method: "tools/call",
+          params: {
+            name: "search_tools",
+            arguments: { query: "merge a pull request" },
+            _meta: {
+              "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+              "io.modelcontextprotocol/clientInfo": { name: "console-test", version: "1" },
+              "io.modelcontextprotocol/clientCapabilities": {},
+            },
+          },
+        },
+        {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          "mcp-protocol-version": "2026-07-28",
+          "mcp-method": "tools/call",
+          "mcp-name": "search_tools",
+        },
+      );
+      expect(searched.status).toBe(202);
+      expect((await pollDone(who, id, searched.json.invocation_id)).json.status).toBe("succeeded");
+      await page.reload();
+      const box = page.getByTestId("tool-search");
+      await box.getByRole("textbox").fill("merge my approved pull request into main");
+      await box.getByRole("button", { name: "Search" }).click();
+      await expect
+        .poll(() => box.locator("[data-found]").first().getAttribute("data-found"))
+        .toBe("dev__merge_pull_request");
+      expect(await box.locator("[data-found]").count()).toBeLessThanOrEqual(10);
+      expect(await page.locator("main").textContent()).toContain(
+        "search (tools/list answers search_tools and call_tool)",
+      );
+      await shot(page, "15-tool-search");
+      // Editing keeps the mode unless it is unchecked.
+      await page.getByRole("button", { name: "Edit" }).click();
+      expect(await page.getByLabel("Tool search").isChecked()).toBe(true);
+      await page.getByLabel("Tool search").uncheck();
+      await page.getByRole("button", { name: "Save changes" }).click();
+      await expect.poll(async () => (await who("GET", `/v1/agents/${id}`)).json.tool_discovery).toBe("list");
+      expect(errors).toEqual([]);
+      await page.close();
+    } finally {
+      await dev.close();
     }
   });
 

@@ -3,7 +3,7 @@ import { type AppEnv, createBaseApp, type DirectListener, registerHealth, requir
 import { createPolicyGate } from "@gw/policy";
 import { createInFlight } from "@gw/ratelimit";
 import { healthOf, type Runtime } from "@gw/runtime";
-import { answerHooksOf, toolCatalogOf, toolStatusOf } from "@gw/tools";
+import { answerHooksOf, toolCatalogOf, toolSearchOf, toolStatusOf } from "@gw/tools";
 import type { Hono } from "hono";
 import { createAgentCache } from "./agent-cache.ts";
 import { proxyChallenge } from "./challenge.ts";
@@ -28,6 +28,9 @@ export type ProxyApp = {
 /** The data plane: the two proxy modes and the poll, stateless but for short caches. */
 export function createProxyApp(rt: Runtime): ProxyApp {
   const tools = toolCatalogOf(rt);
+  const agents = createAgentCache(rt, rt.config.GW_AGENT_CACHE_MS);
+  const isSearchServer = async (tenantId: string, agentId: string) =>
+    (await agents(tenantId, agentId))?.row.toolDiscovery === "search";
   const policy = createPolicyGate({
     db: rt.store.db,
     query: rt.store.recordsQuery,
@@ -47,16 +50,17 @@ export function createProxyApp(rt: Runtime): ProxyApp {
         action: decision.action,
         approvalId: decision.approvalId,
       }),
-    toolStatus: toolStatusOf(tools),
+    toolStatus: toolStatusOf(tools, isSearchServer),
     quotas: rt.quotas,
   });
   const tracker = createTracker();
   const deps: ProxyDeps = {
     ...rt,
-    agents: createAgentCache(rt, rt.config.GW_AGENT_CACHE_MS),
+    agents,
     defaultRateLimit: { rps: rt.config.GW_RATE_LIMIT_RPS, burst: rt.config.GW_RATE_LIMIT_BURST },
     policy,
     answerHooks: answerHooksOf(tools, policy.policyOf, rt.dispatcher),
+    toolSearch: toolSearchOf({ catalog: tools, policyOf: policy.policyOf }),
     // Graceful shutdown waits for stream records and for tool lists still being learned.
     inflight: {
       ...tracker,

@@ -1,4 +1,4 @@
-import type { AnswerHooks } from "@gw/forward";
+import type { AnswerHooks, ToolSearch } from "@gw/forward";
 import type { PolicyGate } from "@gw/policy";
 import type { InFlight, Limit } from "@gw/ratelimit";
 import type { Runtime } from "@gw/runtime";
@@ -11,6 +11,8 @@ export type ProxyDeps = Runtime & {
   defaultRateLimit: Limit;
   /** Step 9's answer-side features: the tool catalog learning from and filtering tool lists. */
   answerHooks: AnswerHooks;
+  /** Step 9's tool search of search-mode virtual servers (their tools/list and search_tools). */
+  toolSearch: ToolSearch;
   /** Step 6: the tenant's policy, evaluated and recorded once per call. */
   policy: PolicyGate;
   /** Calls in flight per agent and tenant in this replica (the concurrency step). */

@@ -16,7 +16,9 @@ export function forwardedOf(call: Call): Forwarded {
     agentId: agent.id,
     method: call.method,
     upstreamUrl: agent.upstreamUrl,
-    virtual: agent.members ? { name: agent.name, members: agent.members } : null,
+    virtual: agent.members
+      ? { name: agent.name, members: agent.members, discovery: agent.toolDiscovery }
+      : null,
     credentialRef: agent.credentialRef,
     protocol: agent.protocol,
     mcpMethod: request?.method ?? null,

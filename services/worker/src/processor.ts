@@ -8,6 +8,7 @@ import {
   protocolOf,
   readStoredCall,
   type StoredCall,
+  type ToolSearch,
 } from "@gw/forward";
 import { type InvocationRef, storedRequest } from "@gw/invocations";
 import type { CallRef, Delivery, ProcessCall } from "@gw/queue";
@@ -18,7 +19,7 @@ import { subjectTokenOf } from "@gw/vault";
 export type WorkerDeps = Pick<
   Runtime,
   "store" | "logger" | "config" | "dispatcher" | "keyring" | "invocations" | "features" | "oauth"
-> & { answerHooks?: AnswerHooks };
+> & { answerHooks?: AnswerHooks; toolSearch?: ToolSearch };
 
 /**
  * Whether a call whose worker died mid-call may be made again, as its protocol says (only the

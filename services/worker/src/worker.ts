@@ -1,7 +1,7 @@
 import { storedPolicies } from "@gw/policy";
 import type { JobConsumer } from "@gw/queue";
 import type { Runtime } from "@gw/runtime";
-import { answerHooksOf, toolCatalogOf } from "@gw/tools";
+import { answerHooksOf, toolCatalogOf, toolSearchOf } from "@gw/tools";
 import { startMaintenance } from "./maintenance.ts";
 import { createOnLost, createProcessor } from "./processor.ts";
 import { startReconciler } from "./reconciler.ts";
@@ -19,7 +19,8 @@ export function startWorker(rt: Runtime): { consumer: JobConsumer; stop: () => P
       }),
   });
   const answerHooks = answerHooksOf(tools, policies.get, rt.dispatcher);
-  const consumer = rt.jobs.consume(createProcessor({ ...rt, answerHooks }), createOnLost(rt));
+  const toolSearch = toolSearchOf({ catalog: tools, policyOf: policies.get });
+  const consumer = rt.jobs.consume(createProcessor({ ...rt, answerHooks, toolSearch }), createOnLost(rt));
   const stopMaintenance = startMaintenance(rt);
   const stopReconciler = startReconciler(rt, rt.config.GW_RECONCILE_MS);
   return {

@@ -13,7 +13,7 @@ type Body = Record<string, unknown>;
  */
 function bodyOf(
   v: Record<string, string>,
-  checks: { capture: boolean; priced: boolean; members: Member[] | null },
+  checks: { capture: boolean; priced: boolean; members: Member[] | null; search: boolean },
   editing: boolean,
 ): Body {
   const orNull = (x: string | undefined) => (x === undefined ? (editing ? null : undefined) : x);
@@ -28,6 +28,8 @@ function bodyOf(
   // A virtual MCP server has members instead of an upstream and a credential of its own.
   if (checks.members !== null) {
     body.members = checks.members;
+    // How its tools/list answers: every member tool, or search_tools and call_tool (docs/mcp.md).
+    body.tool_discovery = checks.search ? "search" : "list";
     body.upstream_url = editing ? null : undefined;
     body.credential_ref = editing ? null : undefined;
   } else if (editing) body.members = null;
@@ -68,6 +70,7 @@ export function AgentForm(props: {
   const [priced, setPriced] = useState(Boolean(a?.price));
   const [virtual, setVirtual] = useState(Boolean(a?.members));
   const [members, setMembers] = useState<Member[]>(a?.members ?? []);
+  const [search, setSearch] = useState(a?.tool_discovery === "search");
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState(false);
   const creds = useLoad(
@@ -89,6 +92,7 @@ export function AgentForm(props: {
           capture: (form.elements.namedItem("capture_bodies") as HTMLInputElement).checked,
           priced,
           members: protocol === "mcp" && virtual ? members : null,
+          search,
         };
         setBusy(true);
         setError(undefined);
@@ -152,6 +156,18 @@ export function AgentForm(props: {
       ) : null}
       {protocol === "mcp" && virtual ? (
         <MembersField {...(a ? { selfId: a.id } : {})} initial={members} onChange={setMembers} />
+      ) : null}
+      {protocol === "mcp" && virtual ? (
+        <label class="check">
+          <input
+            type="checkbox"
+            name="tool_search"
+            checked={search}
+            onChange={(e) => setSearch(e.currentTarget.checked)}
+          />
+          Tool search: list only search_tools and call_tool instead of every member tool (for hundreds of
+          tools)
+        </label>
       ) : null}
       {protocol === "mcp" && !virtual ? (
         <label>

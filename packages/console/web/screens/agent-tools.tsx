@@ -94,6 +94,7 @@ export function AgentTools({ agentId, virtual = false }: { agentId: string; virt
           {virtual ? "." : ": list them through the gateway, or refresh tools."}
         </p>
       ) : null}
+      {list.length > 0 ? <TrySearch agentId={agentId} /> : null}
       {list.length > 0 ? (
         <div class="table-wrap">
           <table>
@@ -155,6 +156,66 @@ export function AgentTools({ agentId, virtual = false }: { agentId: string; virt
     </section>
   );
 }
+
+/**
+ * What search_tools ranks for a query (docs/tools.md, Try a search): the same index over this
+ * catalog, best first, with each tool's status (an agent's own search also leaves out what its
+ * policy denies it).
+ */
+function TrySearch({ agentId }: { agentId: string }) {
+  const { api } = useSession();
+  const [found, setFound] = useState<TrySearchRow[]>();
+  const [error, setError] = useState<string>();
+  const [busy, setBusy] = useState(false);
+  return (
+    <div data-testid="tool-search">
+      <h3>Try a search</h3>
+      <form
+        class="inline"
+        aria-label="Try a search"
+        onSubmit={async (e) => {
+          e.preventDefault();
+          const query = (e.currentTarget.elements.namedItem("query") as HTMLInputElement).value;
+          setBusy(true);
+          setError(undefined);
+          try {
+            const r = await unwrap(
+              api.POST("/v1/agents/{id}/tools/search", {
+                params: { path: { id: agentId } },
+                body: { query, limit: 10 },
+              }),
+            );
+            setFound(r.data);
+          } catch (err) {
+            setError(messageOf(err));
+            setFound(undefined);
+          } finally {
+            setBusy(false);
+          }
+        }}
+      >
+        <input name="query" maxLength={512} placeholder="e.g. open a pull request" autoComplete="off" />
+        <button type="submit" disabled={busy}>
+          Search
+        </button>
+      </form>
+      <ErrorBox message={error} />
+      {found && found.length === 0 ? <p class="empty">No tool matches.</p> : null}
+      {found && found.length > 0 ? (
+        <ol class="search-results">
+          {found.map((t) => (
+            <li key={t.name} data-found={t.name}>
+              <span class="mono">{t.name}</span> <Status value={t.status} />{" "}
+              <span class="muted">{t.description ?? ""}</span>
+            </li>
+          ))}
+        </ol>
+      ) : null}
+    </div>
+  );
+}
+
+type TrySearchRow = { name: string; status: string; description: string | null };
 
 /** The pinned definition beside the current one; lines only one side has are marked. */
 function ToolDiff({ agentId, name }: { agentId: string; name: string }) {

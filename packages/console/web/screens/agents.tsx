@@ -243,6 +243,14 @@ function AgentDetail({ id }: { id: string }) {
                       ))
                     : null,
                 ],
+                [
+                  "Tool discovery",
+                  a.members
+                    ? a.tool_discovery === "search"
+                      ? "search (tools/list answers search_tools and call_tool)"
+                      : "list (every member tool)"
+                    : null,
+                ],
                 ["Credential", a.credential_ref ? <code key="c">{a.credential_ref}</code> : null],
                 [
                   "Price",

@@ -13,6 +13,9 @@ export type AgentPrice = {
 export const AGENT_PROTOCOLS = ["http", "mcp", "a2a"] as const;
 export type AgentProtocol = (typeof AGENT_PROTOCOLS)[number];
 export type AgentRateLimit = { rps: number; burst: number };
+/** How a virtual MCP server shows its tools (docs/mcp.md, Tool search on virtual servers). */
+export const TOOL_DISCOVERY_MODES = ["list", "search"] as const;
+export type ToolDiscovery = (typeof TOOL_DISCOVERY_MODES)[number];
 /**
  * One member of a virtual MCP server (docs/mcp.md, Virtual MCP servers): the member agent, the
  * prefix its names are exposed under ("" for none), and the tool-name patterns kept or dropped.
@@ -51,6 +54,11 @@ export const agents = pgTable(
     members: jsonb("members").$type<AgentMember[]>(),
     /** An A2A agent's card, when not at the origin of upstream_url (docs/a2a.md); null otherwise. */
     cardUrl: text("card_url"),
+    /**
+     * A virtual MCP server's tools/list: every member tool (`list`), or the gateway's two tools
+     * `search_tools` and `call_tool` (`search`). Always `list` for any other agent.
+     */
+    toolDiscovery: text("tool_discovery", { enum: TOOL_DISCOVERY_MODES }).notNull().default("list"),
     createdBy: text("created_by").notNull(),
     ...timestamps,
     /** Soft delete: the row stays so invocation history keeps its agent. */

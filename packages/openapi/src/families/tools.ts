@@ -5,6 +5,8 @@ import {
   ToolDetail,
   ToolList,
   ToolResource,
+  TrySearchInput,
+  TrySearchResult,
   UnpinResult,
 } from "@gw/tools";
 import type * as v from "valibot";
@@ -20,6 +22,23 @@ const pinBody = {
 };
 
 export const toolsRoutes: Route[] = [
+  {
+    method: "post",
+    path: "/v1/agents/{id}/tools/search",
+    operationId: "searchAgentTools",
+    summary: "Try a tool search",
+    description:
+      "What the search_tools tool of a search-mode virtual server ranks for a query (the same index: names split into words, descriptions, parameters), over the catalog's present tools with their pinned definitions where pinned, best first, with each tool's status. A read: nothing is written. No caller's policy filters it; an agent's own search leaves out what its policy denies it.",
+    tags,
+    body: { json: TrySearchInput, required: true },
+    responses: {
+      "200": ok("The best matches, best first.", TrySearchResult),
+      "400": error(
+        "Not an MCP agent, or a malformed body (query empty or over 512 characters, limit not 1 to 50).",
+      ),
+      "404": notFound,
+    },
+  },
   {
     method: "get",
     path: "/v1/agents/{id}/tools",
