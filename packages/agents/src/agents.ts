@@ -1,5 +1,6 @@
 import { invalid, isId, newId, notFound } from "@gw/core";
-import type { AgentMember, AgentProtocol, AgentRow, Db } from "@gw/db";
+import type { AgentMember, AgentPrice, AgentProtocol, AgentRow, AgentToolPrice, Db } from "@gw/db";
+import { toolPricesProblem } from "@gw/payments";
 import { hostMatches, hostOf, type SsrfPolicy, validateUpstreamUrl } from "@gw/upstream";
 import { credentialRepo } from "@gw/vault";
 import { checkMembers } from "./members.ts";
@@ -21,6 +22,8 @@ type WireState = {
   credential_ref: string | null;
   members: AgentMember[] | null;
   card_url: string | null;
+  price: AgentPrice | null;
+  tool_prices: AgentToolPrice[] | null;
 };
 
 /** Cross-field rules on the agent as it will be stored. Returns the normalized columns. */
@@ -37,6 +40,11 @@ async function checkState(ctx: AgentsCtx, s: WireState, changed: Set<string>, se
     if (s.mcp_protocol_version !== null) throw invalid("mcp_protocol_version is only valid for protocol mcp");
   }
   if (s.card_url !== null && s.protocol !== "a2a") throw invalid("card_url is only valid for protocol a2a");
+  if (s.tool_prices !== null) {
+    if (s.protocol !== "mcp") throw invalid("tool_prices is only valid for protocol mcp");
+    const problem = toolPricesProblem(s.tool_prices, s.price);
+    if (problem !== null) throw invalid(problem);
+  }
   const cardUrl =
     s.card_url !== null && changed.has("card_url")
       ? validateUpstreamUrl(s.card_url, { ...ctx.ssrf, field: "card_url" })
@@ -91,6 +99,8 @@ export async function createAgent({
     credential_ref: input.credential_ref ?? null,
     members: input.members ?? null,
     card_url: input.card_url ?? null,
+    price: input.price ?? null,
+    tool_prices: input.tool_prices ?? null,
   };
   const { mcpTransport, upstreamUrl, cardUrl } = await checkState(
     ctx,
@@ -108,6 +118,7 @@ export async function createAgent({
     mcpProtocolVersion: state.mcp_protocol_version,
     credentialRef: state.credential_ref,
     price: input.price ?? null,
+    toolPrices: state.tool_prices,
     status: input.status ?? "active",
     suspended: input.suspended ?? false,
     rateLimit: input.rate_limit ?? null,
@@ -150,6 +161,9 @@ export async function updateAgent({
     members: pick("members", current.members),
     // Leaving A2A drops the card URL unless the patch sets it.
     card_url: pick("card_url", protocol === "a2a" ? current.cardUrl : null),
+    price: pick("price", current.price),
+    // Leaving MCP drops the per-tool prices unless the patch sets them.
+    tool_prices: pick("tool_prices", protocol === "mcp" ? current.toolPrices : null),
   };
   const { mcpTransport, upstreamUrl, cardUrl } = await checkState(
     ctx,
@@ -165,6 +179,7 @@ export async function updateAgent({
     credentialRef: state.credential_ref,
     members: state.members,
     cardUrl,
+    toolPrices: state.tool_prices,
   };
   if (input.name !== undefined) patch.name = input.name;
   if ("description" in input) patch.description = input.description ?? null;

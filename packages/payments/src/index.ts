@@ -3,6 +3,7 @@ export * from "./challenge.ts";
 export * from "./config.ts";
 export * from "./decode.ts";
 export * from "./errors.ts";
+export * from "./mcp/index.ts";
 export * from "./networks.ts";
 export * from "./price.ts";
 export { settlementConfigRepo } from "./repos/settlement-configs.ts";
