@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { ERROR_CLASS, type InvocationHandle, outcomeOfStatus } from "@gw/invocations";
+import type { PaymentResponse } from "@gw/payments";
 import { type Logger, recordMcpOperation } from "@gw/telemetry";
 import { type Target, targetOf } from "@gw/upstream";
 import { type MemberAgent, type VirtualServer, virtualServer } from "@gw/virtual";
@@ -23,6 +24,11 @@ export type ForwardCall = Readonly<Forwarded> & {
   readonly speaks: Protocol;
   /** What the answer guard learns during the call (null when no answer rule applies). */
   readonly guard: GuardState | null;
+  /**
+   * A settled MCP tool payment's receipt, set once settlement succeeded: the answer's result
+   * carries it in `_meta["x402/payment-response"]` (docs/payments.md, MCP tool calls).
+   */
+  paymentResponse: PaymentResponse | null;
 } & Omit<Local, "target">;
 
 /**
@@ -110,11 +116,13 @@ export function forwardCallOf(
     headers: call.headers,
     clientAddress: call.clientAddress,
     payment: call.payment,
+    prices: call.prices,
     answerGuard: call.answerGuard,
     target: local.target !== undefined ? local.target : call.upstreamUrl ? targetOf(call.upstreamUrl) : null,
     server: null,
     speaks: protocolOf(call.protocol),
     guard: call.answerGuard ? { secret: "", outcome: null } : null,
+    paymentResponse: null,
     subjectToken: local.subjectToken,
     caller: local.caller,
     responseHeaders: local.responseHeaders,
