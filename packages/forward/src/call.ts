@@ -126,7 +126,7 @@ export function forwardCallOf(
     subjectToken: local.subjectToken,
     caller: local.caller,
     responseHeaders: local.responseHeaders,
-    record: call.mcpMethod === null ? local.record : measured(local.record, call.mcpMethod),
+    record: recordOf(call, local.record),
   };
   const spec = call.virtual;
   if (spec === null) return adapted;
@@ -135,6 +135,22 @@ export function forwardCallOf(
     return found ? { ...found.row, target: found.target } : undefined;
   };
   return virtualServer(spec, lookup, deps.config).then((server) => ({ ...adapted, server }));
+}
+
+/** The call's record port: measured for MCP, and binding a paid tool call's receipt. */
+function recordOf(call: Forwarded, record: InvocationHandle): InvocationHandle {
+  const measuredRecord = call.mcpMethod === null ? record : measured(record, call.mcpMethod);
+  const tool = call.payment?.tool;
+  if (!tool) return measuredRecord;
+  const binding = {
+    tool: { name: tool.name, pinned_digest: tool.pinnedDigest ?? null },
+    decision: tool.decision ?? null,
+  };
+  return {
+    complete: (status, facts, extras) => measuredRecord.complete(status, facts, { ...extras, binding }),
+    fail: (failure, facts, extras) => measuredRecord.fail(failure, facts, { ...extras, binding }),
+    failUnsettled: (facts, extras) => measuredRecord.failUnsettled(facts, { ...extras, binding }),
+  };
 }
 
 /**
@@ -153,9 +169,9 @@ function measured(record: InvocationHandle, method: string): InvocationHandle {
       recordMcpOperation(seconds(facts?.latencyMs), { method, errorType: ERROR_CLASS[failure] });
       return record.fail(failure, facts, extras);
     },
-    failUnsettled: (facts) => {
+    failUnsettled: (facts, extras) => {
       recordMcpOperation(seconds(facts.latencyMs), { method, errorType: "settlement_failed" });
-      return record.failUnsettled(facts);
+      return record.failUnsettled(facts, extras);
     },
   };
 }

@@ -66,6 +66,8 @@ export function createProxyApp(rt: Runtime): ProxyApp {
       },
     },
     concurrency: createInFlight(),
+    pinnedDigest: async (tenantId, agentId, tool) =>
+      (await tools.view(tenantId, agentId)).get(tool)?.pinnedDigest ?? null,
   };
   const challenge = proxyChallenge(rt.config);
   const app = createBaseApp({ logger: rt.logger });

@@ -17,4 +17,9 @@ export type ProxyDeps = Runtime & {
   concurrency: InFlight;
   /** In-flight work (stream records) that graceful shutdown waits for. */
   inflight: Tracker;
+  /**
+   * The digest pinned for a tool of an agent (the catalog's cached view), null when not pinned:
+   * read for a paid MCP tool call, whose receipt binds it.
+   */
+  pinnedDigest: (tenantId: string, agentId: string, tool: string) => Promise<string | null>;
 };

@@ -1,9 +1,11 @@
 import { DomainError } from "@gw/core";
+import type { AgentPrice, AgentToolPrice } from "@gw/db";
 import type { PaymentRequiredV2 } from "@x402/core/schemas";
 import { type Requirements, requirementsFor } from "../challenge.ts";
 import { NETWORKS } from "../networks.ts";
+import { amountFor } from "../price.ts";
 import type { VerifiedPayment } from "../verify.ts";
-import type { ToolTerms } from "./tool-prices.ts";
+import { type ToolTerms, toolPriceTable } from "./tool-prices.ts";
 
 /** The `_meta` keys of the x402 MCP transport (x402 v2). */
 export const X402_PAYMENT_META = "x402/payment";
@@ -15,8 +17,16 @@ export const X402_PAYMENT_REQUIRED_CODE = 402;
 /** The `error` of a payment-required result for a call that carried no payment. */
 export const PAYMENT_REQUIRED = "payment_required";
 
-/** An MCP tool payment: the exposed name it paid for and how the tool is described to payers. */
-export type ToolPayment = { name: string; description: string };
+/**
+ * An MCP tool payment: the exposed name it paid for and how the tool is described to payers; the
+ * payment step adds what its receipt binds (the tool's pinned digest, the policy decision).
+ */
+export type ToolPayment = {
+  name: string;
+  description: string;
+  pinnedDigest?: string | null;
+  decision?: { id: string; action: string; matched_rule: string } | null;
+};
 
 /** The settle receipt as the transport returns it (`SettleResponse`). */
 export type PaymentResponse = {
@@ -56,6 +66,24 @@ export function offerOf(payment: VerifiedPayment & { tool: ToolPayment }): ToolO
     description: payment.tool.description,
     v2: payment.paymentRequirements,
   };
+}
+
+/**
+ * What a call costs, as policy conditions see it (`call.price`): a priced MCP tool's terms, else
+ * the agent's price (per tool when `price.tools` names it), in v2 forms; null when the call is free.
+ * An agent with per-tool prices charges nothing else.
+ */
+export function callPrice(
+  agent: { protocol: string; price: AgentPrice | null; toolPrices: AgentToolPrice[] | null },
+  tool: string | null,
+): { amount: string; asset: string; network: string } | null {
+  const table = agent.protocol === "mcp" ? toolPriceTable(agent) : null;
+  if (table) {
+    const terms = tool === null ? null : table.match(tool);
+    return terms ? priceMeta(terms) : null;
+  }
+  if (!agent.price) return null;
+  return priceMeta({ price: { ...agent.price, amount: amountFor(agent.price, tool) }, description: null });
 }
 
 /** The transport's `PaymentRequired` object for a tool. */

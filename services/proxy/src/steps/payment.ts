@@ -75,6 +75,12 @@ async function checkToolPayment(call: Call, deps: ProxyDeps, table: ToolPriceTab
   });
   if (!verified) return call;
   recordPaymentVerification({ outcome: "valid" });
+  // What the receipt binds: the tool's pinned digest now, and the decision that let the call through.
+  verified.tool.pinnedDigest = await withinDeadline(
+    deps.pinnedDigest(call.tenantId, call.agent.id, request.tool),
+  );
+  const d = call.decision;
+  verified.tool.decision = d ? { id: d.id, action: d.action, matched_rule: d.matchedRule } : null;
   call.payment = { ...verified, facilitator };
   call.reservations.push(paymentNonceReservation(verified));
   if (call.forward) call.forward = withoutPayment(call.forward);
