@@ -2,6 +2,7 @@ export * from "./admit.ts";
 export * from "./challenge.ts";
 export * from "./config.ts";
 export * from "./decode.ts";
+export * from "./eip3009.ts";
 export * from "./errors.ts";
 export * from "./mcp/index.ts";
 export * from "./networks.ts";

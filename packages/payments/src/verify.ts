@@ -5,23 +5,11 @@ import type {
   PaymentRequirementsV1,
   PaymentRequirementsV2,
 } from "@x402/core/schemas";
-import { type Address, type Hex, recoverTypedDataAddress } from "viem";
 import type { Requirements } from "./challenge.ts";
 import type { DecodedPayment } from "./decode.ts";
+import { signerOf } from "./eip3009.ts";
 import { paymentFailed } from "./errors.ts";
 import { NETWORKS } from "./networks.ts";
-
-/** EIP-3009's typed data, as USDC defines it. */
-export const TRANSFER_WITH_AUTHORIZATION = {
-  TransferWithAuthorization: [
-    { name: "from", type: "address" },
-    { name: "to", type: "address" },
-    { name: "value", type: "uint256" },
-    { name: "validAfter", type: "uint256" },
-    { name: "validBefore", type: "uint256" },
-    { name: "nonce", type: "bytes32" },
-  ],
-} as const;
 
 /**
  * A payment that passed every local check. `payer` and `nonce` are lower-case: together they name
@@ -89,7 +77,7 @@ function termsProblem(decoded: DecodedPayment, price: AgentPrice, req: Requireme
  * Verifies a decoded payment against the call's terms, locally: scheme and network, `to` = payTo,
  * `value` ≥ the price, `validAfter` ≤ now < `validBefore`, and the EIP-712 TransferWithAuthorization
  * signature over the USDC domain of the chain recovering to `from` (viem, no RPC: externally owned
- * accounts only). Any failure throws the one 402 `payment verification failed`.
+ * accounts only; libsecp256k1 where it loads, eip3009.ts). Any failure throws the one 402 `payment verification failed`.
  */
 export async function verifyPayment(opts: VerifyOptions): Promise<VerifiedPayment> {
   const checked = await checkPayment(opts);
@@ -118,25 +106,8 @@ export async function checkPayment(opts: VerifyOptions): Promise<VerifiedPayment
     return "invalid_exact_evm_payload_authorization_value";
   if (BigInt(auth.validAfter) > now) return "invalid_exact_evm_payload_authorization_valid_after";
   if (now >= BigInt(auth.validBefore)) return "invalid_exact_evm_payload_authorization_valid_before";
-  let signer: Address;
-  try {
-    signer = await recoverTypedDataAddress({
-      domain: { name: net.name, version: net.version, chainId: net.chainId, verifyingContract: net.asset },
-      types: TRANSFER_WITH_AUTHORIZATION,
-      primaryType: "TransferWithAuthorization",
-      message: {
-        from: auth.from as Address,
-        to: auth.to as Address,
-        value: BigInt(auth.value),
-        validAfter: BigInt(auth.validAfter),
-        validBefore: BigInt(auth.validBefore),
-        nonce: auth.nonce as Hex,
-      },
-      signature: decoded.evm.signature as Hex,
-    });
-  } catch {
-    return "invalid_exact_evm_payload_signature";
-  }
+  const signer = await signerOf(net, decoded.evm);
+  if (signer === null) return "invalid_exact_evm_payload_signature";
   if (!sameAddress(signer, auth.from)) return "invalid_exact_evm_payload_signature";
   const facts: PaymentFacts = {
     network: price.network,
