@@ -1,4 +1,4 @@
-import { createRequire } from "node:module";
+import secp256k1 from "secp256k1";
 import { type Address, type Hex, hexToBytes, keccak256, recoverTypedDataAddress, toBytes } from "viem";
 import type { Eip3009 } from "./decode.ts";
 import type { UsdcNetwork } from "./networks.ts";
@@ -14,22 +14,6 @@ export const TRANSFER_WITH_AUTHORIZATION = {
     { name: "nonce", type: "bytes32" },
   ],
 } as const;
-
-/** libsecp256k1's recovery (native, prebuilt for the platform), or null where it cannot load. */
-type Native = {
-  ecdsaRecover(sig: Uint8Array, recid: number, msg32: Uint8Array, compressed: boolean): Uint8Array;
-};
-let native: Native | null | undefined;
-function nativeRecovery(): Native | null {
-  if (native === undefined) {
-    try {
-      native = createRequire(import.meta.url)("secp256k1/bindings") as Native;
-    } catch {
-      native = null;
-    }
-  }
-  return native;
-}
 
 const TYPE_HASH = keccak256(
   toBytes(
@@ -90,16 +74,13 @@ export function transferDigest(net: UsdcNetwork, auth: Eip3009["authorization"])
 
 /**
  * The address that signed an EIP-3009 authorization over a USDC domain (externally owned
- * accounts; no RPC), or null when the signature does not recover. With libsecp256k1 available the
- * recovery is native; a signature it refuses, or a platform without it, goes through viem, so
- * what is accepted never depends on which path ran.
+ * accounts; no RPC), or null when the signature does not recover. libsecp256k1 recovers it (the
+ * `secp256k1` package's prebuilt binding; its own JS fallback on a platform without one); a
+ * signature it refuses goes through viem, so what is accepted never depends on which path ran.
  */
 export async function signerOf(net: UsdcNetwork, evm: Eip3009): Promise<string | null> {
-  const lib = nativeRecovery();
-  if (lib) {
-    const fast = nativeSigner(lib, net, evm);
-    if (fast !== null) return fast;
-  }
+  const fast = nativeSigner(net, evm);
+  if (fast !== null) return fast;
   try {
     const a = evm.authorization;
     return await recoverTypedDataAddress({
@@ -121,7 +102,7 @@ export async function signerOf(net: UsdcNetwork, evm: Eip3009): Promise<string |
   }
 }
 
-function nativeSigner(lib: Native, net: UsdcNetwork, evm: Eip3009): string | null {
+function nativeSigner(net: UsdcNetwork, evm: Eip3009): string | null {
   const sig = hexToBytes(evm.signature as Hex);
   let rs: Uint8Array;
   let recid: number;
@@ -137,7 +118,7 @@ function nativeSigner(lib: Native, net: UsdcNetwork, evm: Eip3009): string | nul
   }
   if (recid !== 0 && recid !== 1) return null;
   try {
-    const pub = lib.ecdsaRecover(rs, recid, transferDigest(net, evm.authorization), false);
+    const pub = secp256k1.ecdsaRecover(rs, recid, transferDigest(net, evm.authorization), false);
     const hash = keccak256(pub.subarray(1), "bytes");
     return `0x${Buffer.from(hash.subarray(12)).toString("hex")}`;
   } catch {

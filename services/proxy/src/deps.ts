@@ -1,4 +1,5 @@
 import type { AnswerHooks } from "@gw/forward";
+import type { FacilitatorRef } from "@gw/payments";
 import type { PolicyGate } from "@gw/policy";
 import type { InFlight, Limit } from "@gw/ratelimit";
 import type { Runtime } from "@gw/runtime";
@@ -22,4 +23,6 @@ export type ProxyDeps = Runtime & {
    * read for a paid MCP tool call, whose receipt binds it.
    */
   pinnedDigest: (tenantId: string, agentId: string, tool: string) => Promise<string | null>;
+  /** The tenant's facilitator (null: it settles nothing), cached and invalidated on settlement writes. */
+  facilitators: (tenantId: string) => Promise<FacilitatorRef | null>;
 };

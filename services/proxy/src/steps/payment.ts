@@ -2,7 +2,6 @@ import { DomainError, withinDeadline } from "@gw/core";
 import {
   admitPayment,
   admitToolPayment,
-  facilitatorOf,
   paymentNonceReservation,
   type ToolPriceTable,
   toolPriceTable,
@@ -25,8 +24,7 @@ export async function checkPayment(call: Call, deps: ProxyDeps): Promise<Call> {
   if (table) return checkToolPayment(call, deps, table);
   const price = call.agent.price;
   if (!price) return call;
-  // Bounded: a stalled store answers the caller 503 in time (docs/reliability.md).
-  const facilitator = await withinDeadline(facilitatorOf(deps.store.db, call.tenantId));
+  const facilitator = await deps.facilitators(call.tenantId);
   const verified = await admitPayment({
     price,
     tool: call.request?.tool ?? null,
@@ -59,7 +57,7 @@ export async function checkPayment(call: Call, deps: ProxyDeps): Promise<Call> {
 async function checkToolPayment(call: Call, deps: ProxyDeps, table: ToolPriceTable): Promise<Call> {
   const request = call.request;
   if (request?.method !== "tools/call" || !request.tool || table.match(request.tool) === null) return call;
-  const facilitator = await withinDeadline(facilitatorOf(deps.store.db, call.tenantId));
+  const facilitator = await deps.facilitators(call.tenantId);
   const verified = await admitToolPayment({
     table,
     tool: request.tool,
