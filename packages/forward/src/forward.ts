@@ -59,7 +59,7 @@ export async function forward(
   if (route.kind === "upstream") {
     tap.routedAgentId = route.routedAgentId;
     const opened = await openCallCredential(route.call, route.target.host, deps, sink.caller);
-    if (opened === "refused") return refuse(call, tap, sink, "credential", notForwarded(call.payment));
+    if (opened === "refused") return refuse(call, tap, sink, "credential", notForwarded(call.payment), deps);
     credential = opened;
     tap.secret = credential?.secret ?? "";
     if (call.guard) call.guard.secret = tap.secret;
@@ -69,7 +69,7 @@ export async function forward(
   // An MCP tool payment's receipt goes in the result's `_meta` (mcp-x402.ts), not in a header.
   if (call.payment?.tool) call.paymentResponse = toolPaymentResponse(call.payment, settled);
   else Object.assign(call.responseHeaders, settled.headers);
-  if (!settled.forward) return refuse(call, tap, sink, "unsettled", settled);
+  if (!settled.forward) return refuse(call, tap, sink, "unsettled", settled, deps);
   // A virtual MCP server answering from its members (docs/mcp.md): the one branch for it here.
   if (route.kind === "virtual") return serveVirtual(call, route, tap, settled, sink, deps);
   const { target, body } = route;
@@ -96,11 +96,25 @@ async function refuse(
   sink: AnswerSink,
   why: "credential" | "unsettled",
   settled: Settled,
+  deps: ForwardDeps,
 ): Promise<void> {
   const unsettled = why === "unsettled";
   if (sink.kind === "collect") {
     const facts = tap.facts(settled.facts(!unsettled));
-    return unsettled ? call.record.failUnsettled(facts) : call.record.fail("credential", facts);
+    if (!unsettled) return call.record.fail("credential", facts);
+    // A paid MCP tool call's poll shows the transport's answer: the payment-required result.
+    const refused = toolSettlementRefused(call, settled, {});
+    if (!refused) return call.record.failUnsettled(facts);
+    const body = Buffer.from(JSON.stringify(refused.body));
+    return call.record.failUnsettled(facts, {
+      result: {
+        status: 200,
+        contentType: "application/json",
+        headers: null,
+        body,
+        expiresAt: new Date(Date.now() + deps.config.GW_RESULT_TTL_SECONDS * 1000),
+      },
+    });
   }
   recordProxyCall({
     mode: "streaming",

@@ -133,6 +133,14 @@ describe("x402 for MCP tool calls, transactional path", () => {
         error_class: null,
         settlement: { status: "settlement_failed", reason: "facilitator_error" },
       });
+      // The poll shows the transport's answer: the payment-required result, its receipt failed.
+      const answer = bodyOf(polled);
+      expect(answer).toMatchObject({ jsonrpc: "2.0", id: 10 });
+      paymentRequiredOf(answer.result, "settlement_failed", "echo");
+      expect(paymentResponseOf(answer.result)).toMatchObject({
+        success: false,
+        errorReason: "facilitator_error",
+      });
     } finally {
       fac.behaviour = "succeed";
     }
