@@ -1,4 +1,4 @@
-// `pnpm bench [--quick] [--no-build] [--profile] [--json <file>] [--only stream,oauth,policy,quota,a2a,transact,transfer,sse,tools,guard,virtual,virtual-v1,search,audit,scale]`: the split deployment against a
+// `pnpm bench [--quick] [--no-build] [--profile] [--json <file>] [--only stream,oauth,policy,quota,a2a,transact,transfer,sse,tools,guard,virtual,virtual-v1,search,x402-mcp,audit,scale]`: the split deployment against a
 // direct upstream and a bare Node proxy, side by side in one run. See docs/performance.md.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
@@ -24,6 +24,7 @@ import { transactRows } from "./transact-rows.ts";
 import { transferRows } from "./transfer.ts";
 import { virtualRows } from "./virtual.ts";
 import { virtualV1Rows } from "./virtual-v1.ts";
+import { x402McpRows } from "./x402-mcp.ts";
 
 const argv = process.argv.slice(2);
 const quick = argv.includes("--quick");
@@ -32,7 +33,7 @@ const P = quick
   ? { rounds: 1, seconds: 2, latSeconds: 1, bytes: 256 * 2 ** 20, sseEvents: 100, sseStreams: 4 }
   : { rounds: 3, seconds: 5, latSeconds: 3, bytes: 2 ** 30, sseEvents: 400, sseStreams: 4 };
 const onlyAt = argv.indexOf("--only");
-/** `--only stream,oauth,policy,quota,a2a,transact,transfer,sse,tools,guard,virtual,virtual-v1,search,audit,scale`: run just those sections (for iterating on one figure). */
+/** `--only stream,oauth,policy,quota,a2a,transact,transfer,sse,tools,guard,virtual,virtual-v1,search,x402-mcp,audit,scale`: run just those sections (for iterating on one figure). */
 const only = onlyAt >= 0 ? new Set((argv[onlyAt + 1] ?? "").split(",")) : null;
 const want = (section: string) => only === null || only.has(section);
 const CONCURRENCY = 64;
@@ -222,6 +223,10 @@ async function main(): Promise<number> {
       "tool search: index build and search at 1,000 tools, search_tools, call_tool against tools/call ...",
     );
     rows.push(...(await searchRows(d, P)));
+  }
+  if (want("x402-mcp")) {
+    console.log("x402 inside MCP tool calls: a paid tools/call (verification only) against the free one ...");
+    rows.push(...(await x402McpRows(d, { rounds: P.rounds, quick })));
   }
 
   // 7. The audit chain's cost per control-plane write: the write's transaction with and without

@@ -1,5 +1,14 @@
 import { invalid, isId, newId, notFound } from "@gw/core";
-import type { AgentMember, AgentProtocol, AgentRow, Db, ToolDiscovery } from "@gw/db";
+import type {
+  AgentMember,
+  AgentPrice,
+  AgentProtocol,
+  AgentRow,
+  AgentToolPrice,
+  Db,
+  ToolDiscovery,
+} from "@gw/db";
+import { toolPricesProblem } from "@gw/payments";
 import { hostMatches, hostOf, type SsrfPolicy, validateUpstreamUrl } from "@gw/upstream";
 import { credentialRepo } from "@gw/vault";
 import { checkMembers } from "./members.ts";
@@ -22,6 +31,8 @@ type WireState = {
   members: AgentMember[] | null;
   tool_discovery: ToolDiscovery;
   card_url: string | null;
+  price: AgentPrice | null;
+  tool_prices: AgentToolPrice[] | null;
 };
 
 /** Cross-field rules on the agent as it will be stored. Returns the normalized columns. */
@@ -41,6 +52,11 @@ async function checkState(ctx: AgentsCtx, s: WireState, changed: Set<string>, se
     if (s.mcp_protocol_version !== null) throw invalid("mcp_protocol_version is only valid for protocol mcp");
   }
   if (s.card_url !== null && s.protocol !== "a2a") throw invalid("card_url is only valid for protocol a2a");
+  if (s.tool_prices !== null) {
+    if (s.protocol !== "mcp") throw invalid("tool_prices is only valid for protocol mcp");
+    const problem = toolPricesProblem(s.tool_prices, s.price);
+    if (problem !== null) throw invalid(problem);
+  }
   const cardUrl =
     s.card_url !== null && changed.has("card_url")
       ? validateUpstreamUrl(s.card_url, { ...ctx.ssrf, field: "card_url" })
@@ -96,6 +112,8 @@ export async function createAgent({
     members: input.members ?? null,
     tool_discovery: input.tool_discovery ?? "list",
     card_url: input.card_url ?? null,
+    price: input.price ?? null,
+    tool_prices: input.tool_prices ?? null,
   };
   const { mcpTransport, upstreamUrl, cardUrl } = await checkState(
     ctx,
@@ -113,6 +131,7 @@ export async function createAgent({
     mcpProtocolVersion: state.mcp_protocol_version,
     credentialRef: state.credential_ref,
     price: input.price ?? null,
+    toolPrices: state.tool_prices,
     status: input.status ?? "active",
     suspended: input.suspended ?? false,
     rateLimit: input.rate_limit ?? null,
@@ -159,6 +178,9 @@ export async function updateAgent({
       input.tool_discovery ?? (pick("members", current.members) === null ? "list" : current.toolDiscovery),
     // Leaving A2A drops the card URL unless the patch sets it.
     card_url: pick("card_url", protocol === "a2a" ? current.cardUrl : null),
+    price: pick("price", current.price),
+    // Leaving MCP drops the per-tool prices unless the patch sets them.
+    tool_prices: pick("tool_prices", protocol === "mcp" ? current.toolPrices : null),
   };
   const { mcpTransport, upstreamUrl, cardUrl } = await checkState(
     ctx,
@@ -175,6 +197,7 @@ export async function updateAgent({
     members: state.members,
     toolDiscovery: state.tool_discovery,
     cardUrl,
+    toolPrices: state.tool_prices,
   };
   if (input.name !== undefined) patch.name = input.name;
   if ("description" in input) patch.description = input.description ?? null;

@@ -74,6 +74,37 @@ const ToolPattern = v.pipe(
 );
 const Patterns = v.pipe(v.array(ToolPattern, "must be a list of tool-name patterns"), v.maxLength(64));
 
+/** The networks a price may name, in either spelling (docs/payments.md). */
+const NETWORK_NAMES = ["base", "base-sepolia", "eip155:8453", "eip155:84532"] as const;
+const Address = v.pipe(
+  v.string(),
+  v.regex(/^0x[0-9a-fA-F]{40}$/, "must be a 0x-prefixed 20-byte hex address"),
+);
+
+/**
+ * One per-tool price of an MCP agent (docs/payments.md, MCP tool calls). Fields left out come from
+ * the agent's `price`; the cross-field rules (a payee, an asset of the network) are the agents
+ * verbs'.
+ */
+export const ToolPrice = v.strictObject(
+  {
+    tool: ToolPattern,
+    amount: Amount,
+    asset: v.optional(v.union([v.literal("USDC"), Address], 'must be "USDC" or the USDC contract address')),
+    network: v.optional(v.picklist(NETWORK_NAMES, 'must be "base", "base-sepolia" or their CAIP-2 ids')),
+    pay_to: v.optional(Address),
+    description: v.optional(v.pipe(v.string("must be a string"), v.maxLength(1000))),
+  },
+  "unknown field in tool price",
+);
+
+/** An MCP agent's per-tool prices, in order (first match wins). */
+export const ToolPrices = v.pipe(
+  v.array(ToolPrice, "must be a list of tool prices"),
+  v.minLength(1, "must name at least one tool"),
+  v.maxLength(LIMITS.toolPricesMax, `must name at most ${LIMITS.toolPricesMax} tools`),
+);
+
 /** One member of a virtual MCP server (docs/mcp.md, Virtual MCP servers). */
 export const Member = v.strictObject(
   {
@@ -104,6 +135,8 @@ const fields = {
   mcp_protocol_version: v.nullish(ProtocolVersion),
   credential_ref: v.nullish(Ref),
   price: v.nullish(Price),
+  /** An MCP agent's per-tool prices (docs/payments.md, MCP tool calls); null clears. */
+  tool_prices: v.nullish(ToolPrices),
   status: v.optional(v.picklist(["active", "inactive"], 'must be "active" or "inactive"')),
   suspended: v.optional(v.boolean("must be a boolean")),
   rate_limit: v.nullish(RateLimit),

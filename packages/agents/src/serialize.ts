@@ -1,6 +1,6 @@
 import { AGENT_PROTOCOLS, type AgentRow, TOOL_DISCOVERY_MODES } from "@gw/db";
 import * as v from "valibot";
-import { Member, Price, RateLimit } from "./schema.ts";
+import { Member, Price, RateLimit, ToolPrice } from "./schema.ts";
 
 const Time = v.pipe(v.string(), v.isoTimestamp());
 
@@ -18,6 +18,8 @@ export const AgentResource = v.object({
   mcp_protocol_version: v.nullable(v.string()),
   credential_ref: v.nullable(v.string()),
   price: v.nullable(Price),
+  /** An MCP agent's per-tool prices, first match wins (docs/payments.md, MCP tool calls); null: none. */
+  tool_prices: v.nullable(v.array(ToolPrice)),
   status: v.picklist(["active", "inactive"]),
   suspended: v.boolean(),
   rate_limit: v.nullable(RateLimit),
@@ -52,6 +54,7 @@ export function agentJson(row: AgentRow, opts: { receiptsEnabled: boolean }): Ag
     mcp_protocol_version: row.mcpProtocolVersion,
     credential_ref: row.credentialRef,
     price: row.price,
+    tool_prices: row.toolPrices,
     status: row.status,
     suspended: row.suspended,
     rate_limit: row.rateLimit,

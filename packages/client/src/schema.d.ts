@@ -915,6 +915,7 @@ export interface components {
             mcp_protocol_version: string | null;
             credential_ref: string | null;
             price: components["schemas"]["AgentPrice"] | null;
+            tool_prices: components["schemas"]["AgentToolPrice"][] | null;
             /** @enum {string} */
             status: "active" | "inactive";
             suspended: boolean;
@@ -942,6 +943,7 @@ export interface components {
             mcp_protocol_version?: string | null;
             credential_ref?: string | null;
             price?: components["schemas"]["AgentPrice"] | null;
+            tool_prices?: components["schemas"]["AgentToolPrice"][] | null;
             /** @enum {string} */
             status?: "active" | "inactive";
             suspended?: boolean;
@@ -964,6 +966,7 @@ export interface components {
             mcp_protocol_version?: string | null;
             credential_ref?: string | null;
             price?: components["schemas"]["AgentPrice"] | null;
+            tool_prices?: components["schemas"]["AgentToolPrice"][] | null;
             /** @enum {string} */
             status?: "active" | "inactive";
             suspended?: boolean;
@@ -997,6 +1000,16 @@ export interface components {
             prefix: string;
             include?: string[];
             exclude?: string[];
+        };
+        AgentToolPrice: {
+            tool: string;
+            /** @description Checked by the server ("must fit in 256 bits"). */
+            amount: string;
+            asset?: "USDC" | string;
+            /** @enum {string} */
+            network?: "base" | "base-sepolia" | "eip155:8453" | "eip155:84532";
+            pay_to?: string;
+            description?: string;
         };
         Tool: {
             name: string;
@@ -1774,7 +1787,7 @@ export interface operations {
                     "application/json": components["schemas"]["Agent"];
                 };
             };
-            /** @description Invalid body: a malformed or unknown field, an upstream_url failing SSRF validation or not https, a credential_ref that does not exist in the tenant, a malformed price, card_url on an agent that is not A2A or failing the upstream_url rules, mcp_transport other than streamable_http for an MCP agent, or invalid members of a virtual MCP server (1 to 16 MCP agents of the tenant that are not virtual themselves, each once, under unique prefixes matching ^[a-z0-9][a-z0-9-]{0,31}$ or ""; upstream_url and credential_ref null), or tool_discovery "search" on an agent that is not a virtual MCP server; the message names the field and the rule. Any query parameter: this route takes none; the message names it. */
+            /** @description Invalid body: a malformed or unknown field, an upstream_url failing SSRF validation or not https, a credential_ref that does not exist in the tenant, a malformed price, tool_prices on an agent that is not MCP or an entry without a payee (pay_to, or the price of the agent) or whose asset is not the USDC of its network, card_url on an agent that is not A2A or failing the upstream_url rules, mcp_transport other than streamable_http for an MCP agent, or invalid members of a virtual MCP server (1 to 16 MCP agents of the tenant that are not virtual themselves, each once, under unique prefixes matching ^[a-z0-9][a-z0-9-]{0,31}$ or ""; upstream_url and credential_ref null), or tool_discovery "search" on an agent that is not a virtual MCP server; the message names the field and the rule. Any query parameter: this route takes none; the message names it. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1947,7 +1960,7 @@ export interface operations {
                     "application/json": components["schemas"]["Agent"];
                 };
             };
-            /** @description Invalid body: a malformed or unknown field, an upstream_url failing SSRF validation or not https, a credential_ref that does not exist in the tenant, a malformed price, card_url on an agent that is not A2A or failing the upstream_url rules, mcp_transport other than streamable_http for an MCP agent, or invalid members of a virtual MCP server (1 to 16 MCP agents of the tenant that are not virtual themselves, each once, under unique prefixes matching ^[a-z0-9][a-z0-9-]{0,31}$ or ""; upstream_url and credential_ref null), or tool_discovery "search" on an agent that is not a virtual MCP server; the message names the field and the rule. Any query parameter: this route takes none; the message names it. */
+            /** @description Invalid body: a malformed or unknown field, an upstream_url failing SSRF validation or not https, a credential_ref that does not exist in the tenant, a malformed price, tool_prices on an agent that is not MCP or an entry without a payee (pay_to, or the price of the agent) or whose asset is not the USDC of its network, card_url on an agent that is not A2A or failing the upstream_url rules, mcp_transport other than streamable_http for an MCP agent, or invalid members of a virtual MCP server (1 to 16 MCP agents of the tenant that are not virtual themselves, each once, under unique prefixes matching ^[a-z0-9][a-z0-9-]{0,31}$ or ""; upstream_url and credential_ref null), or tool_discovery "search" on an agent that is not a virtual MCP server; the message names the field and the rule. Any query parameter: this route takes none; the message names it. */
             400: {
                 headers: {
                     [name: string]: unknown;

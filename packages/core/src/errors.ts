@@ -24,17 +24,23 @@ export class DomainError extends Error {
   readonly headers: Readonly<Record<string, string>>;
   /** A full JSON body that replaces `{"error"}` (the x402 challenge). */
   readonly body: unknown;
+  /**
+   * The HTTP status when a protocol's transport answers this refusal inside a successful answer
+   * (x402 over MCP: the payment-required tool result on HTTP 200); absent: the kind's status.
+   */
+  readonly status: 200 | undefined;
 
   constructor(
     kind: ErrorKind,
     message: string,
-    opts: { headers?: Record<string, string>; body?: unknown } = {},
+    opts: { headers?: Record<string, string>; body?: unknown; status?: 200 } = {},
   ) {
     super(message);
     this.name = "DomainError";
     this.kind = kind;
     this.headers = opts.headers ?? {};
     this.body = opts.body;
+    this.status = opts.status;
   }
 }
 

@@ -37,6 +37,8 @@ export const LIMITS = Object.freeze({
   toolListMaxBytes: 8 * MiB,
   /** A tool name the catalog keeps (MCP names a tool in at most 128 characters). */
   toolNameMaxBytes: 256,
+  /** Per-tool prices of one MCP agent. */
+  toolPricesMax: 256,
   /** Members of a virtual MCP server. */
   virtualMembersMax: 16,
   /** A member's answer a virtual MCP server reads whole to merge. */

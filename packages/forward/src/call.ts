@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { ERROR_CLASS, type InvocationHandle, outcomeOfStatus } from "@gw/invocations";
+import type { PaymentResponse } from "@gw/payments";
 import { type Logger, recordMcpOperation } from "@gw/telemetry";
 import { type Target, targetOf } from "@gw/upstream";
 import { type MemberAgent, type VirtualServer, virtualServer } from "@gw/virtual";
@@ -23,6 +24,11 @@ export type ForwardCall = Readonly<Forwarded> & {
   readonly speaks: Protocol;
   /** What the answer guard learns during the call (null when no answer rule applies). */
   readonly guard: GuardState | null;
+  /**
+   * A settled MCP tool payment's receipt, set once settlement succeeded: the answer's result
+   * carries it in `_meta["x402/payment-response"]` (docs/payments.md, MCP tool calls).
+   */
+  paymentResponse: PaymentResponse | null;
 } & Omit<Local, "target">;
 
 /**
@@ -110,19 +116,17 @@ export function forwardCallOf(
     headers: call.headers,
     clientAddress: call.clientAddress,
     payment: call.payment,
+    prices: call.prices,
     answerGuard: call.answerGuard,
     target: local.target !== undefined ? local.target : call.upstreamUrl ? targetOf(call.upstreamUrl) : null,
     server: null,
     speaks: protocolOf(call.protocol),
     guard: call.answerGuard ? { secret: "", outcome: null } : null,
+    paymentResponse: null,
     subjectToken: local.subjectToken,
     caller: local.caller,
     responseHeaders: local.responseHeaders,
-    // MCP's server metric counts MCP calls only (an A2A method travels in the same field).
-    record:
-      call.protocol === "mcp" && call.mcpMethod !== null
-        ? measured(local.record, call.mcpMethod)
-        : local.record,
+    record: recordOf(call, local.record),
   };
   const spec = call.virtual;
   if (spec === null) return adapted;
@@ -131,6 +135,24 @@ export function forwardCallOf(
     return found ? { ...found.row, target: found.target } : undefined;
   };
   return virtualServer(spec, lookup, deps.config).then((server) => ({ ...adapted, server }));
+}
+
+/** The call's record port: measured for MCP, and binding a paid tool call's receipt. */
+function recordOf(call: Forwarded, record: InvocationHandle): InvocationHandle {
+  // MCP's server metric counts MCP calls only (an A2A method travels in the same field).
+  const measuredRecord =
+    call.protocol === "mcp" && call.mcpMethod !== null ? measured(record, call.mcpMethod) : record;
+  const tool = call.payment?.tool;
+  if (!tool) return measuredRecord;
+  const binding = {
+    tool: { name: tool.name, pinned_digest: tool.pinnedDigest ?? null },
+    decision: tool.decision ?? null,
+  };
+  return {
+    complete: (status, facts, extras) => measuredRecord.complete(status, facts, { ...extras, binding }),
+    fail: (failure, facts, extras) => measuredRecord.fail(failure, facts, { ...extras, binding }),
+    failUnsettled: (facts, extras) => measuredRecord.failUnsettled(facts, { ...extras, binding }),
+  };
 }
 
 /**
@@ -149,9 +171,9 @@ function measured(record: InvocationHandle, method: string): InvocationHandle {
       recordMcpOperation(seconds(facts?.latencyMs), { method, errorType: ERROR_CLASS[failure] });
       return record.fail(failure, facts, extras);
     },
-    failUnsettled: (facts) => {
+    failUnsettled: (facts, extras) => {
       recordMcpOperation(seconds(facts.latencyMs), { method, errorType: "settlement_failed" });
-      return record.failUnsettled(facts);
+      return record.failUnsettled(facts, extras);
     },
   };
 }

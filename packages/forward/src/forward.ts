@@ -20,6 +20,7 @@ import { eachEventHead, eachEventSource } from "./each-event.ts";
 import type { Forwarded } from "./forwarded.ts";
 import { holdBody } from "./hold.ts";
 import { type Answer, AnswerPlan, onAnswer } from "./hooks.ts";
+import { toolPaymentResponse, toolSettlementRefused } from "./protocols/mcp-x402.ts";
 import { relay } from "./relay.ts";
 import { renewed, routeToMember, sessionLost } from "./routed.ts";
 import { drain, keep, type Relay, relayCompleted, relayedFacts, relayFailed } from "./sink.ts";
@@ -58,15 +59,17 @@ export async function forward(
   if (route.kind === "upstream") {
     tap.routedAgentId = route.routedAgentId;
     const opened = await openCallCredential(route.call, route.target.host, deps, sink.caller);
-    if (opened === "refused") return refuse(call, tap, sink, "credential", notForwarded(call.payment));
+    if (opened === "refused") return refuse(call, tap, sink, "credential", notForwarded(call.payment), deps);
     credential = opened;
     tap.secret = credential?.secret ?? "";
     if (call.guard) call.guard.secret = tap.secret;
   }
   // Settle-then-forward: the upstream is dialled only once the payment settled.
   const settled = await settleForForward(settleDeps(deps), call.tenantId, call.payment);
-  Object.assign(call.responseHeaders, settled.headers);
-  if (!settled.forward) return refuse(call, tap, sink, "unsettled", settled);
+  // An MCP tool payment's receipt goes in the result's `_meta` (mcp-x402.ts), not in a header.
+  if (call.payment?.tool) call.paymentResponse = toolPaymentResponse(call.payment, settled);
+  else Object.assign(call.responseHeaders, settled.headers);
+  if (!settled.forward) return refuse(call, tap, sink, "unsettled", settled, deps);
   // A virtual MCP server answering from its members (docs/mcp.md): the one branch for it here.
   if (route.kind === "virtual") return serveVirtual(call, route, tap, settled, sink, deps);
   const { target, body } = route;
@@ -93,11 +96,25 @@ async function refuse(
   sink: AnswerSink,
   why: "credential" | "unsettled",
   settled: Settled,
+  deps: ForwardDeps,
 ): Promise<void> {
   const unsettled = why === "unsettled";
   if (sink.kind === "collect") {
     const facts = tap.facts(settled.facts(!unsettled));
-    return unsettled ? call.record.failUnsettled(facts) : call.record.fail("credential", facts);
+    if (!unsettled) return call.record.fail("credential", facts);
+    // A paid MCP tool call's poll shows the transport's answer: the payment-required result.
+    const refused = toolSettlementRefused(call, settled, {});
+    if (!refused) return call.record.failUnsettled(facts);
+    const body = Buffer.from(JSON.stringify(refused.body));
+    return call.record.failUnsettled(facts, {
+      result: {
+        status: 200,
+        contentType: "application/json",
+        headers: null,
+        body,
+        expiresAt: new Date(Date.now() + deps.config.GW_RESULT_TTL_SECONDS * 1000),
+      },
+    });
   }
   recordProxyCall({
     mode: "streaming",
@@ -107,9 +124,10 @@ async function refuse(
   const facts = relayedFacts(tap, undefined, settled.facts(false));
   keep(sink, call, unsettled ? call.record.failUnsettled(facts) : call.record.fail("credential", facts));
   drain(sink);
-  throw unsettled
-    ? settlementFailed(gatewayHeaders(call))
-    : upstreamError("credential", gatewayHeaders(call));
+  if (!unsettled) throw upstreamError("credential", gatewayHeaders(call));
+  // Over MCP a failed settlement is the payment-required tool result (HTTP 200), its receipt failed.
+  const refused = toolSettlementRefused(call, settled, gatewayHeaders(call));
+  throw refused ?? settlementFailed(gatewayHeaders(call));
 }
 
 /** Streaming: the answer relayed as it arrives, the record written in the background. */

@@ -1,3 +1,4 @@
+import type { AgentPrice, AgentToolPrice } from "@gw/db";
 import type { AdmittedPayment } from "@gw/payments";
 import * as v from "valibot";
 import { PROTOCOL_NAMES } from "./protocols/protocol.ts";
@@ -20,6 +21,15 @@ const PaymentFacts = v.looseObject({
   facilitator: v.nullable(v.object({ url: Text, credentialRef: v.nullable(Text) })),
 });
 const Payment = v.custom<AdmittedPayment>((x) => v.is(PaymentFacts, x), "invalid payment");
+
+/**
+ * An MCP agent's per-tool prices and its price (their defaults), for the `tools/list` answer's
+ * `_meta["x402/price"]` (docs/payments.md, MCP tool calls); checked when the agent was written.
+ */
+const Prices = v.custom<{ toolPrices: AgentToolPrice[] | null; price: AgentPrice | null }>(
+  (x) => v.is(v.object({ toolPrices: v.array(v.looseObject({})), price: v.nullable(v.looseObject({})) }), x),
+  "invalid prices",
+);
 
 /** A member of a virtual MCP server as the agent stores it (docs/mcp.md, Virtual MCP servers). */
 export const MemberSpecSchema = v.object({
@@ -80,6 +90,8 @@ export const ForwardedSchema = v.object({
   clientAddress: v.optional(Text),
   /** The verified x402 payment, settled before the dial when its tenant has a facilitator. */
   payment: v.nullable(Payment),
+  /** A `tools/list` of an agent with per-tool prices: the prices its answer shows; null otherwise. */
+  prices: v.optional(v.nullable(Prices), null),
   /**
    * The answer rules step 6 chose for the call's answer (docs/policy.md "Answer guardrails"): the
    * policy version, the rules' indices, and the called tool. Null: no rule applies, the answer is

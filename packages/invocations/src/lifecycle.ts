@@ -18,11 +18,26 @@ export type TerminalEvent = InvocationRef & {
   /** sha256 of the bytes forwarded each way, when the path hashed them. */
   digests?: { request: string; response: string } | undefined;
   settlement?: { status: string; tx_hash?: string | undefined } | undefined;
+  /** What a paid MCP tool call's receipt binds beside its settlement (docs/receipts.md). */
+  binding?: ReceiptBinding | undefined;
+};
+
+/**
+ * A paid MCP tool call's receipt binds the tool it paid for (its exposed name and the digest
+ * pinned when the call was admitted) and the policy decision that let it through.
+ */
+export type ReceiptBinding = {
+  tool: { name: string; pinned_digest: string | null };
+  decision: { id: string; action: string; matched_rule: string } | null;
 };
 
 /** Facts recorded with the terminal state (sizes, latency, captured bodies, settlement, ...). */
 export type Facts = Omit<InvocationUpdate, "status" | "errorClass">;
-export type Extras = { result?: InvocationResult | undefined; digests?: TerminalEvent["digests"] };
+export type Extras = {
+  result?: InvocationResult | undefined;
+  digests?: TerminalEvent["digests"];
+  binding?: ReceiptBinding | undefined;
+};
 
 export type Lifecycle = ReturnType<typeof createInvocationLifecycle>;
 
@@ -35,7 +50,7 @@ export type InvocationHandle = {
   complete: (status: number, facts: Facts, extras?: Extras) => Promise<void>;
   fail: (failure: Failure, facts?: Facts, extras?: Extras) => Promise<void>;
   /** Failed with no error class: settlement failed and the upstream was never called. */
-  failUnsettled: (facts: Facts) => Promise<void>;
+  failUnsettled: (facts: Facts, extras?: Extras) => Promise<void>;
 };
 
 /** The pace a stored request body is granted on top of the open's deadline: a busy server's 2 MiB/s. */
@@ -166,6 +181,7 @@ export function createInvocationLifecycle(opts: {
         ...ref,
         status: set.status === "succeeded" ? "succeeded" : "failed",
         digests: extras?.digests,
+        binding: extras?.binding,
         settlement: set.settlement
           ? { status: set.settlement.status, tx_hash: set.settlement.tx_hash }
           : undefined,
@@ -263,7 +279,7 @@ export function createInvocationLifecycle(opts: {
       return {
         complete: (status, facts, extras) => end(completion(status, facts), extras),
         fail: (failure, facts = {}, extras) => end(failing(failure, facts), extras),
-        failUnsettled: (facts) => end(unsettled(facts)),
+        failUnsettled: (facts, extras) => end(unsettled(facts), extras),
       };
     },
     /** The handle of a record that exists (or whose insert is already under way, `after`). */
@@ -271,7 +287,7 @@ export function createInvocationLifecycle(opts: {
       return {
         complete: (status, facts, extras) => after.then(() => write(ref, completion(status, facts), extras)),
         fail: (failure, facts = {}, extras) => after.then(() => write(ref, failing(failure, facts), extras)),
-        failUnsettled: (facts) => after.then(() => write(ref, unsettled(facts), undefined)),
+        failUnsettled: (facts, extras) => after.then(() => write(ref, unsettled(facts), extras)),
       };
     },
     /** pending → running, only if still pending (a call whose caller got an error never runs). */

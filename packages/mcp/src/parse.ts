@@ -48,7 +48,15 @@ type McpRequestMessage = {
    * body stays verbatim.
    */
   traceContext?: { traceparent: string; tracestate?: string };
+  /**
+   * `params._meta["x402/payment"]` of a tools/call as parsed (docs/payments.md, MCP tool calls),
+   * read only by the payment step of an agent that prices tools.
+   */
+  payment?: unknown;
 };
+
+/** The x402 MCP transport's payment key in `params._meta`. */
+const X402_PAYMENT = "x402/payment";
 
 const decoder = new TextDecoder("utf-8", { fatal: true });
 
@@ -120,6 +128,14 @@ function requestOf(method: string, id: JsonRpcId, params: JsonObject | unknown[]
   };
   const traceContext = traceContextOf(params);
   if (traceContext) message.traceContext = traceContext;
+  if (
+    tool !== null &&
+    isRecord(params) &&
+    isRecord(params._meta) &&
+    params._meta[X402_PAYMENT] !== undefined
+  ) {
+    message.payment = params._meta[X402_PAYMENT];
+  }
   return message;
 }
 

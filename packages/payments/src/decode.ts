@@ -66,6 +66,18 @@ function parseBase64Json(raw: string): unknown {
 }
 
 /**
+ * Reads a v2 payment object as the MCP transport carries it (`params._meta["x402/payment"]`): the
+ * same schemas as the `PAYMENT-SIGNATURE` header's JSON. Null when it is not one.
+ */
+export function decodePaymentObject(json: unknown): Extract<DecodedPayment, { version: 2 }> | null {
+  const parsed = PaymentPayloadV2Schema.safeParse(json);
+  if (!parsed.success) return null;
+  const evm = v.safeParse(Eip3009Payload, parsed.data.payload);
+  if (!evm.success) return null;
+  return { version: 2, payload: parsed.data, evm: evm.output };
+}
+
+/**
  * Reads the payment a call carries: `PAYMENT-SIGNATURE` (v2) or `X-PAYMENT` (v1), from lower-case
  * Node headers. Returns null when neither is present. Anything malformed — bad base64, bad UTF-8,
  * bad JSON, a wrong shape, out-of-range numbers, an oversized or repeated header, both headers at

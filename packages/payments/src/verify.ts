@@ -5,23 +5,11 @@ import type {
   PaymentRequirementsV1,
   PaymentRequirementsV2,
 } from "@x402/core/schemas";
-import { type Address, type Hex, recoverTypedDataAddress } from "viem";
 import type { Requirements } from "./challenge.ts";
 import type { DecodedPayment } from "./decode.ts";
+import { signerOf } from "./eip3009.ts";
 import { paymentFailed } from "./errors.ts";
 import { NETWORKS } from "./networks.ts";
-
-/** EIP-3009's typed data, as USDC defines it. */
-export const TRANSFER_WITH_AUTHORIZATION = {
-  TransferWithAuthorization: [
-    { name: "from", type: "address" },
-    { name: "to", type: "address" },
-    { name: "value", type: "uint256" },
-    { name: "validAfter", type: "uint256" },
-    { name: "validBefore", type: "uint256" },
-    { name: "nonce", type: "bytes32" },
-  ],
-} as const;
 
 /**
  * A payment that passed every local check. `payer` and `nonce` are lower-case: together they name
@@ -52,63 +40,75 @@ type PaymentFacts = {
 
 const sameAddress = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
 
-/** True when the payer agreed to these terms (scheme, network, asset, payee, amount). */
-function termsMatch(decoded: DecodedPayment, price: AgentPrice, req: Requirements): boolean {
+/**
+ * Why a payment was refused, in the x402 specification's error codes where it has one (its
+ * `invalidReason` values; `invalid_asset` is ours). The HTTP path never shows it (one coarse 402);
+ * the MCP transport names it in the payment-required result's `error`.
+ */
+export type PaymentRefusal =
+  | "invalid_payload"
+  | "invalid_x402_version"
+  | "invalid_scheme"
+  | "invalid_network"
+  | "invalid_asset"
+  | "invalid_exact_evm_payload_recipient_mismatch"
+  | "invalid_exact_evm_payload_authorization_value"
+  | "invalid_exact_evm_payload_authorization_valid_after"
+  | "invalid_exact_evm_payload_authorization_valid_before"
+  | "invalid_exact_evm_payload_signature"
+  | "invalid_exact_evm_nonce_already_used";
+
+/** The first term the payer did not agree to (scheme, network, asset, payee, amount), or null. */
+function termsProblem(decoded: DecodedPayment, price: AgentPrice, req: Requirements): PaymentRefusal | null {
   const net = NETWORKS[price.network];
   if (decoded.version === 1) {
-    return decoded.payload.scheme === "exact" && decoded.payload.network === net.v1;
+    if (decoded.payload.scheme !== "exact") return "invalid_scheme";
+    return decoded.payload.network === net.v1 ? null : "invalid_network";
   }
   const accepted = decoded.payload.accepted;
-  return (
-    accepted.scheme === "exact" &&
-    accepted.network === net.caip2 &&
-    sameAddress(accepted.asset, net.asset) &&
-    sameAddress(accepted.payTo, price.pay_to) &&
-    accepted.amount === req.amount
-  );
+  if (accepted.scheme !== "exact") return "invalid_scheme";
+  if (accepted.network !== net.caip2) return "invalid_network";
+  if (!sameAddress(accepted.asset, net.asset)) return "invalid_asset";
+  if (!sameAddress(accepted.payTo, price.pay_to)) return "invalid_exact_evm_payload_recipient_mismatch";
+  return accepted.amount === req.amount ? null : "invalid_exact_evm_payload_authorization_value";
 }
 
 /**
  * Verifies a decoded payment against the call's terms, locally: scheme and network, `to` = payTo,
  * `value` ≥ the price, `validAfter` ≤ now < `validBefore`, and the EIP-712 TransferWithAuthorization
  * signature over the USDC domain of the chain recovering to `from` (viem, no RPC: externally owned
- * accounts only). Any failure throws the one 402 `payment verification failed`.
+ * accounts only; libsecp256k1 where it loads, eip3009.ts). Any failure throws the one 402 `payment verification failed`.
  */
-export async function verifyPayment(opts: {
+export async function verifyPayment(opts: VerifyOptions): Promise<VerifiedPayment> {
+  const checked = await checkPayment(opts);
+  if (typeof checked === "string") throw paymentFailed();
+  return checked;
+}
+
+type VerifyOptions = {
   decoded: DecodedPayment;
   price: AgentPrice;
   requirements: Requirements;
   /** Unix seconds; a parameter so tests can pin it. */
   now?: number;
-}): Promise<VerifiedPayment> {
+};
+
+/** `verifyPayment`'s checks, in its order, answering the refusal instead of throwing. */
+export async function checkPayment(opts: VerifyOptions): Promise<VerifiedPayment | PaymentRefusal> {
   const { decoded, price, requirements } = opts;
   const net = NETWORKS[price.network];
   const auth = decoded.evm.authorization;
   const now = BigInt(opts.now ?? Math.floor(Date.now() / 1000));
-  if (!termsMatch(decoded, price, requirements)) throw paymentFailed();
-  if (!sameAddress(auth.to, price.pay_to)) throw paymentFailed();
-  if (BigInt(auth.value) < BigInt(requirements.amount)) throw paymentFailed();
-  if (!(BigInt(auth.validAfter) <= now && now < BigInt(auth.validBefore))) throw paymentFailed();
-  let signer: Address;
-  try {
-    signer = await recoverTypedDataAddress({
-      domain: { name: net.name, version: net.version, chainId: net.chainId, verifyingContract: net.asset },
-      types: TRANSFER_WITH_AUTHORIZATION,
-      primaryType: "TransferWithAuthorization",
-      message: {
-        from: auth.from as Address,
-        to: auth.to as Address,
-        value: BigInt(auth.value),
-        validAfter: BigInt(auth.validAfter),
-        validBefore: BigInt(auth.validBefore),
-        nonce: auth.nonce as Hex,
-      },
-      signature: decoded.evm.signature as Hex,
-    });
-  } catch {
-    throw paymentFailed();
-  }
-  if (!sameAddress(signer, auth.from)) throw paymentFailed();
+  const terms = termsProblem(decoded, price, requirements);
+  if (terms !== null) return terms;
+  if (!sameAddress(auth.to, price.pay_to)) return "invalid_exact_evm_payload_recipient_mismatch";
+  if (BigInt(auth.value) < BigInt(requirements.amount))
+    return "invalid_exact_evm_payload_authorization_value";
+  if (BigInt(auth.validAfter) > now) return "invalid_exact_evm_payload_authorization_valid_after";
+  if (now >= BigInt(auth.validBefore)) return "invalid_exact_evm_payload_authorization_valid_before";
+  const signer = await signerOf(net, decoded.evm);
+  if (signer === null) return "invalid_exact_evm_payload_signature";
+  if (!sameAddress(signer, auth.from)) return "invalid_exact_evm_payload_signature";
   const facts: PaymentFacts = {
     network: price.network,
     asset: net.asset,

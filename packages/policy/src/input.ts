@@ -24,4 +24,6 @@ export type PolicyInput = {
    */
   toolStatus?: string | null;
   toolDigest?: string | null;
+  /** What the call costs (docs/payments.md), in x402 v2 forms; null or absent when it is free. */
+  price?: { amount: string; asset: string; network: string } | null;
 };

@@ -24,7 +24,8 @@ const hasConditions = new WeakMap<CompiledPolicy, boolean>();
  * lists): the rules are walked for a tools/call of the tool by the caller with its arguments
  * unknown. A rule that holds decides (deny → omitted, any other action → listed: `omits`); a rule that does
  * not hold is skipped; a rule that cannot be decided here → listed: one that needs the arguments
- * (`max_body_bytes`, a `when` reading `call.arguments`), a `when` that reads the clock or fails,
+ * (`max_body_bytes`, a `when` reading `call.arguments`), a `when` that reads the clock or the
+ * price (`call.price`, the agent's to tell) or fails,
  * a `when` when the caller is not known (a collected answer in the worker), a classifier; no rule
  * → the default. Memoised per (policy version, caller, agent, tool, status): a list of N tools
  * costs N map lookups once the tools were seen.
@@ -96,7 +97,8 @@ function holdsForCall(r: CompiledRule, facts: ListFacts, tool: string, status: s
 /** A `when` for this caller's tools/call of `tool`, when it can be told without the call itself. */
 function conditionHolds(r: CompiledRule, facts: ListFacts, tool: string, status: string) {
   const when = r.when;
-  if (when === null || !facts.caller || when.readsArguments || when.readsClock) return "undecidable";
+  if (when === null || !facts.caller || when.readsArguments || when.readsClock || when.readsPrice)
+    return "undecidable";
   const input: PolicyInput = {
     tenantId: facts.tenantId,
     agentId: facts.agentId,

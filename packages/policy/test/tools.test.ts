@@ -125,6 +125,7 @@ describe("toolListed: the rule walk of a per-caller tool list", () => {
         { action: "deny", match: { tools: ["admin_*"] }, when: '!("admin" in principal.scopes)' },
         { action: "deny", match: { tools: ["transfer"] }, when: "call.arguments.amount > 100.0" },
         { action: "deny", match: { tools: ["night"] }, when: "now > timestamp('2000-01-01T00:00:00Z')" },
+        { action: "deny", match: { tools: ["free_only"] }, when: "call.price == null" },
       ],
     });
     const as = (scopes: string[]) => ({
@@ -137,6 +138,8 @@ describe("toolListed: the rule walk of a per-caller tool list", () => {
     expect(toolListed(p, as([]), "admin_drop", "unpinned")).toBe(false);
     expect(toolListed(p, as([]), "transfer", "unpinned")).toBe(true);
     expect(toolListed(p, as([]), "night", "unpinned")).toBe(true);
+    // The price is the call's (the agent's tool prices): a list does not judge it.
+    expect(toolListed(p, as([]), "free_only", "unpinned")).toBe(true);
     // A collected answer in the worker: the caller is not known, so a condition cannot be judged.
     expect(toolListed(p, facts, "admin_drop", "unpinned")).toBe(true);
   });

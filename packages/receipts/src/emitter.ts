@@ -28,6 +28,8 @@ export type InvocationTerminal = {
   status: string;
   digests?: { request: string; response: string } | undefined;
   settlement?: { status: string; tx_hash?: string | undefined } | undefined;
+  /** A paid MCP tool call: the tool (and its pinned digest) and the decision the receipt binds. */
+  binding?: ReceiptPayload["binding"] | undefined;
 };
 
 export type DecisionMade = {
@@ -156,6 +158,7 @@ export function createReceiptEmitter(opts: EmitterOptions): ReceiptEmitter {
       status: string;
       digests?: ReceiptPayload["digests"] | undefined;
       settlement?: ReceiptPayload["settlement"] | undefined;
+      binding?: ReceiptPayload["binding"] | undefined;
       approval_id?: string | undefined;
     },
   ) =>
@@ -173,6 +176,7 @@ export function createReceiptEmitter(opts: EmitterOptions): ReceiptEmitter {
         status: body.status,
         ...(body.digests ? { digests: body.digests } : {}),
         ...(body.settlement ? { settlement: body.settlement } : {}),
+        ...(body.binding ? { binding: body.binding } : {}),
         ...(body.approval_id ? { approval_id: body.approval_id } : {}),
         signed_at: signedAt.toISOString(),
       };
@@ -198,6 +202,7 @@ export function createReceiptEmitter(opts: EmitterOptions): ReceiptEmitter {
           agent_id: e.agentId,
           status: e.status,
           digests: e.digests,
+          binding: e.binding,
           settlement: e.settlement
             ? {
                 status: e.settlement.status,

@@ -17,6 +17,16 @@ export type ReceiptPayload = {
   /** "sha256:<hex>" of the bytes forwarded each way; absent for a decision. */
   digests?: { request: string; response: string };
   settlement?: { status: string; tx_hash?: string };
+  /**
+   * A paid MCP tool call (docs/payments.md, MCP tool calls): the exposed tool name and the digest
+   * pinned for it when the call was admitted (null: not pinned), and the policy decision that let
+   * it through (null: the tenant has no policy). With `digests.response` and `settlement`, the
+   * receipt ties what was paid to what was called and what was answered.
+   */
+  binding?: {
+    tool: { name: string; pinned_digest: string | null };
+    decision: { id: string; action: string; matched_rule: string } | null;
+  };
   /** A decision's approval (`apr_`), asked for or used; absent otherwise. */
   approval_id?: string;
   signed_at: string;

@@ -174,6 +174,7 @@ export async function createRuntime(
             status: e.status,
             digests: e.digests,
             settlement: e.settlement,
+            binding: e.binding,
           }),
       }),
       instanceId,

@@ -9,6 +9,7 @@ import { createAgentCache } from "./agent-cache.ts";
 import { proxyChallenge } from "./challenge.ts";
 import type { ProxyDeps } from "./deps.ts";
 import { createDirect } from "./direct.ts";
+import { createFacilitatorCache } from "./facilitator-cache.ts";
 import { registerAgentCard } from "./routes/card.ts";
 import { registerMethodNotAllowed } from "./routes/methods.ts";
 import { registerPoll } from "./routes/poll.ts";
@@ -70,6 +71,9 @@ export function createProxyApp(rt: Runtime): ProxyApp {
       },
     },
     concurrency: createInFlight(),
+    facilitators: createFacilitatorCache(rt, rt.config.GW_AGENT_CACHE_MS),
+    pinnedDigest: async (tenantId, agentId, tool) =>
+      (await tools.view(tenantId, agentId)).get(tool)?.pinnedDigest ?? null,
   };
   const challenge = proxyChallenge(rt.config);
   const app = createBaseApp({ logger: rt.logger });

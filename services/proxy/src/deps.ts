@@ -1,4 +1,5 @@
 import type { AnswerHooks, ToolSearch } from "@gw/forward";
+import type { FacilitatorRef } from "@gw/payments";
 import type { PolicyGate } from "@gw/policy";
 import type { InFlight, Limit } from "@gw/ratelimit";
 import type { Runtime } from "@gw/runtime";
@@ -19,4 +20,11 @@ export type ProxyDeps = Runtime & {
   concurrency: InFlight;
   /** In-flight work (stream records) that graceful shutdown waits for. */
   inflight: Tracker;
+  /**
+   * The digest pinned for a tool of an agent (the catalog's cached view), null when not pinned:
+   * read for a paid MCP tool call, whose receipt binds it.
+   */
+  pinnedDigest: (tenantId: string, agentId: string, tool: string) => Promise<string | null>;
+  /** The tenant's facilitator (null: it settles nothing), cached and invalidated on settlement writes. */
+  facilitators: (tenantId: string) => Promise<FacilitatorRef | null>;
 };

@@ -33,6 +33,17 @@ export function forwardedOf(call: Call): Forwarded {
         : call.rawHeaders,
     clientAddress: call.clientAddress,
     payment: call.payment,
+    prices: pricesOf(call),
     answerGuard: call.answerGuard,
   };
+}
+
+/**
+ * The prices a `tools/list` answer shows (packages/forward, mcp-x402.ts): the cached agent row
+ * itself when streamed (its price table is built once per row), a copy of the two fields when stored.
+ */
+function pricesOf(call: Call): Forwarded["prices"] {
+  const { agent } = call;
+  if (!agent.toolPrices || call.request?.method !== "tools/list") return null;
+  return call.mode === "streaming" ? agent : { toolPrices: agent.toolPrices, price: agent.price };
 }

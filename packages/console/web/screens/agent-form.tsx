@@ -3,6 +3,7 @@ import { unwrap } from "../api.ts";
 import type { Agent } from "../types.ts";
 import { ErrorBox, formValues, messageOf, Picker, useLoad, useSession } from "../ui.tsx";
 import { type Member, MembersField } from "./members-field.tsx";
+import { type ToolPrice, ToolPricesField } from "./tool-prices-field.tsx";
 
 type Body = Record<string, unknown>;
 
@@ -13,7 +14,13 @@ type Body = Record<string, unknown>;
  */
 function bodyOf(
   v: Record<string, string>,
-  checks: { capture: boolean; priced: boolean; members: Member[] | null; search: boolean },
+  checks: {
+    capture: boolean;
+    priced: boolean;
+    members: Member[] | null;
+    search: boolean;
+    toolPrices: ToolPrice[] | null;
+  },
   editing: boolean,
 ): Body {
   const orNull = (x: string | undefined) => (x === undefined ? (editing ? null : undefined) : x);
@@ -40,6 +47,9 @@ function bodyOf(
     body.mcp_transport = null;
     body.mcp_protocol_version = null;
   }
+  // Per-tool prices are an MCP agent's (docs/payments.md, MCP tool calls); none clears them.
+  if (checks.toolPrices !== null && checks.toolPrices.length > 0) body.tool_prices = checks.toolPrices;
+  else if (editing) body.tool_prices = null;
   // An A2A agent's card, when it is not at the origin of its upstream (docs/a2a.md).
   if (body.protocol === "a2a") body.card_url = orNull(v.card_url);
   else if (editing) body.card_url = null;
@@ -71,6 +81,7 @@ export function AgentForm(props: {
   const [virtual, setVirtual] = useState(Boolean(a?.members));
   const [members, setMembers] = useState<Member[]>(a?.members ?? []);
   const [search, setSearch] = useState(a?.tool_discovery === "search");
+  const [toolPrices, setToolPrices] = useState<ToolPrice[]>(a?.tool_prices ?? []);
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState(false);
   const creds = useLoad(
@@ -93,6 +104,7 @@ export function AgentForm(props: {
           priced,
           members: protocol === "mcp" && virtual ? members : null,
           search,
+          toolPrices: protocol === "mcp" ? toolPrices : null,
         };
         setBusy(true);
         setError(undefined);
@@ -230,7 +242,7 @@ export function AgentForm(props: {
         <legend>Price (x402)</legend>
         <label class="check">
           <input type="checkbox" checked={priced} onChange={(e) => setPriced(e.currentTarget.checked)} />
-          Priced: callers pay per call in USDC
+          Priced: callers pay per call in USDC (with tool prices: their defaults only)
         </label>
         {priced ? (
           <div class="row">
@@ -262,6 +274,7 @@ export function AgentForm(props: {
           </div>
         ) : null}
       </fieldset>
+      {protocol === "mcp" ? <ToolPricesField initial={toolPrices} onChange={setToolPrices} /> : null}
       <ErrorBox message={error} />
       <div class="actions">
         <button type="submit" disabled={busy}>

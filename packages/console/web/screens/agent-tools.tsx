@@ -3,10 +3,31 @@
 // whose tools were never learned says why its tools/calls are refused under a tool_status rule.
 import { useState } from "preact/hooks";
 import { unwrap } from "../api.ts";
-import type { ToolDetail } from "../types.ts";
+import type { Agent, ToolDetail } from "../types.ts";
 import { ErrorBox, fmtTime, messageOf, Status, useLoad, useSession } from "../ui.tsx";
 
-export function AgentTools({ agentId, virtual = false }: { agentId: string; virtual?: boolean }) {
+/**
+ * What a call of this exposed name costs, as the gateway charges it (docs/payments.md, MCP tool
+ * calls): the first tool price whose name or `prefix*` matches, network and payee defaulting to
+ * the agent's price; "free" when none does.
+ */
+export function toolPriceText(agent: Pick<Agent, "tool_prices" | "price"> | undefined, name: string): string {
+  const found = agent?.tool_prices?.find((p) =>
+    p.tool.endsWith("*") ? name.startsWith(p.tool.slice(0, -1)) : p.tool === name,
+  );
+  if (!found) return "free";
+  return `${found.amount} USDC on ${found.network ?? agent?.price?.network ?? "base"}`;
+}
+
+export function AgentTools({
+  agentId,
+  virtual = false,
+  agent,
+}: {
+  agentId: string;
+  virtual?: boolean;
+  agent?: Pick<Agent, "tool_prices" | "price">;
+}) {
   const { api } = useSession();
   const path = { params: { path: { id: agentId } } };
   const tools = useLoad(() => unwrap(api.GET("/v1/agents/{id}/tools", path)), agentId);
@@ -102,6 +123,7 @@ export function AgentTools({ agentId, virtual = false }: { agentId: string; virt
               <tr>
                 <th scope="col">Tool</th>
                 <th scope="col">Status</th>
+                <th scope="col">Price</th>
                 <th scope="col" class="wide">
                   Description
                 </th>
@@ -116,6 +138,7 @@ export function AgentTools({ agentId, virtual = false }: { agentId: string; virt
                   <td>
                     <Status value={t.status} />
                   </td>
+                  <td class="mono">{toolPriceText(agent, t.name)}</td>
                   <td class="wide">{t.description ?? "—"}</td>
                   <td>{fmtTime(t.changed_at)}</td>
                   <td>

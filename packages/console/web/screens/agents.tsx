@@ -259,6 +259,14 @@ function AgentDetail({ id }: { id: string }) {
                     : "free",
                 ],
                 [
+                  "Tool prices",
+                  a.tool_prices
+                    ? a.tool_prices
+                        .map((p) => `${p.tool}: ${p.amount}${p.network ? ` on ${p.network}` : ""}`)
+                        .join("; ")
+                    : null,
+                ],
+                [
                   "Rate limit",
                   a.rate_limit
                     ? `${a.rate_limit.rps} per second, burst ${a.rate_limit.burst}`
@@ -271,7 +279,9 @@ function AgentDetail({ id }: { id: string }) {
                 ["Updated", fmtTime(a.updated_at)],
               ]}
             />
-            {a.protocol === "mcp" ? <AgentTools agentId={a.id} virtual={a.upstream_url === null} /> : null}
+            {a.protocol === "mcp" ? (
+              <AgentTools agentId={a.id} virtual={a.upstream_url === null} agent={a} />
+            ) : null}
           </>
         )
       ) : null}

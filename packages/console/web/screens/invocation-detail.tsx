@@ -86,7 +86,10 @@ function Summary({ d }: { d: Detail }) {
           d.policy_action ? `${d.policy_action} (rule ${d.policy_matched_rule || "default"})` : null,
         ],
         [
-          "Payment",
+          // A paid MCP tool call paid inside the call (x402/payment in its _meta) for that tool.
+          d.payment_amount && d.mcp_method === "tools/call"
+            ? `Payment for ${d.mcp_tool ?? "the tool"}`
+            : "Payment",
           d.payment_amount
             ? `${d.payment_amount} ${d.payment_asset ?? ""} on ${d.payment_network ?? ""} from ${d.payment_payer ?? ""}`
             : null,

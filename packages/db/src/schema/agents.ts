@@ -9,6 +9,19 @@ export type AgentPrice = {
   pay_to: string;
   tools?: Record<string, string> | undefined;
 };
+/**
+ * One per-tool price of an MCP agent (docs/payments.md, MCP tool calls): `tool` is an exposed name
+ * or a prefix followed by `*`; omitted fields come from the agent's own `price`. `network` is the v1
+ * name or the CAIP-2 id, `asset` "USDC" or that network's USDC contract, as written.
+ */
+export type AgentToolPrice = {
+  tool: string;
+  amount: string;
+  asset?: string | undefined;
+  network?: "base" | "base-sepolia" | "eip155:8453" | "eip155:84532" | undefined;
+  pay_to?: string | undefined;
+  description?: string | undefined;
+};
 /** The protocols an agent may speak (docs/architecture.md, Adding a protocol). */
 export const AGENT_PROTOCOLS = ["http", "mcp", "a2a"] as const;
 export type AgentProtocol = (typeof AGENT_PROTOCOLS)[number];
@@ -40,6 +53,8 @@ export const agents = pgTable(
     mcpProtocolVersion: text("mcp_protocol_version"),
     credentialRef: text("credential_ref"),
     price: jsonb("price").$type<AgentPrice>(),
+    /** An MCP agent's per-tool prices, first match wins; null: no tool is priced. */
+    toolPrices: jsonb("tool_prices").$type<AgentToolPrice[]>(),
     status: text("status", { enum: ["active", "inactive"] })
       .notNull()
       .default("active"),

@@ -3,9 +3,8 @@ import { checkMcpHeaders, isRetryableMcpMethod, parseMcpRequest } from "@gw/mcp"
 import { annotateMcpSpan, traceMcpCall } from "@gw/telemetry";
 import type { AnswerHook } from "../hooks.ts";
 import { mcpAnswerTexts } from "./mcp-answer.ts";
+import { x402AnswerHook } from "./mcp-x402.ts";
 import type { Protocol } from "./protocol.ts";
-
-const NONE: readonly AnswerHook[] = [];
 
 /**
  * An MCP agent over Streamable HTTP (docs/mcp.md). A POST's body must be one JSON-RPC 2.0 message
@@ -17,7 +16,8 @@ const NONE: readonly AnswerHook[] = [];
  * `Mcp-Name` only where the gateway can place the name. Only the idempotent methods (initialize
  * and the lists) are retried or repeated; a collected event stream is read up to the request's
  * response; the tool catalog learns from and filters `tools/list` answers; answer rules judge the results of
- * tools/call, resources/read and prompts/get (mcp-answer.ts). GET (the standalone
+ * tools/call, resources/read and prompts/get (mcp-answer.ts); priced tools show their price and a
+ * paid call's result carries its settle receipt (mcp-x402.ts). GET (the standalone
  * SSE stream) and DELETE (session end) are forwarded on the streaming path. Once parsed, the
  * request's span becomes the MCP call's span (OpenTelemetry MCP conventions), in the trace of
  * `params._meta.traceparent` when no traceparent header came (docs/operations.md, Telemetry).
@@ -45,10 +45,9 @@ export const mcp: Protocol = {
   verified: true,
   checksOrigin: true,
   answerTexts: mcpAnswerTexts,
-  answerHooks: (features) => {
-    const hooks = [features.tools, features.guard].filter((h): h is AnswerHook => h !== undefined);
-    return hooks.length > 0 ? hooks : NONE;
-  },
+  // x402 last: the prices and the settle receipt go on what filtering and answer rules left.
+  answerHooks: (features) =>
+    [features.tools, features.guard, x402AnswerHook].filter((h): h is AnswerHook => h !== undefined),
 };
 
 function single(v: string | string[] | undefined): string | null {

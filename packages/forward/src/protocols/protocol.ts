@@ -24,6 +24,8 @@ export type RequestFacts = {
    * MCP tool call, the `params` of an A2A request; never recorded.
    */
   readonly arguments?: unknown;
+  /** An MCP tools/call's `params._meta["x402/payment"]` (docs/payments.md, MCP tool calls). */
+  readonly payment?: unknown;
   /**
    * Webhook URLs the request asks the agent to call (A2A push notification configs): checked
    * against the SSRF rules before anything is forwarded (docs/a2a.md).

@@ -9,7 +9,7 @@ import { a2aVersionHeader } from "./proxy.ts";
 const tags = ["Agents"];
 const notFound = error("No agent with this id in the caller's tenant.");
 const badWrite = error(
-  'Invalid body: a malformed or unknown field, an upstream_url failing SSRF validation or not https, a credential_ref that does not exist in the tenant, a malformed price, card_url on an agent that is not A2A or failing the upstream_url rules, mcp_transport other than streamable_http for an MCP agent, or invalid members of a virtual MCP server (1 to 16 MCP agents of the tenant that are not virtual themselves, each once, under unique prefixes matching ^[a-z0-9][a-z0-9-]{0,31}$ or ""; upstream_url and credential_ref null), or tool_discovery "search" on an agent that is not a virtual MCP server; the message names the field and the rule.',
+  'Invalid body: a malformed or unknown field, an upstream_url failing SSRF validation or not https, a credential_ref that does not exist in the tenant, a malformed price, tool_prices on an agent that is not MCP or an entry without a payee (pay_to, or the price of the agent) or whose asset is not the USDC of its network, card_url on an agent that is not A2A or failing the upstream_url rules, mcp_transport other than streamable_http for an MCP agent, or invalid members of a virtual MCP server (1 to 16 MCP agents of the tenant that are not virtual themselves, each once, under unique prefixes matching ^[a-z0-9][a-z0-9-]{0,31}$ or ""; upstream_url and credential_ref null), or tool_discovery "search" on an agent that is not a virtual MCP server; the message names the field and the rule.',
 );
 const tooLarge = bodyTooLarge(LIMITS.jsonBodyMaxBytes);
 
@@ -97,4 +97,5 @@ export const agentsComponents = {
   AgentPrice: AgentResource.entries.price.wrapped,
   AgentRateLimit: AgentResource.entries.rate_limit.wrapped,
   AgentMember: AgentResource.entries.members.wrapped.item,
+  AgentToolPrice: AgentResource.entries.tool_prices.wrapped.item,
 } satisfies Record<string, v.GenericSchema>;

@@ -3,6 +3,7 @@ import type { Db, Settlement } from "@gw/db";
 import { recordPaymentSettlement } from "@gw/telemetry";
 import type { Keyring } from "@gw/vault";
 import type { Dispatcher } from "undici";
+import type { ToolPayment } from "../mcp/transport.ts";
 import type { VerifiedPayment } from "../verify.ts";
 import { type FacilitatorRef, settleWithFacilitator } from "./facilitator.ts";
 import { paymentResponseHeader, settlementOf, upstreamFailed } from "./settlement.ts";
@@ -16,8 +17,11 @@ export type SettleDeps = {
   backoffMs?: number;
 };
 
-/** A verified payment as the pipeline carries it: with the tenant's facilitator at admission. */
-export type AdmittedPayment = VerifiedPayment & { facilitator: FacilitatorRef | null };
+/**
+ * A verified payment as the pipeline carries it: with the tenant's facilitator at admission, and,
+ * for a priced MCP tool call, the tool it paid for (its receipt then goes in the result's `_meta`).
+ */
+export type AdmittedPayment = VerifiedPayment & { facilitator: FacilitatorRef | null; tool?: ToolPayment };
 
 /**
  * The settle half of step 9 (the forward step, packages/forward, runs it for both modes). A payment admitted

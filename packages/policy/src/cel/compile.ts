@@ -11,6 +11,8 @@ export type CompiledCondition = {
   readonly readsArguments: boolean;
   /** Whether it can read `now` (its outcome then changes with time: never memoised). */
   readonly readsClock: boolean;
+  /** Whether it can read `call.price` (a per-caller tool list cannot tell it: the tool stays listed). */
+  readonly readsPrice: boolean;
 };
 
 /**
@@ -35,6 +37,7 @@ export function compileCondition(expr: string, field: string): CompiledCondition
     },
     readsArguments: /\barguments\b/.test(expr),
     readsClock: /\bnow\b/.test(expr),
+    readsPrice: /\bprice\b/.test(expr),
   });
 }
 

@@ -28,6 +28,8 @@ export const checkEnv = new Environment({ limits, homogeneousAggregateLiterals: 
       arguments: "map<string, dyn>",
       model: "string",
       body_bytes: "int",
+      // {amount, asset, network} (strings, x402 v2 forms) or null when the call is free.
+      price: "dyn",
     },
   })
   .registerVariable({ name: "tool", schema: { status: "string", digest: "string" } })
@@ -56,6 +58,7 @@ export type CelVariables = {
     arguments: Map<string, unknown>;
     model: string;
     body_bytes: bigint;
+    price: Map<string, string> | null;
   };
   tool: { status: string; digest: string };
   now: Date;

@@ -36,6 +36,7 @@ export function callVariables(input: PolicyInput): CallVariables {
       arguments: EMPTY,
       model: input.model ?? "",
       body_bytes: input.bodySize === null ? -1n : BigInt(input.bodySize),
+      price: input.price ? new Map(Object.entries(input.price)) : null,
     },
     // The tool catalog's view of the called tool (docs/tools.md); "unknown" when never seen.
     tool: {

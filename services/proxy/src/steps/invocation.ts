@@ -1,6 +1,6 @@
 import { type Forwarded, storedCallOf } from "@gw/forward";
 import { type InvocationHandle, type NewInvocation, ReservationTaken } from "@gw/invocations";
-import { paymentFailed, pendingSettlement } from "@gw/payments";
+import { offerOf, paymentFailed, pendingSettlement, toolPaymentRefused } from "@gw/payments";
 import { subjectTokenForJob } from "@gw/vault";
 import { authorizationAlreadyUsed } from "@gw/verifier";
 import type { Call } from "../call.ts";
@@ -70,7 +70,7 @@ export async function openInvocation(
     .open(call.tenantId, row, { durable: true, reservations: call.reservations, request, decision })
     .catch((e: unknown) => {
       if (e instanceof ReservationTaken && decision) call.decision = decision;
-      return refusal(e);
+      return refusal(e, call);
     });
   return Object.assign(call, { record: deps.invocations.handle(ref), forwarded });
 }
@@ -88,8 +88,13 @@ function subjectTokenFor(call: Call, deps: ProxyDeps) {
   });
 }
 
-function refusal(e: unknown): never {
+function refusal(e: unknown, call: Call): never {
   if (!(e instanceof ReservationTaken)) throw e;
   if (e.kind === "verified_digest") throw authorizationAlreadyUsed();
+  // A tool payment's replay is the transport's payment-required result, naming the reason.
+  const payment = call.payment;
+  const offer = payment?.tool ? offerOf({ ...payment, tool: payment.tool }) : null;
+  if (offer)
+    throw toolPaymentRefused(call.request?.id ?? null, offer, "invalid_exact_evm_nonce_already_used");
   throw paymentFailed();
 }

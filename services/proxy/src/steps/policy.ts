@@ -1,6 +1,7 @@
 import type { IncomingMessage } from "node:http";
 import { LIMITS } from "@gw/core";
 import { readNodeBodyCapped } from "@gw/http";
+import { callPrice } from "@gw/payments";
 import { approvalRequired, deniedByPolicy, quotaExceeded } from "@gw/policy";
 import type { Call } from "../call.ts";
 import type { ProxyDeps } from "../deps.ts";
@@ -25,6 +26,7 @@ export async function evaluatePolicy(call: Call, deps: ProxyDeps, incoming: Inco
       agentName: call.agent.name,
       mode: call.mode,
       arguments: call.request?.kind === "request" ? call.request.arguments : undefined,
+      price: callPrice(call.agent, call.request?.tool ?? null),
     },
     { body: () => heldBody(call, incoming) },
   );
