@@ -24,17 +24,23 @@ export class DomainError extends Error {
   readonly headers: Readonly<Record<string, string>>;
   /** A full JSON body that replaces `{"error"}` (the x402 challenge). */
   readonly body: unknown;
+  /**
+   * The status of a refusal a protocol answers in its own shape rather than as an HTTP error
+   * (MCP carries JSON-RPC errors in a 200); absent: the kind's status.
+   */
+  readonly status: number | undefined;
 
   constructor(
     kind: ErrorKind,
     message: string,
-    opts: { headers?: Record<string, string>; body?: unknown } = {},
+    opts: { headers?: Record<string, string>; body?: unknown; status?: number } = {},
   ) {
     super(message);
     this.name = "DomainError";
     this.kind = kind;
     this.headers = opts.headers ?? {};
     this.body = opts.body;
+    this.status = opts.status;
   }
 }
 

@@ -111,6 +111,7 @@ export function forwardCallOf(
     clientAddress: call.clientAddress,
     payment: call.payment,
     answerGuard: call.answerGuard,
+    sub: call.sub,
     target: local.target !== undefined ? local.target : call.upstreamUrl ? targetOf(call.upstreamUrl) : null,
     server: null,
     speaks: protocolOf(call.protocol),

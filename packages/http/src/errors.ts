@@ -40,7 +40,7 @@ type Log = { warn: (o: object, msg: string) => void; error: (o: object, msg: str
  */
 export function errorAnswer(err: unknown, log: Log | undefined): ErrorAnswer {
   if (err instanceof DomainError) {
-    const status = STATUS[err.kind];
+    const status = err.status ?? STATUS[err.kind];
     const headers = { ...err.headers };
     if (status === 401) return { status, headers, body: null };
     return { status, headers, body: err.body ?? ({ error: err.message } satisfies ErrorJson) };

@@ -32,5 +32,6 @@ export function forwardedOf(call: Call): Forwarded {
     clientAddress: call.clientAddress,
     payment: call.payment,
     answerGuard: call.answerGuard,
+    sub: call.principal.userId,
   };
 }
