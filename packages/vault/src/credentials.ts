@@ -28,7 +28,7 @@ async function withDiscovery(ctx: VaultCtx, kind: string, f: KindFields): Promis
   const found = await discoverIssuer(issuer, { dispatcher: ctx.dispatcher, allowHttp: ctx.ssrf.allowHttp });
   return {
     ...f,
-    issuer,
+    issuer: found.issuer,
     authorization_url: f.authorization_url ?? found.authorization_url,
     token_url: f.token_url ?? found.token_url,
     revocation_url: f.revocation_url ?? found.revocation_url,

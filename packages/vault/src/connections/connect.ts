@@ -73,6 +73,8 @@ export class ConnectFailed extends Error {
   constructor(
     readonly reason: "invalid_state" | "denied" | "exchange_failed",
     readonly credential?: CredentialRow,
+    /** For the log: the protocol library's error code (never a token or an answer's bytes). */
+    readonly code?: string,
   ) {
     super(`connect failed: ${reason}`);
   }
@@ -116,8 +118,8 @@ export async function finishConnection(
       { ...p.options, ...(row.resource ? { additionalParameters: { resource: row.resource } } : {}) },
     );
     tokens = await oauth.processAuthorizationCodeResponse(p.as, p.client, res);
-  } catch {
-    throw new ConnectFailed("exchange_failed", row);
+  } catch (e) {
+    throw new ConnectFailed("exchange_failed", row, codeOf(e));
   }
   if (!usableToken(tokens.access_token, LIMITS.credentialSecretMaxBytes)) {
     throw new ConnectFailed("exchange_failed", row);
@@ -135,6 +137,13 @@ export type SealedGrant = Parameters<typeof connectionRepo.put>[2];
 /** Stores (or replaces) a person's grant; `db` may be the audited write's transaction. */
 export async function saveConnection(db: Db, owner: Owner, grant: SealedGrant): Promise<void> {
   await connectionRepo.put(db, owner, grant);
+}
+
+/** The library's error code (`OAUTH_…`) or the OAuth error the provider answered; nothing else. */
+function codeOf(e: unknown): string | undefined {
+  if (e instanceof oauth.ResponseBodyError) return `provider answered ${e.error}`;
+  const code = (e as { code?: unknown } | null)?.code;
+  return typeof code === "string" && /^[A-Z_]{1,64}$/.test(code) ? code : undefined;
 }
 
 /** When an access token issued now with `expires_in` expires; null when the provider did not say. */

@@ -80,7 +80,13 @@ export function providerOf(
 }
 
 /** The endpoints an issuer's discovery document names (RFC 8414, else OpenID Connect Discovery). */
-export type Discovered = { authorization_url: string; token_url: string; revocation_url: string | null };
+export type Discovered = {
+  /** The issuer as its metadata names it: what the provider's ID tokens carry in `iss`. */
+  issuer: string;
+  authorization_url: string;
+  token_url: string;
+  revocation_url: string | null;
+};
 
 /**
  * Reads `issuer`'s discovery document through the upstream dispatcher (the issuer URL passed the
@@ -102,6 +108,7 @@ export async function discoverIssuer(
       const as = await oauth.processDiscoveryResponse(url, res);
       if (as.authorization_endpoint && as.token_endpoint) {
         return {
+          issuer: as.issuer,
           authorization_url: as.authorization_endpoint,
           token_url: as.token_endpoint,
           revocation_url: as.revocation_endpoint ?? null,

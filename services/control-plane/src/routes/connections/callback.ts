@@ -34,7 +34,7 @@ export function registerConnectionCallback(app: Hono<AppEnv>, deps: ConnectionRo
       return c.redirect(`${screen}?connected=${encodeURIComponent(done.credential.name)}`, 303);
     } catch (e) {
       if (!(e instanceof ConnectFailed)) throw e;
-      c.var.log.info({ reason: e.reason }, "connection callback refused");
+      c.var.log.info({ reason: e.reason, code: e.code }, "connection callback refused");
       return c.redirect(`${screen}?error=${e.reason}`, 303);
     }
   });
