@@ -8,7 +8,8 @@ import type { ProxyDeps } from "../deps.ts";
  * needs the caller's own grant. Without one, or when the provider refused its refresh, the call is
  * answered "connection required" in its protocol's form before anything is stored or forwarded
  * (no 202 without a grant on the transactional path). The token found is left in the process's
- * cache, where step 9 picks it up. Any other failure (a token endpoint down) is step 9's to record.
+ * cache, where step 9 picks it up. A token endpoint that fails otherwise is step 9's to record
+ * (credential_error); a store that does not answer is the caller's 503, as for any step.
  * An agent with another credential pays one cached kind lookup.
  */
 export async function checkConnection(call: Call, deps: ProxyDeps): Promise<Call> {
@@ -27,7 +28,8 @@ export async function checkConnection(call: Call, deps: ProxyDeps): Promise<Call
     }
     return call;
   } catch (e) {
-    if (!(e instanceof CredentialError) || e.reason !== "connection_required") return call;
+    if (!(e instanceof CredentialError)) throw e;
+    if (e.reason !== "connection_required") return call;
     const url = `${deps.config.publicUrl}/console/#/connections/${credentialId}`;
     throw connectionRequired(call.agent.protocol, call.request, call.headers, url);
   }
