@@ -1,10 +1,11 @@
-// `pnpm bench [--quick] [--no-build] [--profile] [--json <file>] [--only stream,oauth,policy,quota,a2a,transact,transfer,sse,tools,guard,virtual,virtual-v1,search,x402-mcp,audit,scale]`: the split deployment against a
+// `pnpm bench [--quick] [--no-build] [--profile] [--json <file>] [--only stream,oauth,connections,policy,quota,a2a,transact,transfer,sse,tools,guard,virtual,virtual-v1,search,x402-mcp,audit,scale]`: the split deployment against a
 // direct upstream and a bare Node proxy, side by side in one run. See docs/performance.md.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { join } from "node:path";
 import { a2aRows } from "./a2a.ts";
 import { auditRows } from "./audit.ts";
+import { perUserCpu } from "./connections.ts";
 import { build, type Deployment, deploy, storesOrExplain } from "./deploy.ts";
 import { answerGuardRows } from "./guard.ts";
 import { generatorName } from "./load.ts";
@@ -33,7 +34,7 @@ const P = quick
   ? { rounds: 1, seconds: 2, latSeconds: 1, bytes: 256 * 2 ** 20, sseEvents: 100, sseStreams: 4 }
   : { rounds: 3, seconds: 5, latSeconds: 3, bytes: 2 ** 30, sseEvents: 400, sseStreams: 4 };
 const onlyAt = argv.indexOf("--only");
-/** `--only stream,oauth,policy,quota,a2a,transact,transfer,sse,tools,guard,virtual,virtual-v1,search,x402-mcp,audit,scale`: run just those sections (for iterating on one figure). */
+/** `--only stream,oauth,connections,policy,quota,a2a,transact,transfer,sse,tools,guard,virtual,virtual-v1,search,x402-mcp,audit,scale`: run just those sections (for iterating on one figure). */
 const only = onlyAt >= 0 ? new Set((argv[onlyAt + 1] ?? "").split(",")) : null;
 const want = (section: string) => only === null || only.has(section);
 const CONCURRENCY = 64;
@@ -113,6 +114,21 @@ async function main(): Promise<number> {
     console.log("1b/4 OAuth credential against a static bearer, streaming endpoint ...");
     rows.push(
       await oauthCpu(d, {
+        path: "/echo",
+        body: SMALL_BODY,
+        connections: CONCURRENCY,
+        seconds: P.seconds,
+        rounds: Math.max(2, P.rounds),
+      }),
+    );
+  }
+
+  // 1b'. The same small calls through a per-user credential (the caller's own grant) against a
+  // static bearer one.
+  if (want("connections")) {
+    console.log("1b'/4 per-user credential against a static bearer, streaming endpoint ...");
+    rows.push(
+      await perUserCpu(d, {
         path: "/echo",
         body: SMALL_BODY,
         connections: CONCURRENCY,

@@ -20,6 +20,8 @@ export const AUDIT_ACTIONS = [
   "tools.refresh",
   "approval.approve",
   "approval.deny",
+  "connection.create",
+  "connection.delete",
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

@@ -294,7 +294,7 @@ export interface paths {
         put?: never;
         /**
          * Store an upstream credential
-         * @description kind bearer or api_key: a static secret. kind oauth2_client_credentials (RFC 6749 §4.4) or oauth2_token_exchange (RFC 8693, exchanges the caller's token): secret is the client secret, token_url and client_id are required, scope, audience and auth_method optional; the gateway injects Authorization: Bearer <access token>, cached until 30 s before expiry.
+         * @description kind bearer or api_key: a static secret. kind oauth2_client_credentials (RFC 6749 §4.4) or oauth2_token_exchange (RFC 8693, exchanges the caller's token): secret is the client secret, token_url and client_id are required, scope, audience and auth_method optional; the gateway injects Authorization: Bearer <access token>, cached until 30 s before expiry. kind oauth2_authorization_code (per-user, docs/connections.md): client_id, optional secret (none: a public client), authorization_url and token_url or issuer (discovered), optional revocation_url, scopes and resource; each person connects their own account through /v1/connections, and the answer shows the redirect_uri to register at the provider.
          */
         post: operations["createCredential"];
         delete?: never;
@@ -320,6 +320,67 @@ export interface paths {
         post?: never;
         /** Delete a credential */
         delete: operations["deleteCredential"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/connections": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the caller's connections */
+        get: operations["listConnections"];
+        put?: never;
+        /**
+         * Start connecting the caller's account
+         * @description For the caller themself: answers the provider's authorization URL (authorization code with PKCE S256, a single-use state bound to tenant, caller and credential, valid 10 minutes, the credential's resource indicator). Open it in a browser; the provider redirects back to /v1/connections/callback.
+         */
+        post: operations["createConnection"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/connections/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The provider's redirect back
+         * @description Called by the person's browser, redirected by the provider with code and state (no bearer token: the state is the binding). Redeems the state once, exchanges the code and stores the grant; always answers 303 to the console's connections screen, ?connected=<credential name> or ?error=<invalid_state|denied|exchange_failed>.
+         */
+        get: operations["connectionCallback"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/connections/{credential_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Disconnect the caller's account
+         * @description Removes the caller's grant and revokes its tokens at the credential's revocation_url (RFC 7009) when it has one.
+         */
+        delete: operations["deleteConnection"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1071,13 +1132,19 @@ export interface components {
             id: string;
             name: string;
             /** @enum {string} */
-            kind: "bearer" | "api_key" | "oauth2_client_credentials" | "oauth2_token_exchange";
+            kind: "bearer" | "api_key" | "oauth2_client_credentials" | "oauth2_token_exchange" | "oauth2_authorization_code";
             header_name: string | null;
             token_url: string | null;
             client_id: string | null;
             scope: string | null;
             audience: string | null;
-            auth_method: ("client_secret_basic" | "client_secret_post") | null;
+            auth_method: ("client_secret_basic" | "client_secret_post" | "none") | null;
+            authorization_url: string | null;
+            revocation_url: string | null;
+            issuer: string | null;
+            scopes: string[] | null;
+            resource: string | null;
+            redirect_uri: string | null;
             hint: string;
             allowed_hosts: string[] | null;
             version: number;
@@ -1089,30 +1156,58 @@ export interface components {
         CreateCredential: {
             name: string;
             /** @enum {string} */
-            kind: "bearer" | "api_key" | "oauth2_client_credentials" | "oauth2_token_exchange";
+            kind: "bearer" | "api_key" | "oauth2_client_credentials" | "oauth2_token_exchange" | "oauth2_authorization_code";
             /** @description Checked by the server ("must be at most 8192 bytes"). */
-            secret: string;
+            secret?: string;
             header_name?: string | null;
             allowed_hosts?: string[] | null;
             token_url?: string | null;
             client_id?: string | null;
             scope?: string | null;
             audience?: string | null;
-            auth_method?: ("client_secret_basic" | "client_secret_post") | null;
+            auth_method?: ("client_secret_basic" | "client_secret_post" | "none") | null;
+            authorization_url?: string | null;
+            revocation_url?: string | null;
+            issuer?: string | null;
+            scopes?: string[] | null;
+            resource?: string | null;
         };
         PutCredential: {
             /** @description Checked by the server ("must be at most 8192 bytes"). */
-            secret: string;
+            secret?: string;
             name?: string;
             /** @enum {string} */
-            kind?: "bearer" | "api_key" | "oauth2_client_credentials" | "oauth2_token_exchange";
+            kind?: "bearer" | "api_key" | "oauth2_client_credentials" | "oauth2_token_exchange" | "oauth2_authorization_code";
             header_name?: string | null;
             allowed_hosts?: string[] | null;
             token_url?: string | null;
             client_id?: string | null;
             scope?: string | null;
             audience?: string | null;
-            auth_method?: ("client_secret_basic" | "client_secret_post") | null;
+            auth_method?: ("client_secret_basic" | "client_secret_post" | "none") | null;
+            authorization_url?: string | null;
+            revocation_url?: string | null;
+            issuer?: string | null;
+            scopes?: string[] | null;
+            resource?: string | null;
+        };
+        Connection: {
+            credential_id: string;
+            credential_name: string;
+            /** @enum {string} */
+            status: "connected" | "expired";
+            scopes: string[];
+            /** Format: date-time */
+            connected_at: string;
+            last_used_at: string | null;
+        };
+        ConnectStart: {
+            authorize_url: string;
+            /** Format: date-time */
+            expires_at: string;
+        };
+        CreateConnection: {
+            credential_id: string;
         };
         Invocation: {
             id: string;
@@ -1439,7 +1534,7 @@ export interface components {
             tenant_id: string;
             actor: string;
             /** @enum {string} */
-            action: "agent.create" | "agent.update" | "agent.delete" | "credential.create" | "credential.rotate" | "credential.delete" | "policy.replace" | "policy.delete" | "settlement.replace" | "tools.pin" | "tools.unpin" | "tools.refresh" | "approval.approve" | "approval.deny";
+            action: "agent.create" | "agent.update" | "agent.delete" | "credential.create" | "credential.rotate" | "credential.delete" | "policy.replace" | "policy.delete" | "settlement.replace" | "tools.pin" | "tools.unpin" | "tools.refresh" | "approval.approve" | "approval.deny" | "connection.create" | "connection.delete";
             resource_id: string;
             request_id: string;
             /** Format: date-time */
@@ -2772,6 +2867,209 @@ export interface operations {
             };
             /** @description The credential is still referenced by an agent. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected server error; no body. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    listConnections: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The caller's own connections, never a token. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Connection"][];
+                    };
+                };
+            };
+            /** @description A query parameter the route does not take. Any query parameter: this route takes none; the message names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid bearer token, or absent tenant or user claims. No body. */
+            401: {
+                headers: {
+                    /** @description Bearer; `Bearer error="invalid_token"` when a token was presented and refused (RFC 6750 §3). */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unexpected server error; no body. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    createConnection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateConnection"];
+            };
+        };
+        responses: {
+            /** @description Where to send the browser. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConnectStart"];
+                };
+            };
+            /** @description Invalid body, or the credential is not of kind oauth2_authorization_code. Any query parameter: this route takes none; the message names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid bearer token, or absent tenant or user claims. No body. */
+            401: {
+                headers: {
+                    /** @description Bearer; `Bearer error="invalid_token"` when a token was presented and refused (RFC 6750 §3). */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No credential with this id in the caller's tenant. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 256 KiB, counted as it arrives; the message names the limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected server error; no body. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    connectionCallback: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description To the console's connections screen. */
+            303: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any query parameter: this route takes none; the message names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected server error; no body. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    deleteConnection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id of a per-user credential (kind oauth2_authorization_code). */
+                credential_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done; no body. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any query parameter: this route takes none; the message names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid bearer token, or absent tenant or user claims. No body. */
+            401: {
+                headers: {
+                    /** @description Bearer; `Bearer error="invalid_token"` when a token was presented and refused (RFC 6750 §3). */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The caller has no connection for this credential. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4572,7 +4870,7 @@ export interface operations {
                 /** @description Inclusive upper bound on created_at. RFC 3339 date-time. */
                 until?: string;
                 /** @description Only events of this action. */
-                action?: "agent.create" | "agent.update" | "agent.delete" | "credential.create" | "credential.rotate" | "credential.delete" | "policy.replace" | "policy.delete" | "settlement.replace" | "tools.pin" | "tools.unpin" | "tools.refresh" | "approval.approve" | "approval.deny";
+                action?: "agent.create" | "agent.update" | "agent.delete" | "credential.create" | "credential.rotate" | "credential.delete" | "policy.replace" | "policy.delete" | "settlement.replace" | "tools.pin" | "tools.unpin" | "tools.refresh" | "approval.approve" | "approval.deny" | "connection.create" | "connection.delete";
                 /** @description Only events of this actor (a token's sub). */
                 actor?: string;
                 /** @description Only events about this resource. */

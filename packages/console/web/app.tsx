@@ -7,6 +7,7 @@ import { AgentsScreen } from "./screens/agents.tsx";
 import { AnalyticsScreen } from "./screens/analytics.tsx";
 import { ApprovalsScreen } from "./screens/approvals.tsx";
 import { AuditScreen } from "./screens/audit.tsx";
+import { ConnectionsScreen } from "./screens/connections.tsx";
 import { CredentialsScreen } from "./screens/credentials.tsx";
 import { InvocationsScreen } from "./screens/invocations.tsx";
 import { OverviewScreen } from "./screens/overview.tsx";
@@ -21,6 +22,7 @@ const NAV: Array<[string, string]> = [
   ["/", "Overview"],
   ["/agents", "Agents"],
   ["/credentials", "Credentials"],
+  ["/connections", "Connections"],
   ["/invocations", "Invocations"],
   ["/policy", "Policy"],
   ["/approvals", "Approvals"],
@@ -184,6 +186,8 @@ function Screen({ section }: { section: string }) {
       return <AgentsScreen />;
     case "/credentials":
       return <CredentialsScreen />;
+    case "/connections":
+      return <ConnectionsScreen />;
     case "/invocations":
       return <InvocationsScreen />;
     case "/policy":

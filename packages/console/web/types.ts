@@ -17,6 +17,7 @@ export type PatchAgentBody = Schema<"PatchAgent">;
 export type Credential = Schema<"Credential">;
 export type CreateCredentialBody = Schema<"CreateCredential">;
 export type PutCredentialBody = Schema<"PutCredential">;
+export type Connection = Schema<"Connection">;
 export type Settlement = Schema<"Settlement">;
 export type Invocation = Schema<"Invocation">;
 export type InvocationDetail = Schema<"InvocationDetail">;

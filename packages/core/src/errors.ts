@@ -25,15 +25,15 @@ export class DomainError extends Error {
   /** A full JSON body that replaces `{"error"}` (the x402 challenge). */
   readonly body: unknown;
   /**
-   * The HTTP status when a protocol's transport answers this refusal inside a successful answer
-   * (x402 over MCP: the payment-required tool result on HTTP 200); absent: the kind's status.
+   * The status of a refusal a protocol answers in its own shape rather than as an HTTP error
+   * (MCP carries JSON-RPC errors in a 200); absent: the kind's status.
    */
-  readonly status: 200 | undefined;
+  readonly status: number | undefined;
 
   constructor(
     kind: ErrorKind,
     message: string,
-    opts: { headers?: Record<string, string>; body?: unknown; status?: 200 } = {},
+    opts: { headers?: Record<string, string>; body?: unknown; status?: number } = {},
   ) {
     super(message);
     this.name = "DomainError";

@@ -118,6 +118,7 @@ export function forwardCallOf(
     payment: call.payment,
     prices: call.prices,
     answerGuard: call.answerGuard,
+    sub: call.sub,
     target: local.target !== undefined ? local.target : call.upstreamUrl ? targetOf(call.upstreamUrl) : null,
     server: null,
     speaks: protocolOf(call.protocol),

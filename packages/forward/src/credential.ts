@@ -26,6 +26,8 @@ export async function openCallCredential(
       // OAuth kinds fetch (and cache) an access token; token exchange reads the caller's token.
       oauth: deps.oauth,
       subjectToken: call.subjectToken,
+      // A per-user credential opens the caller's own grant (docs/connections.md).
+      sub: call.sub,
     });
   } catch (e) {
     if (!(e instanceof CredentialError)) throw e;

@@ -107,6 +107,11 @@ export const ForwardedSchema = v.object({
     ),
     null,
   ),
+  /**
+   * The caller (the token's `sub`): whose grant a per-user credential opens at the dial
+   * (docs/connections.md). Null for calls stored before it existed.
+   */
+  sub: v.optional(v.nullable(Text), null),
 });
 
 /** What step 9 needs to forward a call (see `ForwardedSchema`). */

@@ -138,7 +138,7 @@ export async function createRuntime(
     }
     const changes = await createChangeBus(store, logger);
     closers.push(() => changes.close());
-    const oauth = createOAuthClient({ dispatcher });
+    const oauth = createOAuthClient({ dispatcher, allowHttp: config.GW_ALLOW_HTTP_UPSTREAMS });
     // A rotation already misses (tokens are keyed by version); this frees them, and a delete's.
     changes.subscribe((change) => {
       if (change.kind === "credential") oauth.forget(change.tenantId, change.id);

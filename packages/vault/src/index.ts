@@ -1,3 +1,4 @@
+export * from "./connections/index.ts";
 export * from "./credentials.ts";
 export * from "./keyring.ts";
 export * from "./oauth/index.ts";

@@ -25,7 +25,9 @@ export type CredentialFailure =
   /** OAuth: the token endpoint gave no usable access token (see `detail`). */
   | "token_unavailable"
   /** OAuth token exchange: the call carries no caller token to exchange. */
-  | "no_subject_token";
+  | "no_subject_token"
+  /** Per-user credential: the caller has no usable grant (never connected, or the provider refused a refresh). */
+  | "connection_required";
 
 /**
  * What went wrong at a token endpoint, in the project's words (never bytes of its answer):

@@ -2,11 +2,12 @@ import { isId, withinDeadline } from "@gw/core";
 import type { Db } from "@gw/db";
 import { recordCredentialDecryptFailure } from "@gw/telemetry";
 import { hostMatches, hostOf } from "@gw/upstream";
+import { connectionToken } from "./connections/open.ts";
 import { CredentialError, type Keyring } from "./keyring.ts";
 import { accessTokenFor, type OAuthClient } from "./oauth/client.ts";
 import { bearerOf, type SealedSubjectToken, sealSubjectToken } from "./oauth/subject.ts";
 import { credentialRepo } from "./repos/credentials.ts";
-import { OAUTH_KINDS } from "./schema.ts";
+import { OAUTH_KINDS, PER_USER_KIND } from "./schema.ts";
 
 /**
  * The header to add to the upstream request. Lower-case name; the value holds the secret.
@@ -29,6 +30,9 @@ export type InjectedHeader = { header: string; value: string; secret: string };
  * cache, else the token endpoint; see oauth/client.ts). Their `allowed_hosts` also bounds the token
  * endpoint, which receives the client secret. `subjectToken` gives the caller's own token, read only
  * for oauth2_token_exchange. Without `oauth` an OAuth credential does not open (token_unavailable).
+ *
+ * A per-user credential (oauth2_authorization_code) injects the access token of `sub`'s own grant
+ * (connections/open.ts): without one, CredentialError("connection_required").
  */
 export async function openCredential({
   db,
@@ -38,6 +42,7 @@ export async function openCredential({
   targetHost,
   oauth,
   subjectToken,
+  sub,
 }: {
   db: Db;
   keyring: Keyring;
@@ -46,6 +51,8 @@ export async function openCredential({
   targetHost?: string | undefined;
   oauth?: OAuthClient | undefined;
   subjectToken?: (() => string | undefined) | undefined;
+  /** The caller (the token's `sub`): whose grant a per-user credential opens. */
+  sub?: string | null | undefined;
 }): Promise<InjectedHeader> {
   // Bounded: a stalled store is a 503 (StoreDeadline) in time, not a call that hangs.
   const row = isId("cred", credentialId)
@@ -64,6 +71,15 @@ export async function openCredential({
       throw e;
     }
   };
+  if (row.kind === PER_USER_KIND) {
+    if (row.allowedHosts && !hostMatches(hostOf(row.tokenUrl ?? "") ?? "", row.allowedHosts)) {
+      throw new CredentialError("host_not_allowed");
+    }
+    if (!oauth) throw new CredentialError("token_unavailable");
+    if (!sub) throw new CredentialError("connection_required");
+    const token = await connectionToken({ db, keyring, ...oauth }, row, sub);
+    return { header: "authorization", value: `Bearer ${token}`, secret: token };
+  }
   if (OAUTH_KINDS.has(row.kind)) {
     if (row.allowedHosts && !hostMatches(hostOf(row.tokenUrl ?? "") ?? "", row.allowedHosts)) {
       throw new CredentialError("host_not_allowed");

@@ -30,7 +30,7 @@ const Name = v.pipe(
 
 const Kind = v.picklist(
   CREDENTIAL_KINDS,
-  'must be "bearer", "api_key", "oauth2_client_credentials" or "oauth2_token_exchange"',
+  'must be "bearer", "api_key", "oauth2_client_credentials", "oauth2_token_exchange" or "oauth2_authorization_code"',
 );
 
 /** The OAuth kinds: the secret is a client secret that buys access tokens (oauth/). */
@@ -67,8 +67,25 @@ const Audience = v.pipe(
   v.regex(/^[\x21-\x7e](?:[\x20-\x7e]{0,1022}[\x21-\x7e])?$/, "must be 1 to 1024 printable ASCII characters"),
 );
 
-export const AUTH_METHODS = ["client_secret_basic", "client_secret_post"] as const;
-const AuthMethod = v.picklist(AUTH_METHODS, 'must be "client_secret_basic" or "client_secret_post"');
+export const AUTH_METHODS = ["client_secret_basic", "client_secret_post", "none"] as const;
+const AuthMethod = v.picklist(AUTH_METHODS, 'must be "client_secret_basic", "client_secret_post" or "none"');
+
+/** The per-user kind (docs/connections.md): the gateway is an OAuth client holding one grant per person. */
+export const PER_USER_KIND = "oauth2_authorization_code" satisfies CredentialKind;
+
+const EndpointUrl = TokenUrl;
+
+/** `scopes`: RFC 6749 scope tokens, at most 50. */
+const ScopeList = v.pipe(
+  v.array(
+    v.pipe(
+      v.string("must be a list of scope tokens"),
+      v.regex(/^[\x21\x23-\x5b\x5d-\x7e]{1,200}$/, "entries must be scope tokens (no spaces or quotes)"),
+    ),
+    "must be a list of scope tokens",
+  ),
+  v.maxLength(50, "must hold at most 50 entries"),
+);
 
 /**
  * Headers a credential may not be injected as: hop-by-hop and framing headers the HTTP client owns,
@@ -132,7 +149,8 @@ const AllowedHosts = v.pipe(
 export const CreateCredential = v.strictObject({
   name: Name,
   kind: Kind,
-  secret: Secret,
+  // Required for every kind but oauth2_authorization_code, whose public clients have none (the verb checks).
+  secret: v.optional(Secret),
   header_name: v.nullish(HeaderName),
   allowed_hosts: v.nullish(AllowedHosts),
   ...oauthFields(),
@@ -149,6 +167,12 @@ function oauthFields() {
     scope: v.nullish(Scope),
     audience: v.nullish(Audience),
     auth_method: v.nullish(AuthMethod),
+    // oauth2_authorization_code only (docs/connections.md).
+    authorization_url: v.nullish(EndpointUrl),
+    revocation_url: v.nullish(EndpointUrl),
+    issuer: v.nullish(EndpointUrl),
+    scopes: v.nullish(ScopeList),
+    resource: v.nullish(EndpointUrl),
   };
 }
 
@@ -159,7 +183,7 @@ function oauthFields() {
  * host, a null `scope` or `audience` sends none, a null `auth_method` goes back to Basic.
  */
 export const PutCredential = v.strictObject({
-  secret: Secret,
+  secret: v.optional(Secret),
   name: v.optional(Name),
   kind: v.optional(Kind),
   header_name: v.nullish(HeaderName),

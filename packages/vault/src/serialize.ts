@@ -17,7 +17,18 @@ export const CredentialResource = v.object({
   client_id: v.nullable(v.string()),
   scope: v.nullable(v.string()),
   audience: v.nullable(v.string()),
-  auth_method: v.nullable(v.picklist(["client_secret_basic", "client_secret_post"])),
+  auth_method: v.nullable(v.picklist(["client_secret_basic", "client_secret_post", "none"])),
+  /**
+   * oauth2_authorization_code only (null otherwise; docs/connections.md): the provider's endpoints,
+   * the issuer they were discovered from, the scopes and resource asked for, and the redirect URI
+   * to register at the provider.
+   */
+  authorization_url: v.nullable(v.string()),
+  revocation_url: v.nullable(v.string()),
+  issuer: v.nullable(v.string()),
+  scopes: v.nullable(v.array(v.string())),
+  resource: v.nullable(v.string()),
+  redirect_uri: v.nullable(v.string()),
   hint: v.string(),
   allowed_hosts: v.nullable(v.array(v.string())),
   version: v.pipe(v.number(), v.integer()),
@@ -26,8 +37,17 @@ export const CredentialResource = v.object({
 });
 export type CredentialJson = v.InferOutput<typeof CredentialResource>;
 
-/** The credential as callers see it. There is no field that could carry the secret. */
-export function credentialJson(row: CredentialRow): CredentialJson {
+/** Where a provider sends the browser back after consent: one URI for every per-user credential. */
+export function connectionRedirectUri(publicUrl: string): string {
+  return `${publicUrl}/v1/connections/callback`;
+}
+
+/**
+ * The credential as callers see it. There is no field that could carry the secret. `publicUrl`
+ * (GW_PUBLIC_URL) fills a per-user credential's `redirect_uri`.
+ */
+export function credentialJson(row: CredentialRow, publicUrl?: string): CredentialJson {
+  const perUser = row.kind === "oauth2_authorization_code";
   return {
     id: row.id,
     name: row.name,
@@ -35,9 +55,15 @@ export function credentialJson(row: CredentialRow): CredentialJson {
     header_name: row.headerName,
     token_url: row.tokenUrl,
     client_id: row.clientId,
-    scope: row.scope,
+    scope: perUser ? null : row.scope,
     audience: row.audience,
     auth_method: row.authMethod,
+    authorization_url: row.authorizationUrl,
+    revocation_url: row.revocationUrl,
+    issuer: row.issuer,
+    scopes: perUser ? (row.scope ? row.scope.split(" ") : []) : null,
+    resource: row.resource,
+    redirect_uri: perUser && publicUrl !== undefined ? connectionRedirectUri(publicUrl) : null,
     hint: row.hint,
     allowed_hosts: row.allowedHosts ?? null,
     version: row.version,

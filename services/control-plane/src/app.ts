@@ -10,6 +10,7 @@ import { registerAnalyticsSummary } from "./routes/analytics-summary.ts";
 import { registerApprovals } from "./routes/approvals/index.ts";
 import { registerAudit } from "./routes/audit/index.ts";
 import { registerCapabilities, surfacesOf } from "./routes/capabilities.ts";
+import { registerConnectionCallback, registerConnections } from "./routes/connections/index.ts";
 import { registerConsole } from "./routes/console.ts";
 import { registerCredentials } from "./routes/credentials/index.ts";
 import { registerDiscovery } from "./routes/discovery.ts";
@@ -28,12 +29,14 @@ export function createControlPlaneApp(deps: ControlPlaneDeps): Hono<AppEnv> {
   // One base app: request id, access log and span run once per request.
   const app = createBaseApp({ logger: deps.logger });
   registerHealth(app, healthOf(deps));
+  const surfaces = surfacesOf(deps);
   // Public: registered before the /v1 family so its auth middleware never runs for it.
   registerJwks(app, deps);
+  // Public too: the provider's redirect carries no bearer token; the single-use state binds it.
+  if (surfaces.credentials) registerConnectionCallback(app, deps);
   // Outside requireAuth: static files and the sign-in settings carry no data; the page calls /v1
   // with the operator's token.
   registerConsole(app, { oidc: consoleOidcOf(deps.config) });
-  const surfaces = surfacesOf(deps);
   const authorizationServers = deps.config.GW_OAUTH_AUTHORIZATION_SERVERS;
   // The API description and discovery are public by nature (docs/api.md).
   registerOpenApi(app, {
@@ -63,7 +66,10 @@ export function createControlPlaneApp(deps: ControlPlaneDeps): Hono<AppEnv> {
     registerAnalytics(v1, deps);
   }
   // Mounted exactly when capabilities says so: the one value decides both.
-  if (surfaces.credentials) registerCredentials(v1, deps);
+  if (surfaces.credentials) {
+    registerCredentials(v1, deps);
+    registerConnections(v1, deps);
+  }
   if (surfaces.settlement) registerSettlement(v1, deps);
   app.route("/v1", v1);
   return app;

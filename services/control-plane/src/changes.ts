@@ -7,6 +7,8 @@ const WATCHED: ReadonlyArray<[RegExp, Change["kind"]]> = [
   [/^\/v1\/agents\/([^/]+)$/, "agent"],
   [/^\/v1\/agents\/([^/]+)\/tools\/(?:pin|refresh)$/, "tools"],
   [/^\/v1\/credentials\/([^/]+)$/, "credential"],
+  // A disconnect drops the tokens every replica holds for that credential (they are re-read).
+  [/^\/v1\/connections\/([^/]+)$/, "credential"],
   [/^\/v1\/policy$/, "policy"],
   [/^\/v1\/settlement\/config$/, "settlement"],
 ];

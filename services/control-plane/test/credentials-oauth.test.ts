@@ -171,7 +171,7 @@ describe("oauth credentials: bad input is a 400 that names the field", () => {
     [
       "bad auth_method",
       () => oauth({ auth_method: "private_key_jwt" }),
-      'auth_method: must be "client_secret_basic" or "client_secret_post"',
+      'auth_method: must be "client_secret_basic", "client_secret_post" or "none"',
     ],
     [
       "scope with a double space",

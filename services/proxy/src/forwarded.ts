@@ -35,6 +35,7 @@ export function forwardedOf(call: Call): Forwarded {
     payment: call.payment,
     prices: pricesOf(call),
     answerGuard: call.answerGuard,
+    sub: call.principal.userId,
   };
 }
 

@@ -150,6 +150,8 @@ export async function startAuthServer() {
 
   const jwks = createRemoteJWKSet(new URL(`${url}/jwks`));
   return {
+    /** The server itself, for suites that teach it more through its documented hooks. */
+    server,
     url,
     tokenUrl: `${url}/token`,
     exchangeUrl: `${url}/exchange`,

@@ -4,13 +4,15 @@ import { bytea } from "./invocations.ts";
 
 /**
  * What a credential is: a static secret (`bearer`, `api_key`) or an OAuth client whose secret buys
- * access tokens (`oauth2_client_credentials`, `oauth2_token_exchange`; docs/credentials.md).
+ * access tokens (`oauth2_client_credentials`, `oauth2_token_exchange`; docs/credentials.md), or an
+ * OAuth client that holds one grant per person (`oauth2_authorization_code`; docs/connections.md).
  */
 export const CREDENTIAL_KINDS = [
   "bearer",
   "api_key",
   "oauth2_client_credentials",
   "oauth2_token_exchange",
+  "oauth2_authorization_code",
 ] as const;
 export type CredentialKind = (typeof CREDENTIAL_KINDS)[number];
 
@@ -43,7 +45,13 @@ export const credentials = pgTable(
     clientId: text("client_id"),
     scope: text("scope"),
     audience: text("audience"),
-    authMethod: text("auth_method", { enum: ["client_secret_basic", "client_secret_post"] }),
+    authMethod: text("auth_method", { enum: ["client_secret_basic", "client_secret_post", "none"] }),
+    /** oauth2_authorization_code only: the provider's endpoints (from `issuer` discovery or given). */
+    authorizationUrl: text("authorization_url"),
+    revocationUrl: text("revocation_url"),
+    issuer: text("issuer"),
+    /** RFC 8707 resource indicator sent with the authorization and token requests. */
+    resource: text("resource"),
     ...timestamps,
   },
   (t) => [

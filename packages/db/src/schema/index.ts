@@ -2,6 +2,7 @@ export * from "./agent-events.ts";
 export * from "./agents.ts";
 export * from "./approvals.ts";
 export * from "./audit-events.ts";
+export * from "./connections.ts";
 export * from "./credentials.ts";
 export * from "./invocation-days.ts";
 export * from "./invocations.ts";

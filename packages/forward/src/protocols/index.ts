@@ -10,6 +10,7 @@ import {
 } from "./protocol.ts";
 
 export * from "./a2a/index.ts";
+export { CONNECT_REQUEST_STATE, connectionRequired, MCP_URL_ELICITATION_REQUIRED } from "./connect.ts";
 export * from "./protocol.ts";
 
 const PROTOCOLS: Readonly<Record<ProtocolName, Protocol>> = { http, mcp, a2a };

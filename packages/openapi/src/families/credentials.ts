@@ -19,7 +19,7 @@ export const credentialsRoutes: Route[] = [
     operationId: "createCredential",
     summary: "Store an upstream credential",
     description:
-      "kind bearer or api_key: a static secret. kind oauth2_client_credentials (RFC 6749 §4.4) or oauth2_token_exchange (RFC 8693, exchanges the caller's token): secret is the client secret, token_url and client_id are required, scope, audience and auth_method optional; the gateway injects Authorization: Bearer <access token>, cached until 30 s before expiry.",
+      "kind bearer or api_key: a static secret. kind oauth2_client_credentials (RFC 6749 §4.4) or oauth2_token_exchange (RFC 8693, exchanges the caller's token): secret is the client secret, token_url and client_id are required, scope, audience and auth_method optional; the gateway injects Authorization: Bearer <access token>, cached until 30 s before expiry. kind oauth2_authorization_code (per-user, docs/connections.md): client_id, optional secret (none: a public client), authorization_url and token_url or issuer (discovered), optional revocation_url, scopes and resource; each person connects their own account through /v1/connections, and the answer shows the redirect_uri to register at the provider.",
     tags,
     body: { json: CreateCredential, required: true },
     responses: {

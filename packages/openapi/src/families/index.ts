@@ -5,6 +5,7 @@ import { agentsComponents, agentsRoutes } from "./agents.ts";
 import { analyticsComponents, analyticsRoutes } from "./analytics.ts";
 import { approvalsComponents, approvalsRoutes } from "./approvals.ts";
 import { auditComponents, auditRoutes } from "./audit.ts";
+import { connectionsComponents, connectionsRoutes } from "./connections.ts";
 import { credentialsComponents, credentialsRoutes } from "./credentials.ts";
 import { discoveryComponents, discoveryRoutes } from "./discovery.ts";
 import { identityComponents, identityRoutes } from "./identity.ts";
@@ -38,6 +39,12 @@ export const FAMILIES: Family[] = [
     routes: credentialsRoutes,
     components: credentialsComponents,
   },
+  {
+    name: "connections",
+    surface: "credentials",
+    routes: connectionsRoutes,
+    components: connectionsComponents,
+  },
   { name: "invocations", routes: invocationsRoutes, components: invocationsComponents },
   { name: "proxy", routes: proxyRoutes, components: proxyComponents },
   {
@@ -65,6 +72,7 @@ export const COMPONENTS = {
   ...agentsComponents,
   ...toolsComponents,
   ...credentialsComponents,
+  ...connectionsComponents,
   ...invocationsComponents,
   ...proxyComponents,
   ...agentEventsComponents,

@@ -21,32 +21,50 @@ export type OAuthClient = {
   readonly tokens: TokenCache;
   readonly dispatcher: Dispatcher;
   readonly timeoutMs: number;
+  /** GW_ALLOW_HTTP_UPSTREAMS: whether per-user credentials may talk to http:// endpoints. */
+  readonly allowHttp: boolean;
   /** Drops what this process holds for a credential (or the tenant's): its tokens and its kind. */
   forget(tenantId: string, id?: string): void;
   /** Whether calls through this credential exchange the caller's token (cached for KIND_TTL_MS). */
   exchangesCallerToken(db: Db, tenantId: string, credentialId: string): Promise<boolean>;
+  /** The credential's kind (undefined: none), cached for KIND_TTL_MS and dropped by `forget`. */
+  kindOf(db: Db, tenantId: string, credentialId: string): Promise<CredentialKind | undefined>;
+  /** The credential's row (its secret still sealed), cached like `kindOf`. */
+  rowOf(db: Db, tenantId: string, credentialId: string): Promise<CredentialRow | undefined>;
 };
 
-export function createOAuthClient(opts: { dispatcher: Dispatcher; timeoutMs?: number }): OAuthClient {
+export function createOAuthClient(opts: {
+  dispatcher: Dispatcher;
+  timeoutMs?: number;
+  allowHttp?: boolean;
+}): OAuthClient {
   const tokens = new TokenCache();
-  const kinds = new Map<string, { kind: CredentialKind | undefined; until: number }>();
+  const kinds = new Map<string, { row: CredentialRow | undefined; until: number }>();
+  const rowOf = async (db: Db, tenantId: string, credentialId: string) => {
+    const key = `${tenantId}\u0000${credentialId}`;
+    const hit = kinds.get(key);
+    if (hit && hit.until > Date.now()) return hit.row;
+    const row = await credentialRepo.get(db, tenantId, credentialId);
+    if (kinds.size >= 10_000) kinds.clear();
+    kinds.set(key, { row, until: Date.now() + KIND_TTL_MS });
+    return row;
+  };
+  const kindOf = async (db: Db, tenantId: string, credentialId: string) =>
+    (await rowOf(db, tenantId, credentialId))?.kind;
   return {
     tokens,
     dispatcher: opts.dispatcher,
     timeoutMs: opts.timeoutMs ?? TOKEN_TIMEOUT_MS,
+    allowHttp: opts.allowHttp ?? false,
+    kindOf,
+    rowOf,
     forget(tenantId, id) {
       tokens.forget(tenantId, id);
       if (id !== undefined) kinds.delete(`${tenantId}\u0000${id}`);
       else for (const key of kinds.keys()) if (key.startsWith(`${tenantId}\u0000`)) kinds.delete(key);
     },
     async exchangesCallerToken(db, tenantId, credentialId) {
-      const key = `${tenantId}\u0000${credentialId}`;
-      const hit = kinds.get(key);
-      if (hit && hit.until > Date.now()) return hit.kind === "oauth2_token_exchange";
-      const row = await credentialRepo.get(db, tenantId, credentialId);
-      if (kinds.size >= 10_000) kinds.clear();
-      kinds.set(key, { kind: row?.kind, until: Date.now() + KIND_TTL_MS });
-      return row?.kind === "oauth2_token_exchange";
+      return (await kindOf(db, tenantId, credentialId)) === "oauth2_token_exchange";
     },
   };
 }

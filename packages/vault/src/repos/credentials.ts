@@ -24,6 +24,10 @@ export type CredentialRotation = Pick<NewCredential, "ciphertext" | "wrappedKey"
       | "scope"
       | "audience"
       | "authMethod"
+      | "authorizationUrl"
+      | "revocationUrl"
+      | "issuer"
+      | "resource"
     >
   >;
 

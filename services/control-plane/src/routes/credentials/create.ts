@@ -15,6 +15,6 @@ export function registerCreateCredential(app: Hono<AppEnv>, deps: CredentialRout
       return created;
     });
     c.header("Location", `/v1/credentials/${row.id}`);
-    return c.json(credentialJson(row), 201);
+    return c.json(credentialJson(row, deps.config.publicUrl), 201);
   });
 }

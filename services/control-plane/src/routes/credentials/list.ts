@@ -7,6 +7,11 @@ export function registerListCredentials(app: Hono<AppEnv>, deps: CredentialRoute
   app.get("/credentials", takesQuery(...PAGE_QUERY), async (c) => {
     const page = pageOf(c.req.query());
     const { rows, total } = await listCredentials({ ctx: vaultCtx(c, deps), query: page });
-    return c.json({ data: rows.map(credentialJson), limit: page.limit, offset: page.offset, total });
+    return c.json({
+      data: rows.map((r) => credentialJson(r, deps.config.publicUrl)),
+      limit: page.limit,
+      offset: page.offset,
+      total,
+    });
   });
 }

@@ -19,6 +19,6 @@ export function registerUpdateCredential(app: Hono<AppEnv>, deps: CredentialRout
       await audit("credential.rotate", id, credentialChanges(before, after, true));
       return after;
     });
-    return c.json(credentialJson(row));
+    return c.json(credentialJson(row, deps.config.publicUrl));
   });
 }

@@ -1,0 +1,140 @@
+import { useState } from "preact/hooks";
+import { unwrap } from "../api.ts";
+import { useRoute } from "../router.ts";
+import type { Connection, Credential } from "../types.ts";
+import { ErrorBox, fmtTime, messageOf, NotEnabled, Page, useLoad, useSession } from "../ui.tsx";
+
+const FAILURES: Record<string, string> = {
+  invalid_state: "The connect link expired or was already used. Connect again.",
+  denied: "The provider did not grant access.",
+  exchange_failed: "The provider's answer could not be used. Connect again, or ask an operator.",
+};
+
+/**
+ * Connections (docs/connections.md): the signed-in person's own grants for the tenant's per-user
+ * credentials. Connect sends the browser to the provider, which sends it back here
+ * (`#/connections?connected=<name>` or `?error=<reason>`); Disconnect removes the grant. A
+ * "connection required" answer points people at `#/connections/<credential id>`.
+ */
+export function ConnectionsScreen() {
+  const { caps } = useSession();
+  if (!caps.surfaces.credentials) return <NotEnabled what="Connections" />;
+  return <Connections />;
+}
+
+function Connections() {
+  const { api } = useSession();
+  const route = useRoute();
+  const wanted = route.segments[1];
+  const load = useLoad(async () => {
+    const [credentials, connections] = await Promise.all([
+      unwrap(api.GET("/v1/credentials", { params: { query: { limit: 100, offset: 0 } } })),
+      unwrap(api.GET("/v1/connections")),
+    ]);
+    return {
+      perUser: credentials.data.filter((c: Credential) => c.kind === "oauth2_authorization_code"),
+      mine: new Map(connections.data.map((c: Connection) => [c.credential_id, c])),
+    };
+  }, "connections");
+  const [busy, setBusy] = useState<string>();
+  const [error, setError] = useState<string>();
+  const connected = route.query.get("connected");
+  const failed = route.query.get("error");
+
+  const connect = async (credentialId: string) => {
+    setError(undefined);
+    setBusy(credentialId);
+    try {
+      const started = await unwrap(api.POST("/v1/connections", { body: { credential_id: credentialId } }));
+      location.assign(started.authorize_url);
+    } catch (e) {
+      setError(messageOf(e));
+      setBusy(undefined);
+    }
+  };
+  const disconnect = async (credentialId: string) => {
+    setError(undefined);
+    setBusy(credentialId);
+    try {
+      await unwrap(
+        api.DELETE("/v1/connections/{credential_id}", { params: { path: { credential_id: credentialId } } }),
+      );
+      load.reload();
+    } catch (e) {
+      setError(messageOf(e));
+    }
+    setBusy(undefined);
+  };
+
+  return (
+    <Page title="Connections">
+      <p>
+        Some agents act on your behalf at another service: connect your own account there once, and the
+        gateway uses your access for your calls only.
+      </p>
+      {connected ? (
+        <p class="notice" role="status">
+          Connected to {connected}.
+        </p>
+      ) : null}
+      <ErrorBox message={failed ? (FAILURES[failed] ?? "The connection failed.") : undefined} />
+      <ErrorBox message={load.error ?? error} />
+      {load.data ? (
+        load.data.perUser.length === 0 ? (
+          <p class="empty">No agent of this tenant needs your own account.</p>
+        ) : (
+          <div class="table-wrap">
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">Service</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Access granted</th>
+                  <th scope="col">Last used</th>
+                  <th scope="col">
+                    <span class="sr-only">Actions</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {load.data.perUser.map((c) => {
+                  const mine = load.data?.mine.get(c.id);
+                  return (
+                    <tr key={c.id} data-credential={c.id} aria-current={wanted === c.id ? "true" : undefined}>
+                      <td>
+                        {c.name}
+                        <br />
+                        <span class="small">
+                          {c.authorization_url ? new URL(c.authorization_url).host : ""}
+                        </span>
+                      </td>
+                      <td>{mine ? mine.status : "not connected"}</td>
+                      <td class="small">{mine ? mine.scopes.join(" ") || "—" : "—"}</td>
+                      <td>{mine ? fmtTime(mine.last_used_at) : "—"}</td>
+                      <td class="row-actions">
+                        {mine && mine.status === "connected" ? (
+                          <button
+                            type="button"
+                            class="danger"
+                            disabled={busy === c.id}
+                            onClick={() => disconnect(c.id)}
+                          >
+                            Disconnect
+                          </button>
+                        ) : (
+                          <button type="button" disabled={busy === c.id} onClick={() => connect(c.id)}>
+                            Connect
+                          </button>
+                        )}
+                      </td>
+                    </tr>
+                  );
+                })}
+              </tbody>
+            </table>
+          </div>
+        )
+      ) : null}
+    </Page>
+  );
+}

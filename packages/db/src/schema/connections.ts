@@ -1,0 +1,56 @@
+import { index, pgTable, primaryKey, text } from "drizzle-orm/pg-core";
+import { timestamps, tstz } from "./columns.ts";
+import { credentials } from "./credentials.ts";
+import { bytea } from "./invocations.ts";
+
+/**
+ * One person's grant for one per-user credential (docs/connections.md): the access and refresh
+ * tokens, sealed together under a data key bound to tenant, sub and credential. The row is also
+ * the lock a refresh holds (`SELECT … FOR UPDATE`), so one replica refreshes at a time.
+ */
+export const connections = pgTable(
+  "connections",
+  {
+    tenantId: text("tenant_id").notNull(),
+    sub: text("sub").notNull(),
+    credentialId: text("credential_id")
+      .notNull()
+      .references(() => credentials.id, { onDelete: "cascade" }),
+    ciphertext: bytea("ciphertext").notNull(),
+    wrappedKey: bytea("wrapped_key").notNull(),
+    kekId: text("kek_id").notNull(),
+    /** When the access token expires; null when the provider did not say. */
+    expiresAt: tstz("expires_at"),
+    /** The scopes the provider granted (space-separated), as it said. */
+    scopes: text("scopes"),
+    lastUsedAt: tstz("last_used_at"),
+    ...timestamps,
+  },
+  (t) => [
+    primaryKey({ columns: [t.tenantId, t.sub, t.credentialId] }),
+    index("connections_credential_idx").on(t.credentialId),
+  ],
+);
+export type ConnectionRow = typeof connections.$inferSelect;
+
+/**
+ * A connect in progress: keyed by the sha256 of its `state`, bound to tenant, sub and credential,
+ * holding the sealed PKCE verifier. Deleted when redeemed (single use) or once expired.
+ */
+export const connectionStates = pgTable(
+  "connection_states",
+  {
+    stateHash: text("state_hash").primaryKey(),
+    tenantId: text("tenant_id").notNull(),
+    sub: text("sub").notNull(),
+    credentialId: text("credential_id")
+      .notNull()
+      .references(() => credentials.id, { onDelete: "cascade" }),
+    ciphertext: bytea("ciphertext").notNull(),
+    wrappedKey: bytea("wrapped_key").notNull(),
+    kekId: text("kek_id").notNull(),
+    expiresAt: tstz("expires_at").notNull(),
+  },
+  (t) => [index("connection_states_expires_idx").on(t.expiresAt)],
+);
+export type ConnectionStateRow = typeof connectionStates.$inferSelect;

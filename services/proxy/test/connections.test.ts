@@ -1,0 +1,493 @@
+// @stores once: per-user grants through the all-in-one gateway; the split deployment has its own file.
+import { randomBytes } from "node:crypto";
+import { createServer } from "node:net";
+import {
+  type Caller,
+  newTenant,
+  type PerUserMcpServer,
+  pollDone,
+  startPerUserMcpServer,
+  startUpstream,
+  type TestApp,
+  type Upstream,
+} from "@gw/testkit";
+import { type Recorded, recordingCaller, sweepSecrets } from "@gw/testkit/sweep";
+import {
+  Client as ClientV2,
+  StreamableHTTPClientTransport as TransportV2,
+} from "@modelcontextprotocol/client";
+import { Client as ClientV1 } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport as TransportV1 } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { McpError } from "@modelcontextprotocol/sdk/types.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Provider, startProvider } from "./connections/provider.ts";
+import { startGateway } from "./helpers.ts";
+
+// Per-user upstream authorization (docs/connections.md) through the real all-in-one gateway: a
+// real authorization server from npm (authorization code + PKCE, rotating refresh tokens,
+// revocation), MCP servers of both official SDK generations that accept only its tokens and say
+// whose token they got, the official SDK clients of both generations, and an http upstream.
+
+const REVISION = "2026-07-28";
+let gw: TestApp;
+let provider: Provider;
+let v1: PerUserMcpServer;
+let v2: PerUserMcpServer;
+let plain: Upstream;
+const seen: Recorded[] = [];
+const secrets: string[] = [];
+
+beforeAll(async () => {
+  // The provider sends the browser back to GW_PUBLIC_URL: the port is chosen up front.
+  const port = await freePort();
+  [gw, provider] = await Promise.all([
+    startGateway({ GW_LOG_LEVEL: "trace", PORT: String(port), GW_PUBLIC_URL: `http://127.0.0.1:${port}` }),
+    startProvider(),
+  ]);
+  const verify = async (t: string) => {
+    const p = await provider.verify(t);
+    return p && typeof p.sub === "string" ? { sub: p.sub } : null;
+  };
+  [v1, v2] = await Promise.all([startPerUserMcpServer("v1", verify), startPerUserMcpServer("v2", verify)]);
+  plain = await startUpstream(async (req, res) => {
+    const auth = /^Bearer (\S+)$/.exec(req.headers.authorization ?? "");
+    const who = auth?.[1] ? await verify(auth[1]) : null;
+    res.writeHead(who ? 200 : 401, { "content-type": "application/json" });
+    res.end(JSON.stringify({ sub: who?.sub ?? null }));
+  });
+});
+afterAll(async () => {
+  await gw?.close();
+  await Promise.all([provider?.close(), v1?.close(), v2?.close(), plain?.close()]);
+});
+
+const publicUrl = () => gw.rt.config.publicUrl;
+const connectUrl = (credId: string) => `${publicUrl()}/console/#/connections/${credId}`;
+
+/** A fresh tenant with a per-user credential at the provider and three agents using it. */
+async function setup(opts: { expiresIn?: number } = {}) {
+  const tenant = newTenant();
+  const admin = await recordingCaller(gw, seen, { tenant, sub: "admin", scopes: ["audit:read"] });
+  const clientId = `tracker-${randomBytes(4).toString("hex")}`;
+  const secret = `conn-SECRET-${randomBytes(16).toString("hex")}`;
+  secrets.push(secret, admin.token);
+  provider.clients.set(clientId, { secret, ...(opts.expiresIn ? { expiresIn: opts.expiresIn } : {}) });
+  const cred = await admin("POST", "/v1/credentials", {
+    name: "tracker",
+    kind: "oauth2_authorization_code",
+    client_id: clientId,
+    secret,
+    issuer: provider.url,
+    revocation_url: provider.revokeUrl,
+    scopes: ["issues:read", "issues:write"],
+    resource: "https://tracker.example/mcp",
+  });
+  expect(cred.status, cred.text).toBe(201);
+  const credId = cred.json.id as string;
+  const agent = async (body: Record<string, unknown>) => {
+    const res = await admin("POST", "/v1/agents", { name: "a", credential_ref: credId, ...body });
+    expect(res.status, res.text).toBe(201);
+    return res.json.id as string;
+  };
+  const mcp = { protocol: "mcp", mcp_transport: "streamable_http" };
+  return {
+    tenant,
+    admin,
+    clientId,
+    credId,
+    cred,
+    older: await agent({ upstream_url: v1.url, ...mcp }),
+    modern: await agent({ upstream_url: v2.url, ...mcp }),
+    http: await agent({ upstream_url: plain.url }),
+    person: async (sub: string) => {
+      const c = await recordingCaller(gw, seen, { tenant, sub });
+      secrets.push(c.token);
+      return c;
+    },
+  };
+}
+type Setup = Awaited<ReturnType<typeof setup>>;
+
+/** The person connects in their browser: POST /v1/connections, consent at the provider, back to the console. */
+async function connect(s: Setup, who: Caller, sub: string) {
+  const started = await who("POST", "/v1/connections", { credential_id: s.credId });
+  expect(started.status, started.text).toBe(201);
+  const back = await provider.consent(started.json.authorize_url, sub);
+  expect(back.status).toBe(303);
+  expect(back.location).toBe(`${publicUrl()}/console/#/connections?connected=tracker`);
+  return started;
+}
+
+async function streamHttp(s: Setup, who: Caller) {
+  return who("POST", `/v1/proxy/${s.http}/stream`, { q: 1 });
+}
+
+describe("per-user credential", () => {
+  let s: Setup;
+  beforeAll(async () => {
+    s = await setup();
+  });
+
+  it("shows the discovered endpoints and the redirect URI to register, never the secret", async () => {
+    expect(s.cred.json).toMatchObject({
+      kind: "oauth2_authorization_code",
+      authorization_url: `${provider.url}/authorize`,
+      token_url: `${provider.url}/token`,
+      revocation_url: provider.revokeUrl,
+      issuer: provider.url,
+      scopes: ["issues:read", "issues:write"],
+      resource: "https://tracker.example/mcp",
+      redirect_uri: `${publicUrl()}/v1/connections/callback`,
+      scope: null,
+    });
+    const read = await s.admin("GET", `/v1/credentials/${s.credId}`);
+    expect(read.json.redirect_uri).toBe(`${publicUrl()}/v1/connections/callback`);
+  });
+
+  it("refuses endpoints outside the SSRF rules and incomplete settings at write", async () => {
+    const base = { name: "x", kind: "oauth2_authorization_code", client_id: "c", secret: "s3cr3t-value" };
+    const bad: Array<[Record<string, unknown>, string]> = [
+      [{ authorization_url: "https://idp.example/a", token_url: "http://10.0.0.1/token" }, "token_url"],
+      [{ authorization_url: "ftp://idp.example/a", token_url: `${provider.url}/token` }, "authorization_url"],
+      [
+        {
+          authorization_url: "https://idp.example/a",
+          token_url: `${provider.url}/token`,
+          revocation_url: "http://169.254.169.254/r",
+        },
+        "revocation_url",
+      ],
+      [{ token_url: `${provider.url}/token` }, "authorization_url"],
+      [{ issuer: "http://127.0.0.1:1" }, "issuer"],
+      [{ issuer: "http://10.1.2.3" }, "issuer"],
+      [{ issuer: provider.url, scope: "a b" }, "scope"],
+      [{ issuer: provider.url, client_id: undefined, auth_method: "client_secret_post" }, "client_id"],
+    ];
+    for (const [extra, field] of bad) {
+      const res = await s.admin("POST", "/v1/credentials", { ...base, ...extra });
+      expect(res.status, `${JSON.stringify(extra)}: ${res.text}`).toBe(400);
+      expect(res.json.error).toContain(field);
+    }
+    // A public client (no secret) is fine; a confidential auth method without one is not.
+    const pub = await s.admin("POST", "/v1/credentials", {
+      name: "public",
+      kind: "oauth2_authorization_code",
+      client_id: "pub",
+      issuer: provider.url,
+    });
+    expect(pub.status, pub.text).toBe(201);
+    expect(pub.json).toMatchObject({ auth_method: "none", hint: "" });
+    const noSecret = await s.admin("POST", "/v1/credentials", {
+      name: "conf",
+      kind: "oauth2_authorization_code",
+      client_id: "c",
+      issuer: provider.url,
+      auth_method: "client_secret_basic",
+    });
+    expect(noSecret.status).toBe(400);
+    const bearer = await s.admin("POST", "/v1/credentials", { name: "b", kind: "bearer" });
+    expect(bearer.status).toBe(400);
+    expect(bearer.json.error).toBe("secret is required");
+  });
+
+  it("connects with PKCE S256, the resource indicator and a state that serves once", async () => {
+    const alice = await s.person("alice");
+    const started = await connect(s, alice, "alice");
+    const sent = new URL(started.json.authorize_url);
+    expect(sent.searchParams.get("code_challenge_method")).toBe("S256");
+    expect(sent.searchParams.get("code_challenge")).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(sent.searchParams.get("resource")).toBe("https://tracker.example/mcp");
+    expect(sent.searchParams.get("scope")).toBe("issues:read issues:write");
+    expect(sent.searchParams.get("redirect_uri")).toBe(`${publicUrl()}/v1/connections/callback`);
+    expect(Date.parse(started.json.expires_at) - Date.now()).toBeGreaterThan(9 * 60_000);
+    const exchange = provider.tokenForms.findLast((f) => f.grant_type === "authorization_code");
+    expect(exchange?.code_verifier).toMatch(/^[A-Za-z0-9_-]{43,128}$/);
+    expect(exchange?.resource).toBe("https://tracker.example/mcp");
+    const mine = await alice("GET", "/v1/connections");
+    expect(mine.json.data).toEqual([
+      {
+        credential_id: s.credId,
+        credential_name: "tracker",
+        status: "connected",
+        scopes: expect.any(Array),
+        connected_at: expect.any(String),
+        last_used_at: null,
+      },
+    ]);
+    const through = await streamHttp(s, alice);
+    expect(through.status, through.text).toBe(200);
+    expect(through.json).toEqual({ sub: "alice" });
+    const audit = await s.admin("GET", "/v1/audit?action=connection.create");
+    expect(audit.json.data[0]).toMatchObject({ actor: "alice", resource_id: s.credId });
+  });
+
+  it("answers an SDK 1.x client -32042 with a URL elicitation, then serves it the person's own token", async () => {
+    const bob = await s.person("bob");
+    const endpoint = new URL(`${gw.url}/v1/proxy/${s.older}/stream`);
+    const auth = { requestInit: { headers: { Authorization: `Bearer ${bob.token}` } } };
+    const early = new ClientV1({ name: "sdk1", version: "1.0.0" });
+    const refused = await early.connect(new TransportV1(endpoint, auth)).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(refused).toBeInstanceOf(McpError);
+    const err = refused as McpError;
+    expect(err.code).toBe(-32042);
+    const [elicitation] = (err.data as { elicitations: Array<Record<string, string>> }).elicitations;
+    expect(elicitation).toMatchObject({
+      mode: "url",
+      url: connectUrl(s.credId),
+      elicitationId: expect.any(String),
+    });
+    expect(v1.seen).not.toContain("bob");
+    await connect(s, bob, "bob");
+    const client = new ClientV1({ name: "sdk1", version: "1.0.0" });
+    await client.connect(new TransportV1(endpoint, auth));
+    const result = await client.callTool({ name: "whoami", arguments: {} });
+    expect(result.content).toEqual([{ type: "text", text: "token of bob" }]);
+    await client.close();
+  });
+
+  it("answers an SDK v2 client of 2026-07-28 input_required, and its retry once connected", async () => {
+    const carol = await s.person("carol");
+    const endpoint = new URL(`${gw.url}/v1/proxy/${s.modern}/stream`);
+    const client = new ClientV2(
+      { name: "sdk2", version: "1.0.0" },
+      { versionNegotiation: { mode: { pin: REVISION } }, capabilities: { elicitation: { url: {} } } },
+    );
+    const asked: Array<Record<string, unknown>> = [];
+    client.setRequestHandler("elicitation/create", async (req) => {
+      asked.push(req.params as Record<string, unknown>);
+      // The person opens the URL, signs in to the console and connects there.
+      await connect(s, carol, "carol");
+      return { action: "accept" };
+    });
+    // server/discover needs the upstream too: it is answered input_required like any request
+    // (below); the client adopts what the server would have said.
+    const discover = await carol(
+      "POST",
+      `/v1/proxy/${s.modern}/stream`,
+      discoverRequest(),
+      modernHeaders("server/discover"),
+    );
+    expect(discover.json.result).toMatchObject({ resultType: "input_required" });
+    await client.connect(
+      new TransportV2(endpoint, { requestInit: { headers: { Authorization: `Bearer ${carol.token}` } } }),
+      { prior: { kind: "modern", discover: await upstreamDiscover() } },
+    );
+    const result = await client.callTool({ name: "whoami", arguments: {} });
+    expect(result.content).toEqual([{ type: "text", text: "token of carol" }]);
+    expect(asked).toHaveLength(1);
+    expect(asked[0]).toMatchObject({ mode: "url", url: connectUrl(s.credId) });
+    await client.close();
+  });
+
+  it("answers http agents 403 with connect_url on both paths, before a 202 and with no invocation", async () => {
+    const dave = await s.person("dave");
+    const streamed = await streamHttp(s, dave);
+    expect(streamed.status).toBe(403);
+    expect(streamed.json).toEqual({ error: "connection required", connect_url: connectUrl(s.credId) });
+    const queued = await dave("POST", `/v1/proxy/${s.http}`, { q: 1 });
+    expect(queued.status).toBe(403);
+    expect(queued.json).toEqual({ error: "connection required", connect_url: connectUrl(s.credId) });
+    const invs = await s.admin("GET", `/v1/invocations?agent_id=${s.http}`);
+    expect(invs.json.data.filter((i: { status: string }) => i.status !== "succeeded")).toEqual([]);
+  });
+
+  it("serves a connected person's transactional call through the worker with their token", async () => {
+    const alice = await s.person("alice");
+    const queued = await alice("POST", `/v1/proxy/${s.http}`, { q: 2 });
+    expect(queued.status, queued.text).toBe(202);
+    const done = await pollDone(alice, s.http, queued.json.invocation_id);
+    const body = Buffer.from(done.json.response.body_b64, "base64").toString();
+    expect(JSON.parse(body)).toEqual({ sub: "alice" });
+  });
+
+  it("stores nothing for a replayed, forged, expired, refused or foreign state", async () => {
+    const erin = await s.person("erin");
+    const started = await erin("POST", "/v1/connections", { credential_id: s.credId });
+    const ok = await provider.consent(started.json.authorize_url, "erin");
+    expect(ok.location).toContain("?connected=tracker");
+    await erin("DELETE", `/v1/connections/${s.credId}`);
+    const failures: string[] = [];
+    // Replayed: the callback the provider already sent, again.
+    failures.push((await fetchCallback(ok.callback)).location);
+    // Forged: a state the gateway never issued.
+    const forged = await erin("POST", "/v1/connections", { credential_id: s.credId });
+    failures.push(
+      (
+        await provider.consent(forged.json.authorize_url, "erin", (u) => {
+          u.searchParams.set("state", randomBytes(32).toString("base64url"));
+          return u;
+        })
+      ).location,
+    );
+    // Expired: ten minutes passed (the store's clock moved for this person's pending connects).
+    const late = await erin("POST", "/v1/connections", { credential_id: s.credId });
+    await gw.rt.store.query(
+      "update connection_states set expires_at = now() - interval '1 second' where tenant_id = $1 and sub = $2",
+      [s.tenant, "erin"],
+    );
+    failures.push((await provider.consent(late.json.authorize_url, "erin")).location);
+    // Refused by the person at the provider.
+    const denied = await erin("POST", "/v1/connections", { credential_id: s.credId });
+    const deniedBack = await provider.consent(denied.json.authorize_url, "erin", (u) => {
+      u.searchParams.delete("code");
+      u.searchParams.set("error", "access_denied");
+      return u;
+    });
+    expect(deniedBack.location).toBe(`${publicUrl()}/console/#/connections?error=denied`);
+    for (const location of failures) {
+      expect(location).toBe(`${publicUrl()}/console/#/connections?error=invalid_state`);
+    }
+    expect((await erin("GET", "/v1/connections")).json.data).toEqual([]);
+    const stray = await fetchCallback(new URL(`${publicUrl()}/v1/connections/callback?code=x`));
+    expect(stray.location).toContain("?error=invalid_state");
+  });
+
+  it("keeps a connection out of reach of another person and another tenant", async () => {
+    const frank = await s.person("frank");
+    expect((await frank("GET", "/v1/connections")).json.data).toEqual([]);
+    const del = await frank("DELETE", `/v1/connections/${s.credId}`);
+    expect(del.status).toBe(404);
+    expect(del.json).toEqual({ error: "connection not found" });
+    expect((await streamHttp(s, frank)).status).toBe(403);
+    const other = await recordingCaller(gw, seen, { sub: "alice" });
+    const foreignStart = await other("POST", "/v1/connections", { credential_id: s.credId });
+    expect(foreignStart.status).toBe(404);
+    expect((await other("DELETE", `/v1/connections/${s.credId}`)).status).toBe(404);
+    expect((await other("GET", "/v1/connections")).json.data).toEqual([]);
+    const alice = await s.person("alice");
+    expect((await alice("GET", "/v1/connections")).json.data).toHaveLength(1);
+    const bad = await alice("POST", "/v1/connections", { credential_id: s.credId, extra: 1 });
+    expect(bad.status).toBe(400);
+    const bearer = await s.admin("POST", "/v1/credentials", {
+      name: "static",
+      kind: "bearer",
+      secret: "static-secret-1",
+    });
+    const wrongKind = await alice("POST", "/v1/connections", { credential_id: bearer.json.id });
+    expect(wrongKind.status).toBe(400);
+  });
+
+  it("disconnects: tokens revoked at the provider, the next call needs a connection again", async () => {
+    const alice = await s.person("alice");
+    const before = provider.revoked.length;
+    const del = await alice("DELETE", `/v1/connections/${s.credId}`);
+    expect(del.status).toBe(204);
+    expect(provider.revoked.length).toBe(before + 2);
+    expect((await streamHttp(s, alice)).status).toBe(403);
+    expect((await alice("GET", "/v1/connections")).json.data).toEqual([]);
+    const audit = await s.admin("GET", "/v1/audit?action=connection.delete");
+    expect(audit.json.data[0]).toMatchObject({ actor: "alice", resource_id: s.credId });
+  });
+});
+
+describe("refresh", () => {
+  /** Access tokens of the client live `seconds` from now on (1: the next use refreshes first). */
+  const lifetime = (s: Setup, seconds: number) => {
+    const c = provider.clients.get(s.clientId);
+    if (c) c.expiresIn = seconds;
+  };
+
+  it("refreshes an expiring token once, then uses the rotated grant", async () => {
+    const s = await setup({ expiresIn: 1 });
+    const grace = await s.person("grace");
+    await connect(s, grace, "grace");
+    lifetime(s, 3600);
+    const before = provider.refreshes.length;
+    const first = await streamHttp(s, grace);
+    expect(first.status, first.text).toBe(200);
+    expect(first.json).toEqual({ sub: "grace" });
+    expect(provider.refreshes.length).toBe(before + 1);
+    expect((await streamHttp(s, grace)).json).toEqual({ sub: "grace" });
+    expect(provider.refreshes.length).toBe(before + 1);
+    expect((await grace("GET", "/v1/connections")).json.data[0]).toMatchObject({ status: "connected" });
+  });
+
+  it("turns a refresh the provider refuses (invalid_grant) into connection required, never a 5xx", async () => {
+    const s = await setup({ expiresIn: 1 });
+    const henry = await s.person("henry");
+    await connect(s, henry, "henry");
+    // The person revoked the app at the provider: the refresh token is dead.
+    provider.kill("henry");
+    const refused = await streamHttp(s, henry);
+    expect(refused.status).toBe(403);
+    expect(refused.json).toEqual({ error: "connection required", connect_url: connectUrl(s.credId) });
+    const older = await henry(
+      "POST",
+      `/v1/proxy/${s.older}/stream`,
+      { jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "whoami", arguments: {} } },
+      { accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-11-25" },
+    );
+    expect(older.status).toBe(200);
+    expect(older.json).toMatchObject({ jsonrpc: "2.0", id: 7, error: { code: -32042 } });
+    expect((await henry("GET", "/v1/connections")).json.data).toEqual([]);
+  });
+});
+
+describe("secrets", () => {
+  it("no token or client secret in any answer, log line or table", async () => {
+    expect(provider.issued.length).toBeGreaterThan(5);
+    const tokens = provider.issued.filter((t): t is string => typeof t === "string" && t.length > 0);
+    await sweepSecrets(gw, seen, [...secrets, ...tokens]);
+  });
+});
+
+function modernHeaders(method: string): Record<string, string> {
+  return {
+    "mcp-protocol-version": REVISION,
+    "mcp-method": method,
+    accept: "application/json, text/event-stream",
+  };
+}
+
+function discoverRequest() {
+  return {
+    jsonrpc: "2.0",
+    id: 1,
+    method: "server/discover",
+    params: {
+      _meta: {
+        "io.modelcontextprotocol/protocolVersion": REVISION,
+        "io.modelcontextprotocol/clientInfo": { name: "raw", version: "1" },
+        "io.modelcontextprotocol/clientCapabilities": {},
+      },
+    },
+  };
+}
+
+/** What the upstream itself answers server/discover (with a token of its provider). */
+async function upstreamDiscover() {
+  const token = await provider.server.issuer.buildToken({
+    scopesOrTransform: (_h, p) => {
+      p.sub = "probe";
+    },
+  });
+  const res = await fetch(v2.url, {
+    method: "POST",
+    headers: {
+      ...modernHeaders("server/discover"),
+      authorization: `Bearer ${token}`,
+      "content-type": "application/json",
+    },
+    body: JSON.stringify(discoverRequest()),
+  });
+  const json = (await res.json()) as { result: Record<string, unknown> };
+  // biome-ignore lint/suspicious/noExplicitAny: the SDK's DiscoverResult, as the server sent it.
+  return json.result as any;
+}
+
+async function fetchCallback(url: URL) {
+  const res = await fetch(url, { redirect: "manual" });
+  await res.arrayBuffer();
+  return { status: res.status, location: res.headers.get("location") ?? "" };
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const { port } = server.address() as { port: number };
+  await new Promise((r) => server.close(r));
+  return port;
+}
