@@ -82,13 +82,15 @@ export async function dialOnOwnBehalf(opts: {
   deps: GatewayCallDeps;
   /** The bearer token of whoever asked for the call; read only by token exchange. */
   subjectToken?: string | undefined;
+  /** Whoever asked for the call (`sub`): whose grant a per-user credential opens (docs/connections.md). */
+  sub?: string | null | undefined;
   /** Bound of the whole call, every request of it included. */
   deadlineMs: number;
   log?: Logger | undefined;
 }): Promise<GatewayDial> {
   const { agent, deps } = opts;
   const target = targetOf(agent.upstreamUrl);
-  const credential = await openOwnCredential(agent, target.host, deps, opts.subjectToken, opts.log);
+  const credential = await openOwnCredential(agent, target.host, deps, opts.subjectToken, opts.log, opts.sub);
   const endsAt = Date.now() + opts.deadlineMs;
   return {
     target,
@@ -119,6 +121,7 @@ async function openOwnCredential(
   deps: GatewayCallDeps,
   subjectToken: string | undefined,
   log: Logger | undefined,
+  sub?: string | null | undefined,
 ): Promise<InjectedHeader | undefined> {
   if (!agent.credentialRef) return undefined;
   try {
@@ -130,6 +133,7 @@ async function openOwnCredential(
       targetHost: host,
       oauth: deps.oauth,
       subjectToken: () => subjectToken,
+      sub,
     });
   } catch (e) {
     if (!(e instanceof CredentialError)) throw e;

@@ -116,6 +116,8 @@ async function handshake(
     },
     deps,
     subjectToken: call.subjectToken(),
+    // A member behind a per-user credential is probed with the caller's own grant.
+    sub: call.sub,
     deadlineMs: Math.min(HANDSHAKE_DEADLINE_MS, deps.config.GW_TRANSACT_TIMEOUT_MS),
     log,
   }).catch((e) => {

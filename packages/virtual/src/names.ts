@@ -14,12 +14,12 @@ export function exposedName(member: Pick<Member, "prefix">, name: string): strin
  * owns every other name. The include/exclude patterns apply to the member's own name, so a name
  * they drop is unknown here as it is absent from the lists.
  */
-export function routeName(
-  members: readonly Member[],
+export function routeName<M extends Pick<Member, "prefix" | "include" | "exclude">>(
+  members: readonly M[],
   exposed: string,
   kind: "tool" | "prompt",
-): { member: Member; name: string } | null {
-  let fallback: Member | null = null;
+): { member: M; name: string } | null {
+  let fallback: M | null = null;
   for (const member of members) {
     if (member.prefix === "") {
       fallback ??= member;

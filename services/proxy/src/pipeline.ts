@@ -57,8 +57,10 @@ async function admit(x: ProxyExchange, deps: ProxyDeps, mode: Mode) {
     call = await evaluatePolicy(call, deps, x.incoming); // 6. policy: 403 on deny, decision recorded
   }
   try {
-    // 6. a per-user credential without the caller's grant: "connection required" (docs/connections.md)
-    call = await checkConnection(call, deps);
+    // 6. a per-user credential without the caller's grant: "connection required" (docs/connections.md).
+    // An agent without a credential (and not virtual) skips the step: not even a promise.
+    if (call.agent.credentialRef !== null || call.agent.members !== null)
+      call = await checkConnection(call, deps);
     if (call.method === "POST") call = await checkPayment(call, deps); // 7. x402: 402, 503
     // An MCP GET (standalone SSE stream) or DELETE (session end) is forwarded after steps 1–3 and 5.
     return await openInvocation(call, deps); // 8. the invocation, with the call's reservations and decision

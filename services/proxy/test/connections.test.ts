@@ -6,6 +6,7 @@ import {
   newTenant,
   type PerUserMcpServer,
   pollDone,
+  startMcpV2Server,
   startPerUserMcpServer,
   startUpstream,
   type TestApp,
@@ -426,6 +427,55 @@ describe("refresh", () => {
   });
 });
 
+describe("virtual server", () => {
+  it("lists only members the person can use; a call routed to a per-user member answers connection required", async () => {
+    const s = await setup();
+    const other = await startMcpV2Server({ name: "other", tools: ["echo"], resources: false, prompts: [] });
+    try {
+      const plainMember = await s.admin("POST", "/v1/agents", {
+        name: "other",
+        upstream_url: other.url,
+        protocol: "mcp",
+        mcp_transport: "streamable_http",
+      });
+      const portal = await s.admin("POST", "/v1/agents", {
+        name: "portal",
+        protocol: "mcp",
+        members: [
+          { agent_id: s.modern, prefix: "me" },
+          { agent_id: plainMember.json.id, prefix: "o" },
+        ],
+      });
+      expect(portal.status, portal.text).toBe(201);
+      const kim = await s.person("kim");
+      const rpc = (method: string, params: Record<string, unknown>, name?: string) =>
+        kim("POST", `/v1/proxy/${portal.json.id}/stream`, modernRequest(method, params), {
+          ...modernHeaders(method),
+          ...(name ? { "mcp-name": name } : {}),
+        });
+      const names = async () =>
+        ((await rpc("tools/list", {})).json.result.tools as Array<{ name: string }>).map((t) => t.name);
+      expect(await names()).toEqual(["o__echo"]);
+      const routed = await rpc("tools/call", { name: "me__whoami", arguments: {} }, "me__whoami");
+      expect(routed.status).toBe(200);
+      expect(routed.json.result).toMatchObject({
+        resultType: "input_required",
+        inputRequests: {
+          connect: { method: "elicitation/create", params: { mode: "url", url: connectUrl(s.credId) } },
+        },
+      });
+      const free = await rpc("tools/call", { name: "o__echo", arguments: { text: "hi" } }, "o__echo");
+      expect(free.json.result.content).toEqual([{ type: "text", text: "other:echo:hi" }]);
+      await connect(s, kim, "kim");
+      expect(await names()).toEqual(["me__whoami", "o__echo"]);
+      const served = await rpc("tools/call", { name: "me__whoami", arguments: {} }, "me__whoami");
+      expect(served.json.result.content).toEqual([{ type: "text", text: "token of kim" }]);
+    } finally {
+      await other.close();
+    }
+  });
+});
+
 describe("secrets", () => {
   it("no token or client secret in any answer, log line or table", async () => {
     expect(provider.issued.length).toBeGreaterThan(5);
@@ -439,6 +489,22 @@ function modernHeaders(method: string): Record<string, string> {
     "mcp-protocol-version": REVISION,
     "mcp-method": method,
     accept: "application/json, text/event-stream",
+  };
+}
+
+function modernRequest(method: string, params: Record<string, unknown>) {
+  return {
+    jsonrpc: "2.0",
+    id: 1,
+    method,
+    params: {
+      ...params,
+      _meta: {
+        "io.modelcontextprotocol/protocolVersion": REVISION,
+        "io.modelcontextprotocol/clientInfo": { name: "raw", version: "1" },
+        "io.modelcontextprotocol/clientCapabilities": {},
+      },
+    },
   };
 }
 
