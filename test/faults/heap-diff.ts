@@ -152,6 +152,12 @@ for (let i = 0; i < after.count; i++) {
   t.size += sizeOf(after, i);
   held.set(key, t);
 }
+if (held.size === 0) {
+  console.log(
+    "\nno object of the second snapshot is new by its id: V8 numbered the objects afresh (snapshots of different inspector sessions, or its object map was reset); compare the counts above",
+  );
+  process.exit(0);
+}
 console.log("\nnew objects of the second snapshot, by the old object that holds them (through new ones):");
 console.table(
   [...held]

@@ -83,6 +83,8 @@ describe.skipIf(!SPLIT)("per-user grants across two proxy replicas", () => {
       name: "a",
       upstream_url: upstream.url,
       credential_ref: cred.json.id,
+      // The 24 calls at once are over the default burst (20), which both replicas share in Redis.
+      rate_limit: { rps: 1000, burst: 1000 },
     });
     expect(agent.status, agent.text).toBe(201);
     const bearer = await token(tenant, "ivy");
