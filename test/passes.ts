@@ -78,6 +78,9 @@ export function testProjects(passes: Pass[]): TestProjectConfiguration[] {
       const base = {
         testTimeout: 120_000,
         hookTimeout: 180_000,
+        // `expect.poll` waits for a condition; its default bound (1 s) is a duration a loaded
+        // machine overruns (a console sign-in through a browser and an identity provider).
+        expect: { poll: { timeout: 30_000 } },
         // The workspace's own sources load natively through tsx (registered in every worker, see
         // vitest.config.ts), as in production, instead of module by module through vitest's
         // transform: a file's imports load in about half the time. Test files stay vitest's.
