@@ -67,7 +67,8 @@ describe.skipIf(!REDIS_URL)("rate limiter on Redis", () => {
     const longest = (lastReply - firstSend) / 1000;
     const shortest = (lastSend - firstReply) / 1000;
     expect(allowed).toBeLessThanOrEqual(limit.burst + limit.rps * longest + 1);
-    expect(allowed).toBeGreaterThanOrEqual(limit.burst + limit.rps * shortest - 2);
+    // Less at most a lease per replica taken and not used when the deadline came (see below).
+    expect(allowed).toBeGreaterThanOrEqual(limit.burst + limit.rps * shortest - 2 - 2 * leaseCap(limit));
     // and far fewer than a limit enforced per replica would admit
     expect(allowed).toBeLessThan(2 * limit.burst + limit.rps * shortest);
   });
