@@ -1,7 +1,7 @@
 import type { Runtime } from "@gw/runtime";
 import type { AgentLookup } from "./call.ts";
 import type { AnswerHooks } from "./protocols/index.ts";
-import type { ToolSearch } from "./search-port.ts";
+import type { ToolSearch } from "./virtual/search-port.ts";
 
 /**
  * What step 9 needs of the runtime. Kept apart from call.ts: the hooks it carries read a

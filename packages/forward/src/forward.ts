@@ -3,6 +3,10 @@ import { notForwarded, type Settled, settleForForward, settlementFailed } from "
 import { recordAddedDuration, recordProxyCall, recordUpstreamDuration } from "@gw/telemetry";
 import { Cancel, type Target } from "@gw/upstream";
 import { type InjectedHeader, redactHeaders, redactSecret } from "@gw/vault";
+import { answerReader, keptHeaders } from "./answer/collect.ts";
+import { eachEventHead, eachEventSource } from "./answer/each-event.ts";
+import { holdBody } from "./answer/hold.ts";
+import { type Answer, AnswerPlan, onAnswer } from "./answer/hooks.ts";
 import { upstreamError } from "./answers.ts";
 import {
   type AnswerSink,
@@ -12,21 +16,17 @@ import {
   gatewayHeaders,
   type Local,
 } from "./call.ts";
-import { answerReader, keptHeaders } from "./collect.ts";
 import { openCallCredential } from "./credential.ts";
 import type { ForwardDeps } from "./deps.ts";
 import { dialCollect, dialStream } from "./dial.ts";
-import { eachEventHead, eachEventSource } from "./each-event.ts";
 import type { Forwarded } from "./forwarded.ts";
-import { holdBody } from "./hold.ts";
-import { type Answer, AnswerPlan, onAnswer } from "./hooks.ts";
 import { toolPaymentResponse, toolSettlementRefused } from "./protocols/mcp-x402.ts";
 import { relay } from "./relay.ts";
-import { renewed, routeToMember, sessionLost } from "./routed.ts";
 import { drain, keep, type Relay, relayCompleted, relayedFacts, relayFailed } from "./sink.ts";
 import { Tap } from "./tap.ts";
 import { chooseTarget } from "./target.ts";
-import { serveVirtual } from "./virtual.ts";
+import { renewed, routeToMember, sessionLost } from "./virtual/routed.ts";
+import { serveVirtual } from "./virtual/serve.ts";
 
 /**
  * Step 9 of the proxy pipeline, the one definition both modes run: the streaming route hands it

@@ -1,13 +1,13 @@
 export * from "./agent-card.ts";
+export { guardAnswerHook } from "./answer/guard.ts";
+export type { Answer, AnswerHead, AnswerHook, BodyUse } from "./answer/hooks.ts";
 export * from "./call.ts";
 export type { ForwardDeps } from "./deps.ts";
 export { forward } from "./forward.ts";
 export * from "./forwarded.ts";
 export * from "./gateway-call.ts";
-export { guardAnswerHook } from "./guard.ts";
-export type { Answer, AnswerHead, AnswerHook, BodyUse } from "./hooks.ts";
 export * from "./protocols/index.ts";
-export type { ListPage, ToolSearch } from "./search-port.ts";
-export { sessionsOf } from "./session-key.ts";
 export * from "./stored.ts";
 export { chooseTarget } from "./target.ts";
+export type { ListPage, ToolSearch } from "./virtual/search-port.ts";
+export { sessionsOf } from "./virtual/session-key.ts";

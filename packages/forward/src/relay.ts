@@ -3,8 +3,8 @@ import type { Failure } from "@gw/invocations";
 import type { Digest } from "@gw/receipts";
 import { type BodySink, classifyFailure, downstreamResponseHeaders, type RelaySource } from "@gw/upstream";
 import { redactSecretText } from "@gw/vault";
+import type { Answer, AnswerPlan } from "./answer/hooks.ts";
 import type { Capture } from "./capture.ts";
-import type { Answer, AnswerPlan } from "./hooks.ts";
 import type { AnswerLearner } from "./protocols/index.ts";
 
 /** How a relayed answer ended, with what was delivered. */

@@ -2,7 +2,7 @@ import type { Failure } from "@gw/invocations";
 import type { Target } from "@gw/upstream";
 import { endSession, type Member, type Plan, planRequest, type VirtualServer } from "@gw/virtual";
 import type { BodySource, ForwardCall } from "./call.ts";
-import { type SessionKeyConfig, sessionsOf } from "./session-key.ts";
+import { type SessionKeyConfig, sessionsOf } from "./virtual/session-key.ts";
 
 /**
  * Where a call goes. `upstream`: dialled at `target` (the agent's own upstream, or the member of a

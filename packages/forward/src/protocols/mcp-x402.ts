@@ -22,9 +22,9 @@ import {
   X402_PAYMENT_RESPONSE_META,
   X402_PRICE_META,
 } from "@gw/payments";
+import type { EventStep, EventTransform } from "../answer/each-event.ts";
+import type { Answer, AnswerHook, BodyUse } from "../answer/hooks.ts";
 import type { ForwardCall } from "../call.ts";
-import type { EventStep, EventTransform } from "../each-event.ts";
-import type { Answer, AnswerHook, BodyUse } from "../hooks.ts";
 
 /** A response message the hook reads whole: a tools/list page is bounded by the catalog's limit. */
 const MAX_MESSAGE_BYTES = 8 * 1024 * 1024;

@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from "node:http";
 import { checkMcpHeaders, isRetryableMcpMethod, parseMcpRequest } from "@gw/mcp";
 import { annotateMcpSpan, traceMcpCall } from "@gw/telemetry";
-import type { AnswerHook } from "../hooks.ts";
+import type { AnswerHook } from "../answer/hooks.ts";
 import { mcpAnswerTexts } from "./mcp-answer.ts";
 import { x402AnswerHook } from "./mcp-x402.ts";
 import type { Protocol } from "./protocol.ts";

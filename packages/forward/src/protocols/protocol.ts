@@ -3,7 +3,7 @@ import type { IncomingHttpHeaders } from "node:http";
 import type { AgentProtocol } from "@gw/db";
 import type { Facts, NewInvocation } from "@gw/invocations";
 import type { JsonRpcId } from "@gw/jsonrpc";
-import type { AnswerHead, AnswerHook } from "../hooks.ts";
+import type { AnswerHead, AnswerHook } from "../answer/hooks.ts";
 
 export { AGENT_PROTOCOLS as PROTOCOL_NAMES } from "@gw/db";
 export type ProtocolName = AgentProtocol;
@@ -67,7 +67,7 @@ export type TextSpan = { readonly start: number; readonly end: number; readonly 
 
 /**
  * Which texts of a protocol's answers answer rules inspect (docs/policy.md "Answer guardrails"):
- * the one place a protocol says so. The guard (packages/forward/src/guard.ts) does the rest:
+ * the one place a protocol says so. The guard (packages/forward/src/answer/guard.ts) does the rest:
  * holding, decoding, judging, redacting, blocking.
  */
 export type AnswerTexts = {

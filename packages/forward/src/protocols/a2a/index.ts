@@ -1,5 +1,5 @@
 import { annotateA2aSpan, traceA2aCall } from "@gw/telemetry";
-import type { AnswerHook } from "../../hooks.ts";
+import type { AnswerHook } from "../../answer/hooks.ts";
 import type { Protocol, RequestFacts } from "../protocol.ts";
 import { A2aLearner } from "./answer.ts";
 import { isRetryableA2aMethod } from "./methods.ts";

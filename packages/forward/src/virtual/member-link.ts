@@ -10,13 +10,13 @@ import {
   OLDER_REVISIONS,
   REVISION,
 } from "@gw/virtual";
-import type { ForwardCall } from "./call.ts";
+import type { ForwardCall } from "../call.ts";
 import {
   dialOnOwnBehalf,
   type GatewayCallDeps,
   GatewayCredentialError,
   type GatewayDial,
-} from "./gateway-call.ts";
+} from "../gateway-call.ts";
 
 /**
  * How the gateway speaks to one member of a virtual server (docs/mcp.md, Older revisions):

@@ -1,6 +1,6 @@
 import { isRecord } from "@gw/jsonrpc";
 import { GATEWAY_ENVELOPE, type Json, REVISION, SERVER_INFO_KEY } from "@gw/virtual";
-import type { ForwardCall } from "./call.ts";
+import type { ForwardCall } from "../call.ts";
 import type { Link } from "./member-link.ts";
 
 /**

@@ -5,14 +5,14 @@ import { recordVirtualMemberFailure } from "@gw/telemetry";
 import { Cancel, readCapped } from "@gw/upstream";
 import { redactSecret } from "@gw/vault";
 import type { Json, Member, MemberPort, MemberReply, MemberStream, OwnAnswer } from "@gw/virtual";
-import type { ForwardCall } from "./call.ts";
-import { answerReader } from "./collect.ts";
-import { openCallCredential } from "./credential.ts";
-import type { ForwardDeps } from "./deps.ts";
-import { dialCollect, dialStream } from "./dial.ts";
+import { answerReader } from "../answer/collect.ts";
+import type { ForwardCall } from "../call.ts";
+import { openCallCredential } from "../credential.ts";
+import type { ForwardDeps } from "../deps.ts";
+import { dialCollect, dialStream } from "../dial.ts";
+import { memberCall } from "../target.ts";
 import { asSent, discoveredFrom, linkedBody, linkedCall, mcpNameOf } from "./member-adapt.ts";
 import { knownLink, type Link, LinkError, linkOf } from "./member-link.ts";
-import { memberCall } from "./target.ts";
 
 /** A member's answer is at most this large when it is read whole to be merged. */
 const MEMBER_ANSWER_MAX_BYTES = LIMITS.virtualMemberAnswerMaxBytes;

@@ -2,7 +2,7 @@ import type { IncomingHttpHeaders } from "node:http";
 import { LIMITS } from "@gw/core";
 import { collectJsonRpcFromSse, isEventStream, SseCollectError } from "@gw/jsonrpc";
 import { type OpenAnswer, readCapped } from "@gw/upstream";
-import type { Protocol } from "./protocols/index.ts";
+import type { Protocol } from "../protocols/index.ts";
 
 /** What a collected call keeps of an upstream answer: the body to store, or why there is none. */
 export type ReadBody =

@@ -2,11 +2,11 @@ import { DomainError } from "@gw/core";
 import type { Failure } from "@gw/invocations";
 import type { Logger } from "@gw/telemetry";
 import { ERRORS, type Plan, rpcError, type VirtualServer } from "@gw/virtual";
-import type { ForwardCall } from "./call.ts";
-import type { ForwardDeps } from "./deps.ts";
+import type { ForwardCall } from "../call.ts";
+import type { ForwardDeps } from "../deps.ts";
+import type { Route } from "../target.ts";
 import { linkedCall } from "./member-adapt.ts";
 import { knownLink, type Link, LinkError, linkOf } from "./member-link.ts";
-import type { Route } from "./target.ts";
 
 type Upstream = Extract<Route, { kind: "upstream" }>;
 

@@ -1,9 +1,9 @@
 import { fanOut, PROTOCOL_VERSION_KEY, REVISION } from "@gw/virtual";
-import type { AnswerSink, ForwardCall } from "./call.ts";
-import type { ForwardDeps } from "./deps.ts";
+import type { AnswerSink, ForwardCall } from "../call.ts";
+import type { ForwardDeps } from "../deps.ts";
+import type { Route } from "../target.ts";
 import { memberPort } from "./member-port.ts";
 import type { ListPage } from "./search-port.ts";
-import type { Route } from "./target.ts";
 
 type Served = Extract<Route, { kind: "virtual" }>;
 

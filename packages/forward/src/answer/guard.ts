@@ -8,7 +8,7 @@ import {
   selectedAnswerRules,
 } from "@gw/policy";
 import type { Dispatcher } from "undici";
-import type { ForwardCall } from "./call.ts";
+import type { ForwardCall } from "../call.ts";
 import {
   decodedBody,
   type Located,

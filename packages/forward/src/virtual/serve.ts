@@ -16,16 +16,16 @@ import {
   searchResult,
   shapedFor,
 } from "@gw/virtual";
-import { upstreamError } from "./answers.ts";
-import { type AnswerSink, type ForwardCall, gatewayHeaders } from "./call.ts";
-import type { ForwardDeps } from "./deps.ts";
-import { onAnswer } from "./hooks.ts";
+import { onAnswer } from "../answer/hooks.ts";
+import { upstreamError } from "../answers.ts";
+import { type AnswerSink, type ForwardCall, gatewayHeaders } from "../call.ts";
+import type { ForwardDeps } from "../deps.ts";
+import { drain, type Relay, relayCompleted, relayFailed } from "../sink.ts";
+import type { Tap } from "../tap.ts";
+import type { Route } from "../target.ts";
 import { memberPort, openListens } from "./member-port.ts";
 import { membersList } from "./members-list.ts";
 import { sessionsOf } from "./session-key.ts";
-import { drain, type Relay, relayCompleted, relayFailed } from "./sink.ts";
-import type { Tap } from "./tap.ts";
-import type { Route } from "./target.ts";
 
 type Served = Extract<Route, { kind: "virtual" }>;
 const JSON_TYPE = "application/json";

@@ -1,5 +1,5 @@
 import type { Json, SearchArgs, VirtualServer } from "@gw/virtual";
-import type { ForwardCall } from "./call.ts";
+import type { ForwardCall } from "../call.ts";
 
 /**
  * One page of a virtual server's merged `tools/list`, asked of its members on the gateway's own

@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from "node:http";
-import type { ForwardCall } from "./call.ts";
+import type { ForwardCall } from "../call.ts";
 import { type EventTransform, eachEventWhole } from "./each-event.ts";
 
 /** An upstream answer's head, as every answer-side feature first sees it. */

@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from "node:http";
 import { isRecord, SseSplitter, sseBlocks, sseEvent } from "@gw/jsonrpc";
 import { ANSWER_LIMITS, type AnswerVerdict } from "@gw/policy";
-import type { ForwardCall } from "./call.ts";
+import type { ForwardCall } from "../call.ts";
 import type { EventStep, EventTransform } from "./each-event.ts";
 import { rewriteEvent, rewriteTexts } from "./guard-body.ts";
 
