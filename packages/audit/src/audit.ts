@@ -34,7 +34,7 @@ export const AUDIT_PAGE = 500;
  * The hashed form of an event: every field but the digests, timestamps in RFC 3339 UTC. The same
  * object the API returns, so a verifier outside the gateway recomputes the digest from the export.
  */
-function hashedEvent(e: AuditEventRow) {
+function hashedEvent(e: Omit<AuditEventRow, "seq" | "prevDigest" | "digest">) {
   return {
     id: e.id,
     tenant_id: e.tenantId,
@@ -89,7 +89,8 @@ export function auditEventJson(e: AuditEventRow): AuditEventJson {
 /**
  * Appends one event to the tenant's chain inside `tx`, the transaction of the write it records:
  * the write and its event commit together or not at all (a write that cannot be audited fails).
- * Concurrent writers of one tenant wait for each other here, so the chain stays linear.
+ * Concurrent writers of one tenant wait for each other here, so the chain stays linear. One round
+ * trip (`auditRepo.append`): the digest is computed in SQL from the head it reads.
  * `changes` must already hold secret fields by name only (`secretChange`).
  */
 export async function appendAudit(args: {
@@ -101,23 +102,18 @@ export async function appendAudit(args: {
   requestId: string;
   changes: AuditChanges;
 }): Promise<AuditEventRow> {
-  const head = await auditRepo.lockHead(args.tx, args.tenantId);
-  const row: AuditEventRow = {
+  const event = {
     id: newId("aud"),
     tenantId: args.tenantId,
-    seq: (head?.seq ?? 0) + 1,
     actor: args.actor,
     action: args.action,
     resourceId: args.resourceId,
     requestId: args.requestId,
     createdAt: new Date(),
     changes: args.changes,
-    prevDigest: head?.digest ?? null,
-    digest: "",
   };
-  row.digest = auditDigest(row.prevDigest, row);
-  await auditRepo.insert(args.tx, row);
-  return row;
+  const chained = await auditRepo.append(args.tx, event, canonicalJson(hashedEvent(event)));
+  return { ...event, ...chained };
 }
 
 /** A secret field's change: its name is recorded, its value never. */

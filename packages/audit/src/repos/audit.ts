@@ -20,22 +20,43 @@ const CHAIN_LOCK_CLASS = 741_913;
 /** Audit events. Every function takes the tenant id: there is no unscoped read. */
 export const auditRepo = {
   /**
-   * Serialises the tenant's chain writers until `tx` ends (a transaction-scoped advisory lock) and
-   * reads the chain's head. Two tenants never wait on each other unless their hashes collide.
+   * Appends one event to the tenant's chain inside `tx`, in one round trip: the chain lock and the
+   * insert are sent together (pipelined on the transaction's connection). The lock serialises the
+   * tenant's chain writers until `tx` ends (a transaction-scoped advisory lock; two tenants never
+   * wait on each other unless their hashes collide). The insert is its own statement, so it reads
+   * the chain's head with a snapshot taken after the lock was granted, and computes the position,
+   * `prev_digest` and `digest` from it in SQL: `digest` is the sha256 of the head's digest followed
+   * by `canonical`, the event's canonical JSON (`auditDigest` computes the same in process).
    */
-  async lockHead(tx: Db, tenantId: string): Promise<{ seq: number; digest: string } | undefined> {
-    await tx.execute(sql`select pg_advisory_xact_lock(${CHAIN_LOCK_CLASS}, hashtext(${tenantId}))`);
-    const [head] = await tx
-      .select({ seq: auditEvents.seq, digest: auditEvents.digest })
-      .from(auditEvents)
-      .where(eq(auditEvents.tenantId, tenantId))
-      .orderBy(desc(auditEvents.seq))
-      .limit(1);
-    return head;
-  },
-
-  async insert(tx: Db, row: AuditEventRow): Promise<void> {
-    await tx.insert(auditEvents).values(row);
+  async append(
+    tx: Db,
+    row: Omit<AuditEventRow, "seq" | "prevDigest" | "digest">,
+    canonical: string,
+  ): Promise<{ seq: number; prevDigest: string | null; digest: string }> {
+    const lock = tx.execute(
+      sql`select pg_advisory_xact_lock(${CHAIN_LOCK_CLASS}, hashtext(${row.tenantId}))`,
+    );
+    const insert = tx.execute(sql`
+      with head as (
+        select seq, digest from audit_events where tenant_id = ${row.tenantId} order by seq desc limit 1
+      )
+      insert into audit_events
+        (id, tenant_id, seq, actor, action, resource_id, request_id, created_at, changes, prev_digest, digest)
+      select ${row.id}, ${row.tenantId}, coalesce((select seq from head), 0) + 1, ${row.actor}, ${row.action},
+        ${row.resourceId}, ${row.requestId}, ${row.createdAt.toISOString()}::timestamptz,
+        ${JSON.stringify(row.changes)}::jsonb, (select digest from head),
+        'sha256:' || encode(sha256(convert_to(coalesce((select digest from head), '') || ${canonical}, 'UTF8')), 'hex')
+      returning seq, prev_digest, digest`);
+    const [, result] = await Promise.all([lock, insert]);
+    // postgres-js answers the rows; PGlite an object holding them.
+    const rows = (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as Array<{
+      seq: number | string;
+      prev_digest: string | null;
+      digest: string;
+    }>;
+    const got = rows[0];
+    if (got === undefined) throw new Error("audit event not inserted");
+    return { seq: Number(got.seq), prevDigest: got.prev_digest, digest: got.digest };
   },
 
   /** Newest first (chain order), with the filtered total before paging. */
