@@ -1,9 +1,10 @@
 import { useState } from "preact/hooks";
-import { unwrap } from "../api.ts";
+import { Options } from "../list/filter-bar.tsx";
 import type { Agent } from "../types.ts";
-import { ErrorBox, formValues, messageOf, Picker, useLoad, useSession } from "../ui.tsx";
+import { ErrorBox, formValues, messageOf, Picker } from "../ui.tsx";
+import { CredentialField } from "./credential-field.tsx";
 import { type Member, MembersField } from "./members-field.tsx";
-import { type ToolPrice, ToolPricesField } from "./tool-prices-field.tsx";
+import { NETWORKS, type ToolPrice, ToolPricesField } from "./tool-prices-field.tsx";
 
 type Body = Record<string, unknown>;
 
@@ -74,7 +75,6 @@ export function AgentForm(props: {
   onSubmit: (body: Body) => Promise<void>;
   onCancel?: () => void;
 }) {
-  const { api, caps } = useSession();
   const a = props.agent;
   const [protocol, setProtocol] = useState<string>(a?.protocol ?? "http");
   const [priced, setPriced] = useState(Boolean(a?.price));
@@ -84,13 +84,6 @@ export function AgentForm(props: {
   const [toolPrices, setToolPrices] = useState<ToolPrice[]>(a?.tool_prices ?? []);
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState(false);
-  const creds = useLoad(
-    () =>
-      caps.surfaces.credentials
-        ? unwrap(api.GET("/v1/credentials", { params: { query: { limit: 100 } } })).then((l) => l.data)
-        : Promise.resolve([]),
-    "creds",
-  );
 
   return (
     <form
@@ -192,25 +185,13 @@ export function AgentForm(props: {
           />
         </label>
       ) : null}
-      <label hidden={protocol === "mcp" && virtual}>
-        Credential
-        {/* Re-mounted once the list arrives, so the stored choice is selected among real options. */}
-        <Picker
-          name="credential_ref"
-          initial={a?.credential_ref ?? ""}
-          key={creds.data ? "loaded" : "loading"}
-        >
-          <option value="">none</option>
-          {(creds.data ?? []).map((c) => (
-            <option key={c.id} value={c.id}>
-              {c.name} ({c.kind}, …{c.hint})
-            </option>
-          ))}
-          {a?.credential_ref && !creds.data?.some((c) => c.id === a.credential_ref) ? (
-            <option value={a.credential_ref}>{a.credential_ref}</option>
-          ) : null}
-        </Picker>
-      </label>
+      <CredentialField
+        label="Credential"
+        name="credential_ref"
+        initial={a?.credential_ref}
+        keepUnknown
+        hidden={protocol === "mcp" && virtual}
+      />
       <label class="check">
         <input type="checkbox" name="capture_bodies" defaultChecked={a?.capture_bodies ?? false} />
         Capture request and response bodies (first 1 MiB)
@@ -258,8 +239,7 @@ export function AgentForm(props: {
             <label>
               Network
               <Picker name="network" initial={a?.price?.network ?? "base"}>
-                <option value="base">base</option>
-                <option value="base-sepolia">base-sepolia</option>
+                <Options choices={NETWORKS} />
               </Picker>
             </label>
             <label class="grow">

@@ -3,8 +3,9 @@
 // whose tools were never learned says why its tools/calls are refused under a tool_status rule.
 import { useState } from "preact/hooks";
 import { unwrap } from "../api.ts";
+import { Table } from "../list/table.tsx";
 import type { Agent, ToolDetail } from "../types.ts";
-import { ErrorBox, fmtTime, messageOf, Status, useLoad, useSession } from "../ui.tsx";
+import { Done, ErrorBox, fmtTime, messageOf, Status, useLoad, useSession } from "../ui.tsx";
 
 /**
  * What a call of this exposed name costs, as the gateway charges it (docs/payments.md, MCP tool
@@ -87,11 +88,7 @@ export function AgentTools({
         </div>
       </div>
       <ErrorBox message={tools.error ?? error} />
-      {refreshed ? (
-        <p class="ok" role="status">
-          {refreshed}
-        </p>
-      ) : null}
+      <Done message={refreshed} />
       {tools.data ? (
         <p class="muted">
           Last complete list: {tools.data.refreshed_at ? fmtTime(tools.data.refreshed_at) : "never"}.
@@ -117,63 +114,44 @@ export function AgentTools({
       ) : null}
       {list.length > 0 ? <TrySearch agentId={agentId} /> : null}
       {list.length > 0 ? (
-        <div class="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Tool</th>
-                <th scope="col">Status</th>
-                <th scope="col">Price</th>
-                <th scope="col" class="wide">
-                  Description
-                </th>
-                <th scope="col">Changed</th>
-                <th scope="col">Actions</th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.map((t) => (
-                <tr key={t.name} data-tool={t.name}>
-                  <td class="mono">{t.name}</td>
-                  <td>
-                    <Status value={t.status} />
-                  </td>
-                  <td class="mono">{toolPriceText(agent, t.name)}</td>
-                  <td class="wide">{t.description ?? "—"}</td>
-                  <td>{fmtTime(t.changed_at)}</td>
-                  <td>
-                    <div class="actions">
-                      {t.status === "drifted" ? (
-                        <button
-                          type="button"
-                          class="secondary"
-                          onClick={() => setShown(shown === t.name ? undefined : t.name)}
-                        >
-                          {shown === t.name ? "Hide diff" : "Diff"}
-                        </button>
-                      ) : null}
-                      {t.status !== "pinned" ? (
-                        <button type="button" disabled={busy} onClick={() => pin([t.name])}>
-                          {t.status === "drifted" ? "Approve and pin" : "Pin"}
-                        </button>
-                      ) : null}
-                      {t.pinned_digest ? (
-                        <button
-                          type="button"
-                          class="secondary"
-                          disabled={busy}
-                          onClick={() => unpin([t.name])}
-                        >
-                          Unpin
-                        </button>
-                      ) : null}
-                    </div>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <Table
+          rows={list}
+          rowKey={(t) => t.name}
+          rowProps={(t) => ({ "data-tool": t.name })}
+          columns={[
+            { head: "Tool", cellClass: "mono", cell: (t) => t.name },
+            { head: "Status", cell: (t) => <Status value={t.status} /> },
+            { head: "Price", cellClass: "mono", cell: (t) => toolPriceText(agent, t.name) },
+            { head: "Description", class: "wide", cell: (t) => t.description ?? "—" },
+            { head: "Changed", cell: (t) => fmtTime(t.changed_at) },
+            {
+              head: "Actions",
+              cell: (t) => (
+                <div class="actions">
+                  {t.status === "drifted" ? (
+                    <button
+                      type="button"
+                      class="secondary"
+                      onClick={() => setShown(shown === t.name ? undefined : t.name)}
+                    >
+                      {shown === t.name ? "Hide diff" : "Diff"}
+                    </button>
+                  ) : null}
+                  {t.status !== "pinned" ? (
+                    <button type="button" disabled={busy} onClick={() => pin([t.name])}>
+                      {t.status === "drifted" ? "Approve and pin" : "Pin"}
+                    </button>
+                  ) : null}
+                  {t.pinned_digest ? (
+                    <button type="button" class="secondary" disabled={busy} onClick={() => unpin([t.name])}>
+                      Unpin
+                    </button>
+                  ) : null}
+                </div>
+              ),
+            },
+          ]}
+        />
       ) : null}
       {shown ? <ToolDiff agentId={agentId} name={shown} /> : null}
     </section>

@@ -1,7 +1,7 @@
 import { useState } from "preact/hooks";
 import { unwrap } from "../api.ts";
 import type { CreateCredentialBody, Credential } from "../types.ts";
-import { ErrorBox, formValues, messageOf, useSession } from "../ui.tsx";
+import { Done, ErrorBox, formValues, messageOf, useSession } from "../ui.tsx";
 
 type Kind = Credential["kind"];
 const KINDS: Array<[Kind, string]> = [
@@ -95,11 +95,7 @@ export function CreateCredential({ onCreated }: { onCreated: () => void }) {
         <input name="allowed_hosts" autoComplete="off" />
       </label>
       <ErrorBox message={error} />
-      {done ? (
-        <p class="ok" role="status">
-          {done}
-        </p>
-      ) : null}
+      <Done message={done} />
       <div class="actions">
         <button type="submit">Store credential</button>
       </div>

@@ -1,7 +1,11 @@
 import { useState } from "preact/hooks";
+import { Options } from "../list/filter-bar.tsx";
 import type { Agent } from "../types.ts";
 
 export type ToolPrice = NonNullable<Agent["tool_prices"]>[number];
+
+/** The networks a price is paid on. */
+export const NETWORKS = ["base", "base-sepolia"] as const;
 
 type Row = { tool: string; amount: string; network: string; pay_to: string; description: string };
 
@@ -68,8 +72,7 @@ export function ToolPricesField(props: { initial: ToolPrice[]; onChange: (p: Too
               onChange={(e) => set(i, { network: e.currentTarget.value })}
             >
               <option value="">agent's price</option>
-              <option value="base">base</option>
-              <option value="base-sepolia">base-sepolia</option>
+              <Options choices={NETWORKS} />
             </select>
           </label>
           <label class="grow">
