@@ -1,6 +1,6 @@
 // The tenant's agents by name, for the tables and filters that show an agent id.
 import { unwrap } from "./api.ts";
-import { type Choices, FilterPicker } from "./list/filter-bar.tsx";
+import { type Choices, FilterPicker } from "./list/index.ts";
 import { useLoad, useSession } from "./ui.tsx";
 
 export type Names = Map<string, string> | undefined;

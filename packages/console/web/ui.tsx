@@ -21,6 +21,29 @@ export function messageOf(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
 }
 
+/**
+ * A write a form or a button makes: `run(fn)` clears the last failure, runs `fn` (`busy` meanwhile)
+ * and keeps the message of what it threw; it answers whether `fn` went through.
+ */
+export function useAction() {
+  const [error, setError] = useState<string>();
+  const [busy, setBusy] = useState(false);
+  const run = async (fn: () => Promise<unknown>): Promise<boolean> => {
+    setBusy(true);
+    setError(undefined);
+    try {
+      await fn();
+      return true;
+    } catch (e) {
+      setError(messageOf(e));
+      return false;
+    } finally {
+      setBusy(false);
+    }
+  };
+  return { error, busy, run };
+}
+
 export type Loaded<T> = {
   data: T | undefined;
   error: string | undefined;
@@ -48,13 +71,9 @@ export function useLoad<T>(load: () => Promise<T>, key: string): Loaded<T> {
   return { data: state.data, error: state.error, loading: state.loading, reload };
 }
 
+/** What failed, read out at once; nothing without a message. */
 export function ErrorBox({ message }: { message: string | undefined }) {
-  if (!message) return null;
-  return (
-    <p class="error" role="alert">
-      {message}
-    </p>
-  );
+  return <Line class="error" role="alert" message={message} />;
 }
 
 export function NotEnabled({ what }: { what: string }) {
@@ -149,10 +168,14 @@ export function ConfirmDelete(props: { label: string; busy?: boolean; onConfirm:
 
 /** A line saying a write went through (`message`), read out when it appears. */
 export function Done({ message }: { message: string | undefined }) {
-  if (!message) return null;
+  return <Line class="ok" role="status" message={message} />;
+}
+
+function Line(props: { class: string; role: "alert" | "status"; message: string | undefined }) {
+  if (!props.message) return null;
   return (
-    <p class="ok" role="status">
-      {message}
+    <p class={props.class} role={props.role}>
+      {props.message}
     </p>
   );
 }
@@ -192,6 +215,35 @@ export function formValues(form: HTMLFormElement): Record<string, string> {
     if (typeof v === "string" && v.trim() !== "") out[k] = v.trim();
   }
   return out;
+}
+
+/** A form's text field, filled with the stored `value` (empty when there is none). */
+export function TextField(props: {
+  label: string;
+  name: string;
+  value: string | null | undefined;
+  type?: "url";
+  placeholder?: string;
+  inputMode?: "decimal" | "numeric";
+  required?: boolean;
+  maxLength?: number;
+  grow?: boolean;
+}) {
+  return (
+    <label class={props.grow ? "grow" : undefined}>
+      {props.label}
+      <input
+        name={props.name}
+        type={props.type}
+        required={props.required}
+        maxLength={props.maxLength}
+        inputMode={props.inputMode}
+        placeholder={props.placeholder}
+        defaultValue={props.value ?? ""}
+        autoComplete="off"
+      />
+    </label>
+  );
 }
 
 /**

@@ -1,5 +1,5 @@
 import { unwrap } from "../api.ts";
-import { Table } from "../list/table.tsx";
+import { Table } from "../list/index.ts";
 import { href } from "../router.ts";
 import type { InvocationDetail } from "../types.ts";
 import { ErrorBox, Fields, fmtMs, fmtTime, Status, useLoad, useSession } from "../ui.tsx";

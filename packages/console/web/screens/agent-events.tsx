@@ -1,6 +1,6 @@
 import { agentChoices, useAgentNames } from "../agent-names.tsx";
 import { unwrap } from "../api.ts";
-import { FilterBar, FilterSelect } from "../list/filter-bar.tsx";
+import { FilterBar, FilterSelect } from "../list/index.ts";
 import { navigate, useRoute } from "../router.ts";
 import { ErrorBox, Fields, fmtMs, fmtTime, Page, useLoad, useSession } from "../ui.tsx";
 import { WindowSelect, windowOf } from "./analytics.tsx";

@@ -3,9 +3,9 @@
 // whose tools were never learned says why its tools/calls are refused under a tool_status rule.
 import { useState } from "preact/hooks";
 import { unwrap } from "../api.ts";
-import { Table } from "../list/table.tsx";
+import { Table } from "../list/index.ts";
 import type { Agent, ToolDetail } from "../types.ts";
-import { Done, ErrorBox, fmtTime, messageOf, Status, useLoad, useSession } from "../ui.tsx";
+import { Done, ErrorBox, fmtTime, Status, useAction, useLoad, useSession } from "../ui.tsx";
 
 /**
  * What a call of this exposed name costs, as the gateway charges it (docs/payments.md, MCP tool
@@ -33,22 +33,15 @@ export function AgentTools({
   const path = { params: { path: { id: agentId } } };
   const tools = useLoad(() => unwrap(api.GET("/v1/agents/{id}/tools", path)), agentId);
   const [shown, setShown] = useState<string>();
-  const [error, setError] = useState<string>();
+  const { error, busy, run } = useAction();
   const [refreshed, setRefreshed] = useState<string>();
-  const [busy, setBusy] = useState(false);
 
-  const act = async (fn: () => Promise<unknown>) => {
-    setBusy(true);
-    setError(undefined);
+  const act = (fn: () => Promise<unknown>) => {
     setRefreshed(undefined);
-    try {
+    return run(async () => {
       await fn();
       tools.reload();
-    } catch (e) {
-      setError(messageOf(e));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   const pin = (names?: string[]) =>
     act(() =>
@@ -166,8 +159,7 @@ export function AgentTools({
 function TrySearch({ agentId }: { agentId: string }) {
   const { api } = useSession();
   const [found, setFound] = useState<TrySearchRow[]>();
-  const [error, setError] = useState<string>();
-  const [busy, setBusy] = useState(false);
+  const { error, busy, run } = useAction();
   return (
     <div data-testid="tool-search">
       <h3>Try a search</h3>
@@ -177,9 +169,7 @@ function TrySearch({ agentId }: { agentId: string }) {
         onSubmit={async (e) => {
           e.preventDefault();
           const query = (e.currentTarget.elements.namedItem("query") as HTMLInputElement).value;
-          setBusy(true);
-          setError(undefined);
-          try {
+          const searched = await run(async () => {
             const r = await unwrap(
               api.POST("/v1/agents/{id}/tools/search", {
                 params: { path: { id: agentId } },
@@ -187,12 +177,8 @@ function TrySearch({ agentId }: { agentId: string }) {
               }),
             );
             setFound(r.data);
-          } catch (err) {
-            setError(messageOf(err));
-            setFound(undefined);
-          } finally {
-            setBusy(false);
-          }
+          });
+          if (!searched) setFound(undefined);
         }}
       >
         <input name="query" maxLength={512} placeholder="e.g. open a pull request" autoComplete="off" />
@@ -240,30 +226,27 @@ function ToolDiff({ agentId, name }: { agentId: string; name: string }) {
 function Diff({ before, after }: { before: ToolDetail["pinned"]; after: ToolDetail["definition"] }) {
   const left = JSON.stringify(before, null, 2).split("\n");
   const right = JSON.stringify(after, null, 2).split("\n");
-  const inRight = new Set(right);
-  const inLeft = new Set(left);
   return (
     <div class="diff">
-      <div>
-        <h4>Pinned</h4>
-        <pre data-testid="diff-pinned">
-          {left.map((l, i) => (
-            <span key={i} class={inRight.has(l) ? "" : "removed"}>
-              {`${l}\n`}
-            </span>
-          ))}
-        </pre>
-      </div>
-      <div>
-        <h4>Listed now</h4>
-        <pre data-testid="diff-current">
-          {right.map((l, i) => (
-            <span key={i} class={inLeft.has(l) ? "" : "added"}>
-              {`${l}\n`}
-            </span>
-          ))}
-        </pre>
-      </div>
+      <DiffSide title="Pinned" testid="diff-pinned" lines={left} other={right} mark="removed" />
+      <DiffSide title="Listed now" testid="diff-current" lines={right} other={left} mark="added" />
+    </div>
+  );
+}
+
+/** One side of the diff, its lines the `other` side lacks marked with the class `mark`. */
+function DiffSide(props: { title: string; testid: string; lines: string[]; other: string[]; mark: string }) {
+  const inOther = new Set(props.other);
+  return (
+    <div>
+      <h4>{props.title}</h4>
+      <pre data-testid={props.testid}>
+        {props.lines.map((l, i) => (
+          <span key={i} class={inOther.has(l) ? "" : props.mark}>
+            {`${l}\n`}
+          </span>
+        ))}
+      </pre>
     </div>
   );
 }

@@ -1,8 +1,7 @@
 import { AGENT_PROTOCOLS } from "@gw/client";
 import { useState } from "preact/hooks";
 import { unwrap } from "../api.ts";
-import { FilterBar, FilterSelect } from "../list/filter-bar.tsx";
-import { PagedTable, usePage } from "../list/paged.tsx";
+import { FilterBar, FilterSelect, PagedTable, usePage } from "../list/index.ts";
 import { href, navigate, useRoute } from "../router.ts";
 import type { Agent, CreateAgentBody, PatchAgentBody } from "../types.ts";
 import {
@@ -11,9 +10,9 @@ import {
   ErrorBox,
   Fields,
   fmtTime,
-  messageOf,
   Page,
   Status,
+  useAction,
   useLoad,
   useSession,
 } from "../ui.tsx";
@@ -113,21 +112,13 @@ function AgentDetail({ id }: { id: string }) {
   const { api } = useSession();
   const agent = useLoad(() => unwrap(api.GET("/v1/agents/{id}", { params: { path: { id } } })), id);
   const [editing, setEditing] = useState(false);
-  const [error, setError] = useState<string>();
-  const [busy, setBusy] = useState(false);
+  const { error, busy, run } = useAction();
 
   /** Runs a write, then re-reads the agent unless the write returned false (it left the page). */
-  const act = async (fn: () => Promise<unknown>) => {
-    setBusy(true);
-    setError(undefined);
-    try {
+  const act = (fn: () => Promise<unknown>) =>
+    run(async () => {
       if ((await fn()) !== false) agent.reload();
-    } catch (e) {
-      setError(messageOf(e));
-    } finally {
-      setBusy(false);
-    }
-  };
+    });
 
   const a = agent.data;
   return (

@@ -1,12 +1,10 @@
 import { useState } from "preact/hooks";
 import { AgentName, useAgentNames } from "../agent-names.tsx";
 import { unwrap } from "../api.ts";
-import { FilterBar, FilterPicker } from "../list/filter-bar.tsx";
-import { PagedTable, usePage } from "../list/paged.tsx";
-import { WithId } from "../list/table.tsx";
+import { FilterBar, FilterPicker, PagedTable, usePage, WithId } from "../list/index.ts";
 import { useRoute } from "../router.ts";
 import type { Approval } from "../types.ts";
-import { ErrorBox, fmtTime, messageOf, Page, Status, useSession } from "../ui.tsx";
+import { ErrorBox, fmtTime, Page, Status, useAction, useSession } from "../ui.tsx";
 
 const DECIDE_SCOPE = "approvals:decide";
 const STATUSES = ["pending", "approved", "denied", "used", "expired"] as const;
@@ -91,16 +89,13 @@ export function ApprovalsScreen() {
 function Decide({ approval, onDone }: { approval: Approval; onDone: () => void }) {
   const { api } = useSession();
   const [reason, setReason] = useState("");
-  const [error, setError] = useState<string>();
-  const decide = async (verb: "approve" | "deny") => {
-    setError(undefined);
+  const { error, run } = useAction();
+  const decide = (verb: "approve" | "deny") => {
     const path = verb === "approve" ? "/v1/approvals/{id}/approve" : "/v1/approvals/{id}/deny";
-    try {
+    return run(async () => {
       await unwrap(api.POST(path, { params: { path: { id: approval.id } }, body: reason ? { reason } : {} }));
       onDone();
-    } catch (err) {
-      setError(messageOf(err));
-    }
+    });
   };
   return (
     <div class="decide">

@@ -2,12 +2,19 @@ import { AUDIT_ACTIONS } from "@gw/client";
 import { useState } from "preact/hooks";
 import { unwrap } from "../api.ts";
 import { jsonDiff } from "../json-diff.ts";
-import { FilterBar, FilterPicker, FilterText, TimeRange } from "../list/filter-bar.tsx";
-import { filtersOf, PagedTable, usePage } from "../list/paged.tsx";
-import { WithId } from "../list/table.tsx";
+import {
+  FilterBar,
+  FilterPicker,
+  FilterText,
+  filtersOf,
+  PagedTable,
+  TimeRange,
+  usePage,
+  WithId,
+} from "../list/index.ts";
 import { useRoute } from "../router.ts";
 import type { AuditEvent, AuditVerify } from "../types.ts";
-import { fmtTime, messageOf, Page, useSession } from "../ui.tsx";
+import { fmtTime, Page, useAction, useSession } from "../ui.tsx";
 
 const READ_SCOPE = "audit:read";
 const FILTERS = ["action", "actor", "resource_id", "since", "until"] as const;
@@ -130,19 +137,14 @@ const json = (v: unknown) => JSON.stringify(v ?? null);
 function Verify() {
   const { api } = useSession();
   const [result, setResult] = useState<AuditVerify>();
-  const [error, setError] = useState<string>();
-  const run = async () => {
-    setError(undefined);
+  const { error, run } = useAction();
+  const verify = () => {
     setResult(undefined);
-    try {
-      setResult(await unwrap(api.GET("/v1/audit/verify")));
-    } catch (e) {
-      setError(messageOf(e));
-    }
+    return run(async () => setResult(await unwrap(api.GET("/v1/audit/verify"))));
   };
   return (
     <span class="audit-verify">
-      <button type="button" class="secondary" onClick={run}>
+      <button type="button" class="secondary" onClick={verify}>
         Verify chain
       </button>{" "}
       {result ? (

@@ -1,9 +1,9 @@
 import { useState } from "preact/hooks";
 import { unwrap } from "../api.ts";
-import { Table } from "../list/table.tsx";
+import { Table } from "../list/index.ts";
 import { useRoute } from "../router.ts";
 import type { Connection, Credential } from "../types.ts";
-import { ErrorBox, fmtTime, messageOf, Page, useLoad, useSession } from "../ui.tsx";
+import { ErrorBox, fmtTime, Page, useAction, useLoad, useSession } from "../ui.tsx";
 
 const FAILURES: Record<string, string> = {
   invalid_state: "The connect link expired or was already used. Connect again.",
@@ -32,33 +32,28 @@ export function ConnectionsScreen() {
     };
   }, "connections");
   const [busy, setBusy] = useState<string>();
-  const [error, setError] = useState<string>();
+  const { error, run } = useAction();
   const connected = route.query.get("connected");
   const failed = route.query.get("error");
   const mine = (c: Credential) => load.data?.mine.get(c.id);
 
+  // The row's buttons stay disabled while the browser leaves for the provider.
   const connect = async (credentialId: string) => {
-    setError(undefined);
     setBusy(credentialId);
-    try {
+    const left = await run(async () => {
       const started = await unwrap(api.POST("/v1/connections", { body: { credential_id: credentialId } }));
       location.assign(started.authorize_url);
-    } catch (e) {
-      setError(messageOf(e));
-      setBusy(undefined);
-    }
+    });
+    if (!left) setBusy(undefined);
   };
   const disconnect = async (credentialId: string) => {
-    setError(undefined);
     setBusy(credentialId);
-    try {
+    await run(async () => {
       await unwrap(
         api.DELETE("/v1/connections/{credential_id}", { params: { path: { credential_id: credentialId } } }),
       );
       load.reload();
-    } catch (e) {
-      setError(messageOf(e));
-    }
+    });
     setBusy(undefined);
   };
 

@@ -1,5 +1,5 @@
 import { unwrap } from "../api.ts";
-import { Options } from "../list/filter-bar.tsx";
+import { Options } from "../list/index.ts";
 import { Picker, useLoad, useSession } from "../ui.tsx";
 
 /**

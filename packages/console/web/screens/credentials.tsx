@@ -1,9 +1,8 @@
 import { useState } from "preact/hooks";
 import { unwrap } from "../api.ts";
-import { PagedTable, usePage } from "../list/paged.tsx";
-import { WithId } from "../list/table.tsx";
+import { PagedTable, usePage, WithId } from "../list/index.ts";
 import type { Credential, PutCredentialBody } from "../types.ts";
-import { ErrorBox, fmtTime, formValues, messageOf, Page, useSession } from "../ui.tsx";
+import { ErrorBox, fmtTime, formValues, Page, useAction, useSession } from "../ui.tsx";
 import { CreateCredential, isOAuth } from "./credential-form.tsx";
 
 /**
@@ -15,15 +14,12 @@ export function CredentialsScreen() {
   const list = usePage((page) => unwrap(api.GET("/v1/credentials", { params: { query: page } })), "");
   const [rotating, setRotating] = useState<string>();
   const [deleting, setDeleting] = useState<string>();
-  const [error, setError] = useState<string>();
+  const { error, run } = useAction();
   const remove = async (id: string) => {
-    setError(undefined);
-    try {
+    await run(async () => {
       await unwrap(api.DELETE("/v1/credentials/{id}", { params: { path: { id } } }));
       list.reload();
-    } catch (e) {
-      setError(messageOf(e));
-    }
+    });
     setDeleting(undefined);
   };
 
@@ -104,7 +100,7 @@ function InjectedAs({ c }: { c: Credential }) {
 
 function Rotate(props: { id: string; credential: Credential | undefined; onDone: () => void }) {
   const { api } = useSession();
-  const [error, setError] = useState<string>();
+  const { error, run } = useAction();
   return (
     <form
       class="form"
@@ -114,13 +110,10 @@ function Rotate(props: { id: string; credential: Credential | undefined; onDone:
         const v = formValues(e.currentTarget);
         const body: PutCredentialBody = { secret: v.secret ?? "" };
         if (v.name) body.name = v.name;
-        setError(undefined);
-        try {
+        await run(async () => {
           await unwrap(api.PUT("/v1/credentials/{id}", { params: { path: { id: props.id } }, body }));
           props.onDone();
-        } catch (err) {
-          setError(messageOf(err));
-        }
+        });
       }}
     >
       <h2>Rotate {props.credential?.name ?? props.id}</h2>

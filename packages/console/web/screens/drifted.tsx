@@ -2,7 +2,7 @@
 // another definition than the pinned one, or dropped a pinned one. Read from the public API: the
 // MCP agents (one page of 100), then each one's catalog.
 import { unwrap } from "../api.ts";
-import { Table } from "../list/table.tsx";
+import { Table } from "../list/index.ts";
 import { href } from "../router.ts";
 import { ErrorBox, Status, useLoad, useSession } from "../ui.tsx";
 

@@ -3,7 +3,7 @@
 // MCP agents' tool catalogs).
 import { useAgentNames } from "../agent-names.tsx";
 import { unwrap } from "../api.ts";
-import { Table } from "../list/table.tsx";
+import { Table } from "../list/index.ts";
 import { href } from "../router.ts";
 import type { AnalyticsRow } from "../types.ts";
 import { ErrorBox, fmtMs, fmtTime, RefreshButton, Status, useLoad, useSession } from "../ui.tsx";

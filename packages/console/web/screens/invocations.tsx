@@ -1,10 +1,18 @@
 import { Fragment } from "preact";
 import { AgentName, AgentPicker, type Names, useAgentNames } from "../agent-names.tsx";
 import { unwrap } from "../api.ts";
-import { type Choices, FilterBar, FilterPicker, FilterText, TimeRange } from "../list/filter-bar.tsx";
-import { filtersOf, PagedTable, usePage } from "../list/paged.tsx";
-import type { Query } from "../list/pager.tsx";
-import type { Column } from "../list/table.tsx";
+import {
+  type Choices,
+  type Column,
+  FilterBar,
+  FilterPicker,
+  FilterText,
+  filtersOf,
+  PagedTable,
+  type Query,
+  TimeRange,
+  usePage,
+} from "../list/index.ts";
 import { href, useRoute } from "../router.ts";
 import type { Invocation } from "../types.ts";
 import { fmtMs, fmtTime, Page, Status, useSession } from "../ui.tsx";

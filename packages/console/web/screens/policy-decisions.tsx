@@ -1,7 +1,6 @@
 import { AgentName, AgentPicker, useAgentNames } from "../agent-names.tsx";
 import { unwrap } from "../api.ts";
-import { FilterBar, FilterPicker, TimeRange } from "../list/filter-bar.tsx";
-import { filtersOf, PagedTable, usePage } from "../list/paged.tsx";
+import { FilterBar, FilterPicker, filtersOf, PagedTable, TimeRange, usePage } from "../list/index.ts";
 import { useRoute } from "../router.ts";
 import type { PolicyDecision } from "../types.ts";
 import { fmtTime, Status, useSession } from "../ui.tsx";

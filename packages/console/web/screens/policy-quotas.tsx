@@ -1,7 +1,6 @@
 import { useState } from "preact/hooks";
 import { unwrap } from "../api.ts";
-import { FilterBar } from "../list/filter-bar.tsx";
-import { TableFrame } from "../list/table.tsx";
+import { FilterBar, TableFrame } from "../list/index.ts";
 import type { PolicyDocument, PolicyQuotaUse } from "../types.ts";
 import { ErrorBox, fmtTime, useLoad, useSession } from "../ui.tsx";
 

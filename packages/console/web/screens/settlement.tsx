@@ -1,11 +1,10 @@
 import { useState } from "preact/hooks";
 import { useAgentNames } from "../agent-names.tsx";
 import { ApiError, unwrap } from "../api.ts";
-import { FilterBar, FilterSelect } from "../list/filter-bar.tsx";
-import { PagedTable, usePage } from "../list/paged.tsx";
+import { FilterBar, FilterSelect, PagedTable, usePage } from "../list/index.ts";
 import { href, navigate, useRoute } from "../router.ts";
 import type { PutSettlementConfigBody, Settlement, SettlementConfig } from "../types.ts";
-import { Done, ErrorBox, fmtTime, formValues, messageOf, Page, Status, useLoad, useSession } from "../ui.tsx";
+import { Done, ErrorBox, fmtTime, formValues, Page, Status, useAction, useLoad, useSession } from "../ui.tsx";
 import { CredentialField } from "./credential-field.tsx";
 
 const SETTLEMENT = ["settled", "pending", "settlement_failed", "settled_upstream_failed"];
@@ -37,7 +36,7 @@ function Config() {
       throw e;
     }
   }, "settlement-config");
-  const [error, setError] = useState<string>();
+  const { error, run } = useAction();
   const [saved, setSaved] = useState<string>();
   const c = cfg.data;
   return (
@@ -52,15 +51,12 @@ function Config() {
           facilitator_url: v.facilitator_url ?? "",
           facilitator_credential_ref: v.facilitator_credential_ref ?? null,
         };
-        setError(undefined);
         setSaved(undefined);
-        try {
+        await run(async () => {
           await unwrap(api.PUT("/v1/settlement/config", { body }));
           setSaved("Saved.");
           cfg.reload();
-        } catch (err) {
-          setError(messageOf(err));
-        }
+        });
       }}
     >
       <h2>Facilitator</h2>
