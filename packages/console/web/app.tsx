@@ -1,3 +1,4 @@
+import type { JSX } from "preact";
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { createApi, unwrap } from "./api.ts";
 import { completeSignIn, forgetPending, isCallback, loadSettings, type OidcSettings } from "./oidc.ts";
@@ -15,21 +16,31 @@ import { PolicyScreen } from "./screens/policy.tsx";
 import { SettlementScreen } from "./screens/settlement.tsx";
 import { SignIn } from "./screens/signin.tsx";
 import { readSession, type StoredSession, storeSession } from "./session.ts";
-import type { Capabilities, Me } from "./types.ts";
-import { messageOf, type Session, SessionContext } from "./ui.tsx";
+import type { Capabilities, Me, Surfaces } from "./types.ts";
+import { messageOf, NotEnabled, type Session, SessionContext } from "./ui.tsx";
 
-const NAV: Array<[string, string]> = [
-  ["/", "Overview"],
-  ["/agents", "Agents"],
-  ["/credentials", "Credentials"],
-  ["/connections", "Connections"],
-  ["/invocations", "Invocations"],
-  ["/policy", "Policy"],
-  ["/approvals", "Approvals"],
-  ["/settlement", "Settlement"],
-  ["/analytics", "Analytics"],
-  ["/agent-events", "Agent events"],
-  ["/audit", "Audit"],
+/**
+ * The sections, in the order the navigation shows them: a screen each, and the surface of
+ * /v1/capabilities it needs (a deployment without it shows "not enabled" in its place).
+ */
+const SECTIONS: Array<{
+  path: string;
+  label: string;
+  Screen: () => JSX.Element;
+  surface?: keyof Surfaces;
+  what?: string;
+}> = [
+  { path: "/", label: "Overview", Screen: OverviewScreen },
+  { path: "/agents", label: "Agents", Screen: AgentsScreen },
+  { path: "/credentials", label: "Credentials", Screen: CredentialsScreen, surface: "credentials" },
+  { path: "/connections", label: "Connections", Screen: ConnectionsScreen, surface: "credentials" },
+  { path: "/invocations", label: "Invocations", Screen: InvocationsScreen },
+  { path: "/policy", label: "Policy", Screen: PolicyScreen, surface: "policy" },
+  { path: "/approvals", label: "Approvals", Screen: ApprovalsScreen, surface: "approvals" },
+  { path: "/settlement", label: "Settlement", Screen: SettlementScreen, surface: "settlement" },
+  { path: "/analytics", label: "Analytics", Screen: AnalyticsScreen, surface: "analytics" },
+  { path: "/agent-events", label: "Agent events", Screen: AgentEventsScreen, surface: "agent_events" },
+  { path: "/audit", label: "Audit", Screen: AuditScreen, surface: "audit", what: "The audit log" },
 ];
 
 const EXPIRED = "Your sign-in expired. Sign in again.";
@@ -167,42 +178,23 @@ export function App() {
         </button>
       </header>
       <nav class="nav" aria-label="Sections">
-        {NAV.map(([path, label]) => (
+        {SECTIONS.map(({ path, label }) => (
           <a key={path} href={href(path)} aria-current={section === path ? "page" : undefined}>
             {label}
           </a>
         ))}
       </nav>
       <main id="main" tabIndex={-1}>
-        <Screen section={section} />
+        <Screen section={section} surfaces={ident.caps.surfaces} />
       </main>
     </SessionContext.Provider>
   );
 }
 
-function Screen({ section }: { section: string }) {
-  switch (section) {
-    case "/agents":
-      return <AgentsScreen />;
-    case "/credentials":
-      return <CredentialsScreen />;
-    case "/connections":
-      return <ConnectionsScreen />;
-    case "/invocations":
-      return <InvocationsScreen />;
-    case "/policy":
-      return <PolicyScreen />;
-    case "/approvals":
-      return <ApprovalsScreen />;
-    case "/audit":
-      return <AuditScreen />;
-    case "/settlement":
-      return <SettlementScreen />;
-    case "/analytics":
-      return <AnalyticsScreen />;
-    case "/agent-events":
-      return <AgentEventsScreen />;
-    default:
-      return <OverviewScreen />;
-  }
+/** The section's screen, or "not enabled" when the deployment lacks its surface. */
+function Screen({ section, surfaces }: { section: string; surfaces: Surfaces }) {
+  const s = SECTIONS.find((x) => x.path === section) ?? SECTIONS[0];
+  if (!s) throw new Error("no sections");
+  if (s.surface && !surfaces[s.surface]) return <NotEnabled what={s.what ?? s.label} />;
+  return <s.Screen />;
 }

@@ -1,9 +1,9 @@
-// Small shared pieces: data loading, error and "not enabled" notices, paging, formatting.
+// Small shared pieces: data loading, error and "not enabled" notices, formatting. Lists (table,
+// filter bar, pager) are in list/.
 import type { ComponentChildren } from "preact";
 import { createContext } from "preact";
 import { useCallback, useContext, useEffect, useState } from "preact/hooks";
 import type { Api } from "./api.ts";
-import { href } from "./router.ts";
 import type { Capabilities, Me } from "./types.ts";
 
 export type Session = { api: Api; me: Me; caps: Capabilities };
@@ -19,6 +19,29 @@ export function useSession(): Session {
 export function messageOf(e: unknown): string {
   if (e instanceof TypeError) return "The gateway could not be reached.";
   return e instanceof Error ? e.message : String(e);
+}
+
+/**
+ * A write a form or a button makes: `run(fn)` clears the last failure, runs `fn` (`busy` meanwhile)
+ * and keeps the message of what it threw; it answers whether `fn` went through.
+ */
+export function useAction() {
+  const [error, setError] = useState<string>();
+  const [busy, setBusy] = useState(false);
+  const run = async (fn: () => Promise<unknown>): Promise<boolean> => {
+    setBusy(true);
+    setError(undefined);
+    try {
+      await fn();
+      return true;
+    } catch (e) {
+      setError(messageOf(e));
+      return false;
+    } finally {
+      setBusy(false);
+    }
+  };
+  return { error, busy, run };
 }
 
 export type Loaded<T> = {
@@ -48,13 +71,9 @@ export function useLoad<T>(load: () => Promise<T>, key: string): Loaded<T> {
   return { data: state.data, error: state.error, loading: state.loading, reload };
 }
 
+/** What failed, read out at once; nothing without a message. */
 export function ErrorBox({ message }: { message: string | undefined }) {
-  if (!message) return null;
-  return (
-    <p class="error" role="alert">
-      {message}
-    </p>
-  );
+  return <Line class="error" role="alert" message={message} />;
 }
 
 export function NotEnabled({ what }: { what: string }) {
@@ -66,42 +85,30 @@ export function NotEnabled({ what }: { what: string }) {
   );
 }
 
-export function Page(props: { title: string; actions?: ComponentChildren; children: ComponentChildren }) {
+/** A screen: its title, the actions beside it (`refresh`: a Refresh button that calls it), its body. */
+export function Page(props: {
+  title: string;
+  actions?: ComponentChildren;
+  refresh?: () => void;
+  children: ComponentChildren;
+}) {
+  const actions = props.refresh ? <RefreshButton onClick={props.refresh} /> : props.actions;
   return (
     <section aria-labelledby="page-title">
       <div class="page-head">
         <h1 id="page-title">{props.title}</h1>
-        {props.actions ? <div class="actions">{props.actions}</div> : null}
+        {actions ? <div class="actions">{actions}</div> : null}
       </div>
       {props.children}
     </section>
   );
 }
 
-/** Previous / next links for a `{limit, offset, total}` list, keeping the other query values. */
-export function Pager(props: {
-  path: string;
-  query: Record<string, string | undefined>;
-  limit: number;
-  offset: number;
-  total: number;
-}) {
-  const { limit, offset, total } = props;
-  const first = total === 0 ? 0 : offset + 1;
-  const last = Math.min(offset + limit, total);
-  const prev = Math.max(0, offset - limit);
+export function RefreshButton({ onClick }: { onClick: () => void }) {
   return (
-    <nav class="pager" aria-label="Pages">
-      <span>
-        {first}–{last} of {total}
-      </span>
-      {offset > 0 ? (
-        <a href={href(props.path, { ...props.query, offset: prev || undefined })}>← Previous</a>
-      ) : null}
-      {offset + limit < total ? (
-        <a href={href(props.path, { ...props.query, offset: offset + limit })}>Next →</a>
-      ) : null}
-    </nav>
+    <button type="button" class="secondary" onClick={onClick}>
+      Refresh
+    </button>
   );
 }
 
@@ -125,6 +132,52 @@ export function fmtBytes(n: number | null | undefined): string {
   if (n < 1024) return `${n} B`;
   if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KiB`;
   return `${(n / 1024 / 1024).toFixed(1)} MiB`;
+}
+
+/**
+ * A Delete button that asks once more: Confirm delete runs `onConfirm` (asking again unless it
+ * answers true: done), Keep takes the question back.
+ */
+export function ConfirmDelete(props: { label: string; busy?: boolean; onConfirm: () => Promise<unknown> }) {
+  const [asking, setAsking] = useState(false);
+  if (!asking) {
+    return (
+      <button type="button" class="danger" onClick={() => setAsking(true)}>
+        {props.label}
+      </button>
+    );
+  }
+  return (
+    <>
+      <button
+        type="button"
+        class="danger"
+        disabled={props.busy}
+        onClick={async () => {
+          if ((await props.onConfirm()) === true) setAsking(false);
+        }}
+      >
+        Confirm delete
+      </button>
+      <button type="button" class="secondary" onClick={() => setAsking(false)}>
+        Keep
+      </button>
+    </>
+  );
+}
+
+/** A line saying a write went through (`message`), read out when it appears. */
+export function Done({ message }: { message: string | undefined }) {
+  return <Line class="ok" role="status" message={message} />;
+}
+
+function Line(props: { class: string; role: "alert" | "status"; message: string | undefined }) {
+  if (!props.message) return null;
+  return (
+    <p class={props.class} role={props.role}>
+      {props.message}
+    </p>
+  );
 }
 
 export function Status({ value }: { value: string }) {
@@ -164,11 +217,33 @@ export function formValues(form: HTMLFormElement): Record<string, string> {
   return out;
 }
 
-/** Datetime-local input value (browser local time) ↔ RFC 3339 UTC. */
-export function toRfc3339(local: string | undefined): string | undefined {
-  if (!local) return undefined;
-  const d = new Date(local);
-  return Number.isNaN(d.getTime()) ? undefined : d.toISOString();
+/** A form's text field, filled with the stored `value` (empty when there is none). */
+export function TextField(props: {
+  label: string;
+  name: string;
+  value: string | null | undefined;
+  type?: "url";
+  placeholder?: string;
+  inputMode?: "decimal" | "numeric";
+  required?: boolean;
+  maxLength?: number;
+  grow?: boolean;
+}) {
+  return (
+    <label class={props.grow ? "grow" : undefined}>
+      {props.label}
+      <input
+        name={props.name}
+        type={props.type}
+        required={props.required}
+        maxLength={props.maxLength}
+        inputMode={props.inputMode}
+        placeholder={props.placeholder}
+        defaultValue={props.value ?? ""}
+        autoComplete="off"
+      />
+    </label>
+  );
 }
 
 /**

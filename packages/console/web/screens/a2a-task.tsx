@@ -1,4 +1,5 @@
 import { unwrap } from "../api.ts";
+import { Table } from "../list/index.ts";
 import { href } from "../router.ts";
 import type { InvocationDetail } from "../types.ts";
 import { ErrorBox, Fields, fmtMs, fmtTime, Status, useLoad, useSession } from "../ui.tsx";
@@ -30,45 +31,34 @@ function TaskInvocations({ taskId, current }: { taskId: string; current: string 
     () => unwrap(api.GET("/v1/invocations", { params: { query: { a2a_task_id: taskId, limit: 100 } } })),
     taskId,
   );
-  const rows = list.data?.data ?? [];
   return (
     <>
       <h3>Invocations of this task</h3>
       <ErrorBox message={list.error} />
-      <table data-testid="task-invocations">
-        <thead>
-          <tr>
-            <th scope="col">Invocation</th>
-            <th scope="col">Method</th>
-            <th scope="col">Status</th>
-            <th scope="col">Task state</th>
-            <th scope="col">Latency</th>
-            <th scope="col">Created</th>
-          </tr>
-        </thead>
-        <tbody>
-          {rows.map((r) => (
-            <tr key={r.id} data-id={r.id} aria-current={r.id === current ? "true" : undefined}>
-              <td>
-                {r.id === current ? (
+      <Table
+        testid="task-invocations"
+        rows={list.data?.data ?? []}
+        rowKey={(r) => r.id}
+        rowProps={(r) => ({ "data-id": r.id, "aria-current": r.id === current ? "true" : undefined })}
+        columns={[
+          {
+            head: "Invocation",
+            cell: (r) =>
+              r.id === current ? (
+                <code>{r.id}</code>
+              ) : (
+                <a href={href(`/invocations/${r.id}`)}>
                   <code>{r.id}</code>
-                ) : (
-                  <a href={href(`/invocations/${r.id}`)}>
-                    <code>{r.id}</code>
-                  </a>
-                )}
-              </td>
-              <td>{r.a2a_method ?? "—"}</td>
-              <td>
-                <Status value={r.status} />
-              </td>
-              <td>{r.a2a_task_state ?? "—"}</td>
-              <td class="num">{fmtMs(r.latency_ms)}</td>
-              <td>{fmtTime(r.created_at)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+                </a>
+              ),
+          },
+          { head: "Method", cell: (r) => r.a2a_method ?? "—" },
+          { head: "Status", cell: (r) => <Status value={r.status} /> },
+          { head: "Task state", cell: (r) => r.a2a_task_state ?? "—" },
+          { head: "Latency", cellClass: "num", cell: (r) => fmtMs(r.latency_ms) },
+          { head: "Created", cell: (r) => fmtTime(r.created_at) },
+        ]}
+      />
     </>
   );
 }

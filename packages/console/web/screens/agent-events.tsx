@@ -1,17 +1,12 @@
+import { agentChoices, useAgentNames } from "../agent-names.tsx";
 import { unwrap } from "../api.ts";
+import { FilterBar, FilterSelect } from "../list/index.ts";
 import { navigate, useRoute } from "../router.ts";
-import { ErrorBox, Fields, fmtMs, fmtTime, NotEnabled, Page, useLoad, useSession } from "../ui.tsx";
+import { ErrorBox, Fields, fmtMs, fmtTime, Page, useLoad, useSession } from "../ui.tsx";
 import { WindowSelect, windowOf } from "./analytics.tsx";
-import { useAgentNames } from "./invocations.tsx";
 
 /** One agent's summary of its agent events (sessions, tool calls, tokens, cost) over a window. */
 export function AgentEventsScreen() {
-  const { caps } = useSession();
-  if (!caps.surfaces.agent_events) return <NotEnabled what="Agent events" />;
-  return <Summary />;
-}
-
-function Summary() {
   const { api } = useSession();
   const route = useRoute();
   const names = useAgentNames();
@@ -30,25 +25,18 @@ function Summary() {
   const s = res.data?.summary;
   return (
     <Page title="Agent events">
-      <form class="filters" onSubmit={(e) => e.preventDefault()}>
-        <label>
-          Agent
-          <select
-            value={agentId}
-            onChange={(e) => navigate("/agent-events", { window: win, agent_id: e.currentTarget.value })}
-          >
-            {[...(names.data ?? new Map<string, string>())].map(([id, name]) => (
-              <option key={id} value={id}>
-                {name}
-              </option>
-            ))}
-          </select>
-        </label>
+      <FilterBar>
+        <FilterSelect
+          label="Agent"
+          value={agentId}
+          choices={agentChoices(names.data)}
+          onChange={(a) => navigate("/agent-events", { window: win, agent_id: a })}
+        />
         <WindowSelect
           value={win}
           onChange={(w) => navigate("/agent-events", { window: w, agent_id: agentId })}
         />
-      </form>
+      </FilterBar>
       <ErrorBox message={names.error ?? res.error} />
       {names.data && names.data.size === 0 ? <p class="empty">No agents yet.</p> : null}
       {s ? (

@@ -1,9 +1,10 @@
 import { useState } from "preact/hooks";
-import { unwrap } from "../api.ts";
+import { Options } from "../list/index.ts";
 import type { Agent } from "../types.ts";
-import { ErrorBox, formValues, messageOf, Picker, useLoad, useSession } from "../ui.tsx";
+import { ErrorBox, formValues, Picker, TextField, useAction } from "../ui.tsx";
+import { CredentialField } from "./credential-field.tsx";
 import { type Member, MembersField } from "./members-field.tsx";
-import { type ToolPrice, ToolPricesField } from "./tool-prices-field.tsx";
+import { NETWORKS, type ToolPrice, ToolPricesField } from "./tool-prices-field.tsx";
 
 type Body = Record<string, unknown>;
 
@@ -74,7 +75,6 @@ export function AgentForm(props: {
   onSubmit: (body: Body) => Promise<void>;
   onCancel?: () => void;
 }) {
-  const { api, caps } = useSession();
   const a = props.agent;
   const [protocol, setProtocol] = useState<string>(a?.protocol ?? "http");
   const [priced, setPriced] = useState(Boolean(a?.price));
@@ -82,15 +82,7 @@ export function AgentForm(props: {
   const [members, setMembers] = useState<Member[]>(a?.members ?? []);
   const [search, setSearch] = useState(a?.tool_discovery === "search");
   const [toolPrices, setToolPrices] = useState<ToolPrice[]>(a?.tool_prices ?? []);
-  const [error, setError] = useState<string>();
-  const [busy, setBusy] = useState(false);
-  const creds = useLoad(
-    () =>
-      caps.surfaces.credentials
-        ? unwrap(api.GET("/v1/credentials", { params: { query: { limit: 100 } } })).then((l) => l.data)
-        : Promise.resolve([]),
-    "creds",
-  );
+  const { error, busy, run } = useAction();
 
   return (
     <form
@@ -106,39 +98,24 @@ export function AgentForm(props: {
           search,
           toolPrices: protocol === "mcp" ? toolPrices : null,
         };
-        setBusy(true);
-        setError(undefined);
-        try {
+        await run(async () => {
           const body = bodyOf(formValues(form), checks, Boolean(a));
           // Per-tool prices have no form fields yet: an edit keeps them as they are.
           if (body.price && a?.price?.tools) body.price = { ...(body.price as Body), tools: a.price.tools };
           await props.onSubmit(body);
-        } catch (err) {
-          setError(messageOf(err));
-        } finally {
-          setBusy(false);
-        }
+        });
       }}
     >
-      <label>
-        Name
-        <input name="name" required maxLength={200} defaultValue={a?.name ?? ""} autoComplete="off" />
-      </label>
-      <label>
-        Description
-        <input name="description" maxLength={4000} defaultValue={a?.description ?? ""} autoComplete="off" />
-      </label>
+      <TextField label="Name" name="name" value={a?.name} required maxLength={200} />
+      <TextField label="Description" name="description" value={a?.description} maxLength={4000} />
       {protocol === "mcp" && virtual ? null : (
-        <label>
-          Upstream URL
-          <input
-            name="upstream_url"
-            type="url"
-            placeholder="https://agent.example.com/"
-            defaultValue={a?.upstream_url ?? ""}
-            autoComplete="off"
-          />
-        </label>
+        <TextField
+          label="Upstream URL"
+          name="upstream_url"
+          value={a?.upstream_url}
+          type="url"
+          placeholder="https://agent.example.com/"
+        />
       )}
       <label>
         Protocol
@@ -149,16 +126,13 @@ export function AgentForm(props: {
         </select>
       </label>
       {protocol === "a2a" ? (
-        <label>
-          Agent card URL
-          <input
-            name="card_url"
-            type="url"
-            placeholder="default: /.well-known/agent-card.json at the upstream's origin"
-            defaultValue={a?.card_url ?? ""}
-            autoComplete="off"
-          />
-        </label>
+        <TextField
+          label="Agent card URL"
+          name="card_url"
+          value={a?.card_url}
+          type="url"
+          placeholder="default: /.well-known/agent-card.json at the upstream's origin"
+        />
       ) : null}
       {protocol === "mcp" ? (
         <label class="check">
@@ -182,35 +156,20 @@ export function AgentForm(props: {
         </label>
       ) : null}
       {protocol === "mcp" && !virtual ? (
-        <label>
-          MCP protocol version
-          <input
-            name="mcp_protocol_version"
-            placeholder="2025-06-18"
-            defaultValue={a?.mcp_protocol_version ?? ""}
-            autoComplete="off"
-          />
-        </label>
+        <TextField
+          label="MCP protocol version"
+          name="mcp_protocol_version"
+          value={a?.mcp_protocol_version}
+          placeholder="2025-06-18"
+        />
       ) : null}
-      <label hidden={protocol === "mcp" && virtual}>
-        Credential
-        {/* Re-mounted once the list arrives, so the stored choice is selected among real options. */}
-        <Picker
-          name="credential_ref"
-          initial={a?.credential_ref ?? ""}
-          key={creds.data ? "loaded" : "loading"}
-        >
-          <option value="">none</option>
-          {(creds.data ?? []).map((c) => (
-            <option key={c.id} value={c.id}>
-              {c.name} ({c.kind}, …{c.hint})
-            </option>
-          ))}
-          {a?.credential_ref && !creds.data?.some((c) => c.id === a.credential_ref) ? (
-            <option value={a.credential_ref}>{a.credential_ref}</option>
-          ) : null}
-        </Picker>
-      </label>
+      <CredentialField
+        label="Credential"
+        name="credential_ref"
+        initial={a?.credential_ref}
+        keepUnknown
+        hidden={protocol === "mcp" && virtual}
+      />
       <label class="check">
         <input type="checkbox" name="capture_bodies" defaultChecked={a?.capture_bodies ?? false} />
         Capture request and response bodies (first 1 MiB)
@@ -218,24 +177,18 @@ export function AgentForm(props: {
       <fieldset>
         <legend>Rate limit (empty: deployment default)</legend>
         <div class="row">
-          <label>
-            Requests per second
-            <input
-              name="rps"
-              inputMode="decimal"
-              defaultValue={a?.rate_limit ? String(a.rate_limit.rps) : ""}
-              autoComplete="off"
-            />
-          </label>
-          <label>
-            Burst
-            <input
-              name="burst"
-              inputMode="numeric"
-              defaultValue={a?.rate_limit ? String(a.rate_limit.burst) : ""}
-              autoComplete="off"
-            />
-          </label>
+          <TextField
+            label="Requests per second"
+            name="rps"
+            value={a?.rate_limit ? String(a.rate_limit.rps) : ""}
+            inputMode="decimal"
+          />
+          <TextField
+            label="Burst"
+            name="burst"
+            value={a?.rate_limit ? String(a.rate_limit.burst) : ""}
+            inputMode="numeric"
+          />
         </div>
       </fieldset>
       <fieldset>
@@ -246,31 +199,19 @@ export function AgentForm(props: {
         </label>
         {priced ? (
           <div class="row">
-            <label>
-              Amount (smallest unit)
-              <input
-                name="amount"
-                inputMode="numeric"
-                defaultValue={a?.price?.amount ?? ""}
-                autoComplete="off"
-              />
-            </label>
+            <TextField
+              label="Amount (smallest unit)"
+              name="amount"
+              value={a?.price?.amount}
+              inputMode="numeric"
+            />
             <label>
               Network
               <Picker name="network" initial={a?.price?.network ?? "base"}>
-                <option value="base">base</option>
-                <option value="base-sepolia">base-sepolia</option>
+                <Options choices={NETWORKS} />
               </Picker>
             </label>
-            <label class="grow">
-              Pay to
-              <input
-                name="pay_to"
-                placeholder="0x…"
-                defaultValue={a?.price?.pay_to ?? ""}
-                autoComplete="off"
-              />
-            </label>
+            <TextField label="Pay to" name="pay_to" value={a?.price?.pay_to} placeholder="0x…" grow />
           </div>
         ) : null}
       </fieldset>

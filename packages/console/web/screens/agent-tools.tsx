@@ -3,8 +3,9 @@
 // whose tools were never learned says why its tools/calls are refused under a tool_status rule.
 import { useState } from "preact/hooks";
 import { unwrap } from "../api.ts";
+import { Table } from "../list/index.ts";
 import type { Agent, ToolDetail } from "../types.ts";
-import { ErrorBox, fmtTime, messageOf, Status, useLoad, useSession } from "../ui.tsx";
+import { Done, ErrorBox, fmtTime, Status, useAction, useLoad, useSession } from "../ui.tsx";
 
 /**
  * What a call of this exposed name costs, as the gateway charges it (docs/payments.md, MCP tool
@@ -32,22 +33,15 @@ export function AgentTools({
   const path = { params: { path: { id: agentId } } };
   const tools = useLoad(() => unwrap(api.GET("/v1/agents/{id}/tools", path)), agentId);
   const [shown, setShown] = useState<string>();
-  const [error, setError] = useState<string>();
+  const { error, busy, run } = useAction();
   const [refreshed, setRefreshed] = useState<string>();
-  const [busy, setBusy] = useState(false);
 
-  const act = async (fn: () => Promise<unknown>) => {
-    setBusy(true);
-    setError(undefined);
+  const act = (fn: () => Promise<unknown>) => {
     setRefreshed(undefined);
-    try {
+    return run(async () => {
       await fn();
       tools.reload();
-    } catch (e) {
-      setError(messageOf(e));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   const pin = (names?: string[]) =>
     act(() =>
@@ -87,11 +81,7 @@ export function AgentTools({
         </div>
       </div>
       <ErrorBox message={tools.error ?? error} />
-      {refreshed ? (
-        <p class="ok" role="status">
-          {refreshed}
-        </p>
-      ) : null}
+      <Done message={refreshed} />
       {tools.data ? (
         <p class="muted">
           Last complete list: {tools.data.refreshed_at ? fmtTime(tools.data.refreshed_at) : "never"}.
@@ -117,63 +107,44 @@ export function AgentTools({
       ) : null}
       {list.length > 0 ? <TrySearch agentId={agentId} /> : null}
       {list.length > 0 ? (
-        <div class="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Tool</th>
-                <th scope="col">Status</th>
-                <th scope="col">Price</th>
-                <th scope="col" class="wide">
-                  Description
-                </th>
-                <th scope="col">Changed</th>
-                <th scope="col">Actions</th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.map((t) => (
-                <tr key={t.name} data-tool={t.name}>
-                  <td class="mono">{t.name}</td>
-                  <td>
-                    <Status value={t.status} />
-                  </td>
-                  <td class="mono">{toolPriceText(agent, t.name)}</td>
-                  <td class="wide">{t.description ?? "—"}</td>
-                  <td>{fmtTime(t.changed_at)}</td>
-                  <td>
-                    <div class="actions">
-                      {t.status === "drifted" ? (
-                        <button
-                          type="button"
-                          class="secondary"
-                          onClick={() => setShown(shown === t.name ? undefined : t.name)}
-                        >
-                          {shown === t.name ? "Hide diff" : "Diff"}
-                        </button>
-                      ) : null}
-                      {t.status !== "pinned" ? (
-                        <button type="button" disabled={busy} onClick={() => pin([t.name])}>
-                          {t.status === "drifted" ? "Approve and pin" : "Pin"}
-                        </button>
-                      ) : null}
-                      {t.pinned_digest ? (
-                        <button
-                          type="button"
-                          class="secondary"
-                          disabled={busy}
-                          onClick={() => unpin([t.name])}
-                        >
-                          Unpin
-                        </button>
-                      ) : null}
-                    </div>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <Table
+          rows={list}
+          rowKey={(t) => t.name}
+          rowProps={(t) => ({ "data-tool": t.name })}
+          columns={[
+            { head: "Tool", cellClass: "mono", cell: (t) => t.name },
+            { head: "Status", cell: (t) => <Status value={t.status} /> },
+            { head: "Price", cellClass: "mono", cell: (t) => toolPriceText(agent, t.name) },
+            { head: "Description", class: "wide", cell: (t) => t.description ?? "—" },
+            { head: "Changed", cell: (t) => fmtTime(t.changed_at) },
+            {
+              head: "Actions",
+              cell: (t) => (
+                <div class="actions">
+                  {t.status === "drifted" ? (
+                    <button
+                      type="button"
+                      class="secondary"
+                      onClick={() => setShown(shown === t.name ? undefined : t.name)}
+                    >
+                      {shown === t.name ? "Hide diff" : "Diff"}
+                    </button>
+                  ) : null}
+                  {t.status !== "pinned" ? (
+                    <button type="button" disabled={busy} onClick={() => pin([t.name])}>
+                      {t.status === "drifted" ? "Approve and pin" : "Pin"}
+                    </button>
+                  ) : null}
+                  {t.pinned_digest ? (
+                    <button type="button" class="secondary" disabled={busy} onClick={() => unpin([t.name])}>
+                      Unpin
+                    </button>
+                  ) : null}
+                </div>
+              ),
+            },
+          ]}
+        />
       ) : null}
       {shown ? <ToolDiff agentId={agentId} name={shown} /> : null}
     </section>
@@ -188,8 +159,7 @@ export function AgentTools({
 function TrySearch({ agentId }: { agentId: string }) {
   const { api } = useSession();
   const [found, setFound] = useState<TrySearchRow[]>();
-  const [error, setError] = useState<string>();
-  const [busy, setBusy] = useState(false);
+  const { error, busy, run } = useAction();
   return (
     <div data-testid="tool-search">
       <h3>Try a search</h3>
@@ -199,9 +169,7 @@ function TrySearch({ agentId }: { agentId: string }) {
         onSubmit={async (e) => {
           e.preventDefault();
           const query = (e.currentTarget.elements.namedItem("query") as HTMLInputElement).value;
-          setBusy(true);
-          setError(undefined);
-          try {
+          const searched = await run(async () => {
             const r = await unwrap(
               api.POST("/v1/agents/{id}/tools/search", {
                 params: { path: { id: agentId } },
@@ -209,12 +177,8 @@ function TrySearch({ agentId }: { agentId: string }) {
               }),
             );
             setFound(r.data);
-          } catch (err) {
-            setError(messageOf(err));
-            setFound(undefined);
-          } finally {
-            setBusy(false);
-          }
+          });
+          if (!searched) setFound(undefined);
         }}
       >
         <input name="query" maxLength={512} placeholder="e.g. open a pull request" autoComplete="off" />
@@ -262,30 +226,27 @@ function ToolDiff({ agentId, name }: { agentId: string; name: string }) {
 function Diff({ before, after }: { before: ToolDetail["pinned"]; after: ToolDetail["definition"] }) {
   const left = JSON.stringify(before, null, 2).split("\n");
   const right = JSON.stringify(after, null, 2).split("\n");
-  const inRight = new Set(right);
-  const inLeft = new Set(left);
   return (
     <div class="diff">
-      <div>
-        <h4>Pinned</h4>
-        <pre data-testid="diff-pinned">
-          {left.map((l, i) => (
-            <span key={i} class={inRight.has(l) ? "" : "removed"}>
-              {`${l}\n`}
-            </span>
-          ))}
-        </pre>
-      </div>
-      <div>
-        <h4>Listed now</h4>
-        <pre data-testid="diff-current">
-          {right.map((l, i) => (
-            <span key={i} class={inLeft.has(l) ? "" : "added"}>
-              {`${l}\n`}
-            </span>
-          ))}
-        </pre>
-      </div>
+      <DiffSide title="Pinned" testid="diff-pinned" lines={left} other={right} mark="removed" />
+      <DiffSide title="Listed now" testid="diff-current" lines={right} other={left} mark="added" />
+    </div>
+  );
+}
+
+/** One side of the diff, its lines the `other` side lacks marked with the class `mark`. */
+function DiffSide(props: { title: string; testid: string; lines: string[]; other: string[]; mark: string }) {
+  const inOther = new Set(props.other);
+  return (
+    <div>
+      <h4>{props.title}</h4>
+      <pre data-testid={props.testid}>
+        {props.lines.map((l, i) => (
+          <span key={i} class={inOther.has(l) ? "" : props.mark}>
+            {`${l}\n`}
+          </span>
+        ))}
+      </pre>
     </div>
   );
 }

@@ -1,9 +1,21 @@
 import { AGENT_PROTOCOLS } from "@gw/client";
 import { useState } from "preact/hooks";
 import { unwrap } from "../api.ts";
+import { FilterBar, FilterSelect, PagedTable, usePage } from "../list/index.ts";
 import { href, navigate, useRoute } from "../router.ts";
 import type { Agent, CreateAgentBody, PatchAgentBody } from "../types.ts";
-import { ErrorBox, Fields, fmtTime, messageOf, Page, Pager, Status, useLoad, useSession } from "../ui.tsx";
+import {
+  ConfirmDelete,
+  Done,
+  ErrorBox,
+  Fields,
+  fmtTime,
+  Page,
+  Status,
+  useAction,
+  useLoad,
+  useSession,
+} from "../ui.tsx";
 import { AgentForm } from "./agent-form.tsx";
 import { AgentTools } from "./agent-tools.tsx";
 
@@ -19,16 +31,16 @@ function AgentList() {
   const { api } = useSession();
   const route = useRoute();
   const protocol = route.query.get("protocol") ?? "";
-  const offset = Number(route.query.get("offset") ?? 0) || 0;
-  const list = useLoad(
-    () =>
+  const deleted = route.query.get("deleted");
+  const list = usePage(
+    (page) =>
       unwrap(
         // The filter comes from the URL as typed: the API judges it, and its message is shown.
         api.GET("/v1/agents", {
-          params: { query: { protocol: protocol as (typeof AGENT_PROTOCOLS)[number], offset, limit: 20 } },
+          params: { query: { protocol: protocol as (typeof AGENT_PROTOCOLS)[number], ...page } },
         }),
       ),
-    `${protocol}|${offset}`,
+    protocol,
   );
   return (
     <Page
@@ -39,66 +51,38 @@ function AgentList() {
         </a>
       }
     >
-      <form class="filters" onSubmit={(e) => e.preventDefault()}>
-        <label>
-          Protocol
-          <select
-            value={protocol}
-            onChange={(e) => navigate("/agents", { protocol: e.currentTarget.value || undefined })}
-          >
-            <option value="">any</option>
-            {AGENT_PROTOCOLS.map((p) => (
-              <option key={p} value={p}>
-                {p}
-              </option>
-            ))}
-          </select>
-        </label>
-      </form>
-      {route.query.get("deleted") ? (
-        <p class="ok" role="status">
-          Deleted “{route.query.get("deleted")}”. Its invocation history stays readable.
-        </p>
-      ) : null}
-      <ErrorBox message={list.error} />
-      {list.data ? (
-        <>
-          <div class="table-wrap">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Protocol</th>
-                  <th scope="col">State</th>
-                  <th scope="col" class="wide">
-                    Upstream
-                  </th>
-                  <th scope="col">Price</th>
-                  <th scope="col">Rate limit</th>
-                </tr>
-              </thead>
-              <tbody>
-                {list.data.data.map((a) => (
-                  <tr key={a.id}>
-                    <td>
-                      <a href={href(`/agents/${a.id}`)}>{a.name}</a>
-                    </td>
-                    <td>{a.protocol}</td>
-                    <td>
-                      <AgentState agent={a} />
-                    </td>
-                    <td class="wide mono">{a.upstream_url ?? "—"}</td>
-                    <td class="mono">{a.price ? `${a.price.amount} ${a.price.asset}` : "free"}</td>
-                    <td>{a.rate_limit ? `${a.rate_limit.rps}/s, burst ${a.rate_limit.burst}` : "default"}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-          {list.data.total === 0 ? <p class="empty">No agents yet.</p> : null}
-          <Pager path="/agents" query={{ protocol }} {...list.data} />
-        </>
-      ) : null}
+      <FilterBar>
+        <FilterSelect
+          label="Protocol"
+          value={protocol}
+          any="any"
+          choices={AGENT_PROTOCOLS}
+          onChange={(p) => navigate("/agents", { protocol: p || undefined })}
+        />
+      </FilterBar>
+      <Done message={deleted ? `Deleted “${deleted}”. Its invocation history stays readable.` : undefined} />
+      <PagedTable
+        list={list}
+        rowKey={(a) => a.id}
+        columns={[
+          { head: "Name", cell: (a) => <a href={href(`/agents/${a.id}`)}>{a.name}</a> },
+          { head: "Protocol", cell: (a) => a.protocol },
+          { head: "State", cell: (a) => <AgentState agent={a} /> },
+          { head: "Upstream", class: "wide", cellClass: "wide mono", cell: (a) => a.upstream_url ?? "—" },
+          {
+            head: "Price",
+            cellClass: "mono",
+            cell: (a) => (a.price ? `${a.price.amount} ${a.price.asset}` : "free"),
+          },
+          {
+            head: "Rate limit",
+            cell: (a) => (a.rate_limit ? `${a.rate_limit.rps}/s, burst ${a.rate_limit.burst}` : "default"),
+          },
+        ]}
+        empty="No agents yet."
+        path="/agents"
+        query={{ protocol }}
+      />
     </Page>
   );
 }
@@ -128,22 +112,13 @@ function AgentDetail({ id }: { id: string }) {
   const { api } = useSession();
   const agent = useLoad(() => unwrap(api.GET("/v1/agents/{id}", { params: { path: { id } } })), id);
   const [editing, setEditing] = useState(false);
-  const [confirmDelete, setConfirmDelete] = useState(false);
-  const [error, setError] = useState<string>();
-  const [busy, setBusy] = useState(false);
+  const { error, busy, run } = useAction();
 
   /** Runs a write, then re-reads the agent unless the write returned false (it left the page). */
-  const act = async (fn: () => Promise<unknown>) => {
-    setBusy(true);
-    setError(undefined);
-    try {
+  const act = (fn: () => Promise<unknown>) =>
+    run(async () => {
       if ((await fn()) !== false) agent.reload();
-    } catch (e) {
-      setError(messageOf(e));
-    } finally {
-      setBusy(false);
-    }
-  };
+    });
 
   const a = agent.data;
   return (
@@ -192,32 +167,18 @@ function AgentDetail({ id }: { id: string }) {
                 Invocations
               </a>
               {a.status === "active" ? (
-                confirmDelete ? (
-                  <>
-                    <button
-                      type="button"
-                      class="danger"
-                      disabled={busy}
-                      onClick={() =>
-                        act(async () => {
-                          await unwrap(api.DELETE("/v1/agents/{id}", { params: { path: { id } } }));
-                          // Deleted agents leave the catalog (their invocations stay readable).
-                          navigate("/agents", { deleted: a.name });
-                          return false;
-                        })
-                      }
-                    >
-                      Confirm delete
-                    </button>
-                    <button type="button" class="secondary" onClick={() => setConfirmDelete(false)}>
-                      Keep
-                    </button>
-                  </>
-                ) : (
-                  <button type="button" class="danger" onClick={() => setConfirmDelete(true)}>
-                    Delete
-                  </button>
-                )
+                <ConfirmDelete
+                  label="Delete"
+                  busy={busy}
+                  onConfirm={() =>
+                    act(async () => {
+                      await unwrap(api.DELETE("/v1/agents/{id}", { params: { path: { id } } }));
+                      // Deleted agents leave the catalog (their invocations stay readable).
+                      navigate("/agents", { deleted: a.name });
+                      return false;
+                    })
+                  }
+                />
               ) : null}
             </div>
             <Fields

@@ -1,10 +1,11 @@
 import { useMemo } from "preact/hooks";
+import { agentChoices, useAgentNames } from "../agent-names.tsx";
 import { unwrap } from "../api.ts";
 import { Chart, type Series } from "../chart.tsx";
+import { FilterBar, FilterSelect, Table } from "../list/index.ts";
 import { navigate, useRoute } from "../router.ts";
 import type { AnalyticsRow } from "../types.ts";
-import { ErrorBox, fmtMs, NotEnabled, Page, useLoad, useSession } from "../ui.tsx";
-import { useAgentNames } from "./invocations.tsx";
+import { ErrorBox, fmtMs, Page, useLoad, useSession } from "../ui.tsx";
 
 /** Windows offered: all within the API's 31-day limit; hourly buckets up to a week. */
 export const WINDOWS: Record<string, { hours: number; bucket: "hour" | "day"; label: string }> = {
@@ -24,26 +25,16 @@ export function windowOf(key: string | null) {
 /** The window picker of the screens that read a time window (analytics, agent events). */
 export function WindowSelect(props: { value: string; onChange: (key: string) => void }) {
   return (
-    <label>
-      Window
-      <select value={props.value} onChange={(e) => props.onChange(e.currentTarget.value)}>
-        {Object.entries(WINDOWS).map(([k, w]) => (
-          <option key={k} value={k}>
-            {w.label}
-          </option>
-        ))}
-      </select>
-    </label>
+    <FilterSelect
+      label="Window"
+      value={props.value}
+      choices={Object.entries(WINDOWS).map(([k, w]) => [k, w.label] as const)}
+      onChange={props.onChange}
+    />
   );
 }
 
 export function AnalyticsScreen() {
-  const { caps } = useSession();
-  if (!caps.surfaces.analytics) return <NotEnabled what="Analytics" />;
-  return <Analytics />;
-}
-
-function Analytics() {
   const { api } = useSession();
   const route = useRoute();
   const names = useAgentNames();
@@ -68,80 +59,47 @@ function Analytics() {
   );
 
   return (
-    <Page
-      title="Analytics"
-      actions={
-        <button type="button" class="secondary" onClick={res.reload}>
-          Refresh
-        </button>
-      }
-    >
-      <form class="filters" onSubmit={(e) => e.preventDefault()}>
+    <Page title="Analytics" refresh={res.reload}>
+      <FilterBar>
         <WindowSelect
           value={win}
           onChange={(w) => navigate("/analytics", { window: w, agent_id: agentId })}
         />
-        <label>
-          Agent
-          <select
-            value={agentId}
-            onChange={(e) => navigate("/analytics", { window: win, agent_id: e.currentTarget.value })}
-          >
-            <option value="">all agents</option>
-            {[...(names.data ?? new Map<string, string>())].map(([id, name]) => (
-              <option key={id} value={id}>
-                {name}
-              </option>
-            ))}
-          </select>
-        </label>
-      </form>
+        <FilterSelect
+          label="Agent"
+          value={agentId}
+          any="all agents"
+          choices={agentChoices(names.data)}
+          onChange={(a) => navigate("/analytics", { window: win, agent_id: a })}
+        />
+      </FilterBar>
       <ErrorBox message={res.error} />
       {charts && charts.x.length === 0 ? <p class="empty">No invocations in this window.</p> : null}
       {charts && charts.x.length > 0 ? (
         <>
           <div class="charts">
-            <Chart
-              range={range}
-              title="Throughput"
-              unit="calls / bucket"
-              x={charts.x}
-              series={charts.throughput}
-            />
-            <Chart
-              range={range}
-              title="Error rate"
-              unit="failed / calls"
-              x={charts.x}
-              series={charts.errorRate}
-            />
-            <Chart range={range} title="Latency" unit="ms" x={charts.x} series={charts.latency} />
+            {(
+              [
+                ["Throughput", "calls / bucket", charts.throughput],
+                ["Error rate", "failed / calls", charts.errorRate],
+                ["Latency", "ms", charts.latency],
+              ] as const
+            ).map(([title, unit, series]) => (
+              <Chart key={title} range={range} title={title} unit={unit} x={charts.x} series={series} />
+            ))}
           </div>
           <h2>Totals in the window</h2>
-          <div class="table-wrap">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">Agent</th>
-                  <th scope="col">Calls</th>
-                  <th scope="col">Failed</th>
-                  <th scope="col">Worst p95</th>
-                  <th scope="col">Settled</th>
-                </tr>
-              </thead>
-              <tbody>
-                {charts.totals.map((t) => (
-                  <tr key={t.agent}>
-                    <td>{t.name}</td>
-                    <td class="num">{t.calls}</td>
-                    <td class="num">{t.failed}</td>
-                    <td class="num">{fmtMs(t.p95)}</td>
-                    <td class="num mono">{t.settled}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <Table
+            rows={charts.totals}
+            rowKey={(t) => t.agent}
+            columns={[
+              { head: "Agent", cell: (t) => t.name },
+              { head: "Calls", cellClass: "num", cell: (t) => t.calls },
+              { head: "Failed", cellClass: "num", cell: (t) => t.failed },
+              { head: "Worst p95", cellClass: "num", cell: (t) => fmtMs(t.p95) },
+              { head: "Settled", cellClass: "num mono", cell: (t) => t.settled },
+            ]}
+          />
         </>
       ) : null}
     </Page>

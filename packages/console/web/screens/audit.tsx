@@ -1,23 +1,20 @@
 import { AUDIT_ACTIONS } from "@gw/client";
 import { useState } from "preact/hooks";
 import { unwrap } from "../api.ts";
-import { FilterButtons, TimeRange } from "../filters.tsx";
 import { jsonDiff } from "../json-diff.ts";
-import { navigate, useRoute } from "../router.ts";
-import type { AuditEvent, AuditVerify } from "../types.ts";
 import {
-  ErrorBox,
-  fmtTime,
-  formValues,
-  messageOf,
-  NotEnabled,
-  Page,
-  Pager,
-  Picker,
-  toRfc3339,
-  useLoad,
-  useSession,
-} from "../ui.tsx";
+  FilterBar,
+  FilterPicker,
+  FilterText,
+  filtersOf,
+  PagedTable,
+  TimeRange,
+  usePage,
+  WithId,
+} from "../list/index.ts";
+import { useRoute } from "../router.ts";
+import type { AuditEvent, AuditVerify } from "../types.ts";
+import { fmtTime, Page, useAction, useSession } from "../ui.tsx";
 
 const READ_SCOPE = "audit:read";
 const FILTERS = ["action", "actor", "resource_id", "since", "until"] as const;
@@ -27,31 +24,22 @@ const FILTERS = ["action", "actor", "resource_id", "since", "until"] as const;
  * hash chain's verification on request.
  */
 export function AuditScreen() {
-  const { api, caps, me } = useSession();
+  const { api, me } = useSession();
   const route = useRoute();
-  const query = Object.fromEntries(
-    FILTERS.flatMap((k) => {
-      const v = route.query.get(k);
-      return v ? [[k, v]] : [];
-    }),
-  ) as Partial<Record<(typeof FILTERS)[number], string>>;
-  const offset = Number(route.query.get("offset") ?? 0) || 0;
+  const query = filtersOf(route.query, FILTERS);
   const canRead = me.scopes.includes(READ_SCOPE);
   // Without the scope nothing is asked: the API's 403 would only say what the page says.
-  const list = useLoad(
-    async () =>
+  const list = usePage(
+    async (page) =>
       canRead
         ? unwrap(
             api.GET("/v1/audit", {
-              params: {
-                query: { ...query, action: query.action as AuditEvent["action"], offset, limit: 20 },
-              },
+              params: { query: { ...query, action: query.action as AuditEvent["action"], ...page } },
             }),
           )
-        : null,
+        : { data: [], limit: 0, offset: 0, total: 0 },
     `${canRead}-${route.query.toString()}`,
   );
-  if (caps.surfaces.audit === false) return <NotEnabled what="The audit log" />;
   if (!canRead) {
     return (
       <Page title="Audit">
@@ -63,78 +51,30 @@ export function AuditScreen() {
   }
   return (
     <Page title="Audit" actions={<Verify />}>
-      <form
-        class="filters"
-        aria-label="Audit filters"
-        onSubmit={(e) => {
-          e.preventDefault();
-          const v = formValues(e.currentTarget);
-          navigate("/audit", { ...v, since: toRfc3339(v.since), until: toRfc3339(v.until) });
-        }}
-      >
-        <label>
-          Action
-          <Picker name="action" initial={query.action ?? ""} key={query.action}>
-            <option value="">any</option>
-            {AUDIT_ACTIONS.map((a) => (
-              <option key={a} value={a}>
-                {a}
-              </option>
-            ))}
-          </Picker>
-        </label>
-        <label>
-          Actor
-          <input type="text" name="actor" defaultValue={query.actor ?? ""} />
-        </label>
-        <label>
-          Resource
-          <input type="text" name="resource_id" defaultValue={query.resource_id ?? ""} />
-        </label>
+      <FilterBar label="Audit filters" path="/audit">
+        <FilterPicker label="Action" name="action" value={query.action} any choices={AUDIT_ACTIONS} />
+        <FilterText label="Actor" name="actor" value={query.actor} />
+        <FilterText label="Resource" name="resource_id" value={query.resource_id} />
         <TimeRange since={query.since} until={query.until} />
-        <FilterButtons path="/audit" />
-      </form>
-      <ErrorBox message={list.error} />
-      {list.data ? (
-        <>
-          <div class="table-wrap">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">When</th>
-                  <th scope="col">Actor</th>
-                  <th scope="col">Action</th>
-                  <th scope="col">Resource</th>
-                  <th scope="col">Changes</th>
-                </tr>
-              </thead>
-              <tbody>
-                {list.data.data.map((e) => (
-                  <tr key={e.id} data-audit={e.id}>
-                    <td>
-                      {fmtTime(e.created_at)}
-                      <br />
-                      <code class="small">{e.request_id}</code>
-                    </td>
-                    <td>{e.actor}</td>
-                    <td>
-                      <code>{e.action}</code>
-                    </td>
-                    <td>
-                      <code class="small">{e.resource_id}</code>
-                    </td>
-                    <td>
-                      <Changes changes={e.changes} />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-          {list.data.total === 0 ? <p class="empty">No events match.</p> : null}
-          <Pager path="/audit" query={query} {...list.data} />
-        </>
-      ) : null}
+      </FilterBar>
+      <PagedTable
+        list={list}
+        rowKey={(e) => e.id}
+        rowProps={(e) => ({ "data-audit": e.id })}
+        columns={[
+          {
+            head: "When",
+            cell: (e) => <WithId id={e.request_id}>{fmtTime(e.created_at)}</WithId>,
+          },
+          { head: "Actor", cell: (e) => e.actor },
+          { head: "Action", cell: (e) => <code>{e.action}</code> },
+          { head: "Resource", cell: (e) => <code class="small">{e.resource_id}</code> },
+          { head: "Changes", cell: (e) => <Changes changes={e.changes} /> },
+        ]}
+        empty="No events match."
+        path="/audit"
+        query={query}
+      />
     </Page>
   );
 }
@@ -197,19 +137,14 @@ const json = (v: unknown) => JSON.stringify(v ?? null);
 function Verify() {
   const { api } = useSession();
   const [result, setResult] = useState<AuditVerify>();
-  const [error, setError] = useState<string>();
-  const run = async () => {
-    setError(undefined);
+  const { error, run } = useAction();
+  const verify = () => {
     setResult(undefined);
-    try {
-      setResult(await unwrap(api.GET("/v1/audit/verify")));
-    } catch (e) {
-      setError(messageOf(e));
-    }
+    return run(async () => setResult(await unwrap(api.GET("/v1/audit/verify"))));
   };
   return (
     <span class="audit-verify">
-      <button type="button" class="secondary" onClick={run}>
+      <button type="button" class="secondary" onClick={verify}>
         Verify chain
       </button>{" "}
       {result ? (

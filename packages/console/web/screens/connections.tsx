@@ -1,8 +1,9 @@
 import { useState } from "preact/hooks";
 import { unwrap } from "../api.ts";
+import { Table } from "../list/index.ts";
 import { useRoute } from "../router.ts";
 import type { Connection, Credential } from "../types.ts";
-import { ErrorBox, fmtTime, messageOf, NotEnabled, Page, useLoad, useSession } from "../ui.tsx";
+import { ErrorBox, fmtTime, Page, useAction, useLoad, useSession } from "../ui.tsx";
 
 const FAILURES: Record<string, string> = {
   invalid_state: "The connect link expired or was already used. Connect again.",
@@ -17,12 +18,6 @@ const FAILURES: Record<string, string> = {
  * "connection required" answer points people at `#/connections/<credential id>`.
  */
 export function ConnectionsScreen() {
-  const { caps } = useSession();
-  if (!caps.surfaces.credentials) return <NotEnabled what="Connections" />;
-  return <Connections />;
-}
-
-function Connections() {
   const { api } = useSession();
   const route = useRoute();
   const wanted = route.segments[1];
@@ -37,32 +32,28 @@ function Connections() {
     };
   }, "connections");
   const [busy, setBusy] = useState<string>();
-  const [error, setError] = useState<string>();
+  const { error, run } = useAction();
   const connected = route.query.get("connected");
   const failed = route.query.get("error");
+  const mine = (c: Credential) => load.data?.mine.get(c.id);
 
+  // The row's buttons stay disabled while the browser leaves for the provider.
   const connect = async (credentialId: string) => {
-    setError(undefined);
     setBusy(credentialId);
-    try {
+    const left = await run(async () => {
       const started = await unwrap(api.POST("/v1/connections", { body: { credential_id: credentialId } }));
       location.assign(started.authorize_url);
-    } catch (e) {
-      setError(messageOf(e));
-      setBusy(undefined);
-    }
+    });
+    if (!left) setBusy(undefined);
   };
   const disconnect = async (credentialId: string) => {
-    setError(undefined);
     setBusy(credentialId);
-    try {
+    await run(async () => {
       await unwrap(
         api.DELETE("/v1/connections/{credential_id}", { params: { path: { credential_id: credentialId } } }),
       );
       load.reload();
-    } catch (e) {
-      setError(messageOf(e));
-    }
+    });
     setBusy(undefined);
   };
 
@@ -83,56 +74,48 @@ function Connections() {
         load.data.perUser.length === 0 ? (
           <p class="empty">No agent of this tenant needs your own account.</p>
         ) : (
-          <div class="table-wrap">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">Service</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Access granted</th>
-                  <th scope="col">Last used</th>
-                  <th scope="col">
-                    <span class="sr-only">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {load.data.perUser.map((c) => {
-                  const mine = load.data?.mine.get(c.id);
-                  return (
-                    <tr key={c.id} data-credential={c.id} aria-current={wanted === c.id ? "true" : undefined}>
-                      <td>
-                        {c.name}
-                        <br />
-                        <span class="small">
-                          {c.authorization_url ? new URL(c.authorization_url).host : ""}
-                        </span>
-                      </td>
-                      <td>{mine ? mine.status : "not connected"}</td>
-                      <td class="small">{mine ? mine.scopes.join(" ") || "—" : "—"}</td>
-                      <td>{mine ? fmtTime(mine.last_used_at) : "—"}</td>
-                      <td class="row-actions">
-                        {mine && mine.status === "connected" ? (
-                          <button
-                            type="button"
-                            class="danger"
-                            disabled={busy === c.id}
-                            onClick={() => disconnect(c.id)}
-                          >
-                            Disconnect
-                          </button>
-                        ) : (
-                          <button type="button" disabled={busy === c.id} onClick={() => connect(c.id)}>
-                            Connect
-                          </button>
-                        )}
-                      </td>
-                    </tr>
-                  );
-                })}
-              </tbody>
-            </table>
-          </div>
+          <Table
+            rows={load.data.perUser}
+            rowKey={(c) => c.id}
+            rowProps={(c) => ({
+              "data-credential": c.id,
+              "aria-current": wanted === c.id ? "true" : undefined,
+            })}
+            columns={[
+              {
+                head: "Service",
+                cell: (c) => (
+                  <>
+                    {c.name}
+                    <br />
+                    <span class="small">{c.authorization_url ? new URL(c.authorization_url).host : ""}</span>
+                  </>
+                ),
+              },
+              { head: "Status", cell: (c) => mine(c)?.status ?? "not connected" },
+              { head: "Access granted", cellClass: "small", cell: (c) => mine(c)?.scopes.join(" ") || "—" },
+              { head: "Last used", cell: (c) => fmtTime(mine(c)?.last_used_at) },
+              {
+                head: <span class="sr-only">Actions</span>,
+                cellClass: "row-actions",
+                cell: (c) =>
+                  mine(c)?.status === "connected" ? (
+                    <button
+                      type="button"
+                      class="danger"
+                      disabled={busy === c.id}
+                      onClick={() => disconnect(c.id)}
+                    >
+                      Disconnect
+                    </button>
+                  ) : (
+                    <button type="button" disabled={busy === c.id} onClick={() => connect(c.id)}>
+                      Connect
+                    </button>
+                  ),
+              },
+            ]}
+          />
         )
       ) : null}
     </Page>

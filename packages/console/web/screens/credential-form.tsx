@@ -1,7 +1,7 @@
 import { useState } from "preact/hooks";
 import { unwrap } from "../api.ts";
 import type { CreateCredentialBody, Credential } from "../types.ts";
-import { ErrorBox, formValues, messageOf, useSession } from "../ui.tsx";
+import { Done, ErrorBox, formValues, useAction, useSession } from "../ui.tsx";
 
 type Kind = Credential["kind"];
 const KINDS: Array<[Kind, string]> = [
@@ -23,7 +23,7 @@ export function isOAuth(kind: Kind | undefined): boolean {
 export function CreateCredential({ onCreated }: { onCreated: () => void }) {
   const { api } = useSession();
   const [kind, setKind] = useState<Kind>("bearer");
-  const [error, setError] = useState<string>();
+  const { error, run } = useAction();
   const [done, setDone] = useState<string>();
   const oauth = isOAuth(kind);
   return (
@@ -44,16 +44,13 @@ export function CreateCredential({ onCreated }: { onCreated: () => void }) {
           if (v.auth_method === "client_secret_post") body.auth_method = "client_secret_post";
         }
         if (v.allowed_hosts) body.allowed_hosts = v.allowed_hosts.split(/[\s,]+/).filter(Boolean);
-        setError(undefined);
         setDone(undefined);
-        try {
+        await run(async () => {
           const c = await unwrap(api.POST("/v1/credentials", { body }));
           form.reset();
           setDone(`Stored “${c.name}” (${c.id}).`);
           onCreated();
-        } catch (err) {
-          setError(messageOf(err));
-        }
+        });
       }}
     >
       <h2>New credential</h2>
@@ -95,11 +92,7 @@ export function CreateCredential({ onCreated }: { onCreated: () => void }) {
         <input name="allowed_hosts" autoComplete="off" />
       </label>
       <ErrorBox message={error} />
-      {done ? (
-        <p class="ok" role="status">
-          {done}
-        </p>
-      ) : null}
+      <Done message={done} />
       <div class="actions">
         <button type="submit">Store credential</button>
       </div>

@@ -2,6 +2,7 @@
 // another definition than the pinned one, or dropped a pinned one. Read from the public API: the
 // MCP agents (one page of 100), then each one's catalog.
 import { unwrap } from "../api.ts";
+import { Table } from "../list/index.ts";
 import { href } from "../router.ts";
 import { ErrorBox, Status, useLoad, useSession } from "../ui.tsx";
 
@@ -36,30 +37,16 @@ export function DriftedTools() {
         </p>
       ) : null}
       {list && list.length > 0 ? (
-        <div class="table-wrap">
-          <table data-testid="drifted-tools">
-            <thead>
-              <tr>
-                <th scope="col">Agent</th>
-                <th scope="col">Tool</th>
-                <th scope="col">Status</th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.map((f) => (
-                <tr key={`${f.agentId}/${f.tool}`}>
-                  <td>
-                    <a href={href(`/agents/${f.agentId}`)}>{f.agent}</a>
-                  </td>
-                  <td class="mono">{f.tool}</td>
-                  <td>
-                    <Status value={f.status} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <Table
+          testid="drifted-tools"
+          rows={list}
+          rowKey={(f) => `${f.agentId}/${f.tool}`}
+          columns={[
+            { head: "Agent", cell: (f) => <a href={href(`/agents/${f.agentId}`)}>{f.agent}</a> },
+            { head: "Tool", cellClass: "mono", cell: (f) => f.tool },
+            { head: "Status", cell: (f) => <Status value={f.status} /> },
+          ]}
+        />
       ) : null}
     </>
   );

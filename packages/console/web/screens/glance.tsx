@@ -1,12 +1,13 @@
 // The overview's "last hour": what an operator opening the console wants first. Everything here
 // comes from the public API (analytics, the invocation list, the approvals waiting for a person, the
 // MCP agents' tool catalogs).
+import { useAgentNames } from "../agent-names.tsx";
 import { unwrap } from "../api.ts";
+import { Table } from "../list/index.ts";
 import { href } from "../router.ts";
 import type { AnalyticsRow } from "../types.ts";
-import { ErrorBox, fmtMs, fmtTime, Status, useLoad, useSession } from "../ui.tsx";
+import { ErrorBox, fmtMs, fmtTime, RefreshButton, Status, useLoad, useSession } from "../ui.tsx";
 import { DriftedTools } from "./drifted.tsx";
-import { useAgentNames } from "./invocations.tsx";
 
 const HOUR_MS = 3600_000;
 const FAILING_SHOWN = 5;
@@ -90,17 +91,13 @@ export function LastHour() {
     <section aria-labelledby="last-hour">
       <div class="section-head">
         <h2 id="last-hour">Last hour</h2>
-        <button
-          type="button"
-          class="secondary"
+        <RefreshButton
           onClick={() => {
             stats.reload();
             failures.reload();
             pending.reload();
           }}
-        >
-          Refresh
-        </button>
+        />
       </div>
       <ErrorBox message={stats.error ?? failures.error ?? pending.error} />
       {s ? (
@@ -134,42 +131,26 @@ export function LastHour() {
           {s.failing.length === 0 ? (
             <p class="empty">No failed calls in the last hour.</p>
           ) : (
-            <div class="table-wrap">
-              <table data-testid="failing-agents">
-                <thead>
-                  <tr>
-                    <th scope="col">Agent</th>
-                    <th scope="col" class="num">
-                      Failed
-                    </th>
-                    <th scope="col" class="num">
-                      Calls
-                    </th>
-                    <th scope="col" class="num">
-                      Error rate
-                    </th>
-                    <th scope="col" class="num">
-                      p95
-                    </th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {s.failing.map((a) => (
-                    <tr key={a.agent} data-id={a.agent}>
-                      <td>
-                        <a href={href("/invocations", { agent_id: a.agent, status: "failed" })}>
-                          {name(a.agent)}
-                        </a>
-                      </td>
-                      <td class="num">{a.failed}</td>
-                      <td class="num">{a.calls}</td>
-                      <td class="num">{pct(a.failed, a.calls)}</td>
-                      <td class="num">{fmtMs(a.p95)}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <Table
+              testid="failing-agents"
+              rows={s.failing}
+              rowKey={(a) => a.agent}
+              rowProps={(a) => ({ "data-id": a.agent })}
+              columns={[
+                {
+                  head: "Agent",
+                  cell: (a) => (
+                    <a href={href("/invocations", { agent_id: a.agent, status: "failed" })}>
+                      {name(a.agent)}
+                    </a>
+                  ),
+                },
+                { head: "Failed", class: "num", cell: (a) => a.failed },
+                { head: "Calls", class: "num", cell: (a) => a.calls },
+                { head: "Error rate", class: "num", cell: (a) => pct(a.failed, a.calls) },
+                { head: "p95", class: "num", cell: (a) => fmtMs(a.p95) },
+              ]}
+            />
           )}
         </>
       ) : null}
@@ -177,36 +158,22 @@ export function LastHour() {
       {failures.data && failures.data.data.length > 0 ? (
         <>
           <h3>Latest failures</h3>
-          <div class="table-wrap">
-            <table data-testid="latest-failures">
-              <thead>
-                <tr>
-                  <th scope="col">When</th>
-                  <th scope="col">Agent</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Why</th>
-                  <th scope="col" class="num">
-                    Upstream
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {failures.data.data.map((r) => (
-                  <tr key={r.id} data-id={r.id}>
-                    <td>
-                      <a href={href(`/invocations/${r.id}`)}>{fmtTime(r.created_at)}</a>
-                    </td>
-                    <td>{name(r.agent_id)}</td>
-                    <td>
-                      <Status value={r.status} />
-                    </td>
-                    <td>{r.error_class ?? "—"}</td>
-                    <td class="num">{r.upstream_status ?? "—"}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <Table
+            testid="latest-failures"
+            rows={failures.data.data}
+            rowKey={(r) => r.id}
+            rowProps={(r) => ({ "data-id": r.id })}
+            columns={[
+              {
+                head: "When",
+                cell: (r) => <a href={href(`/invocations/${r.id}`)}>{fmtTime(r.created_at)}</a>,
+              },
+              { head: "Agent", cell: (r) => name(r.agent_id) },
+              { head: "Status", cell: (r) => <Status value={r.status} /> },
+              { head: "Why", cell: (r) => r.error_class ?? "—" },
+              { head: "Upstream", class: "num", cell: (r) => r.upstream_status ?? "—" },
+            ]}
+          />
           <p>
             <a href={href("/invocations", { status: "failed" })}>All failed invocations</a>
           </p>

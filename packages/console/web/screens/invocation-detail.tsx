@@ -20,14 +20,7 @@ export function InvocationDetail({ id }: { id: string }) {
   const inv = useLoad(() => unwrap(api.GET("/v1/invocations/{id}", { params: { path: { id } } })), id);
   const d = inv.data;
   return (
-    <Page
-      title="Invocation"
-      actions={
-        <button type="button" class="secondary" onClick={inv.reload}>
-          Refresh
-        </button>
-      }
-    >
+    <Page title="Invocation" refresh={inv.reload}>
       <p>
         <a href={href("/invocations")}>← All invocations</a>
       </p>

@@ -1,7 +1,8 @@
 import { useState } from "preact/hooks";
 import { unwrap } from "../api.ts";
+import { FilterBar, TableFrame } from "../list/index.ts";
 import type { PolicyDocument, PolicyQuotaUse } from "../types.ts";
-import { ErrorBox, fmtTime, formValues, useLoad, useSession } from "../ui.tsx";
+import { ErrorBox, fmtTime, useLoad, useSession } from "../ui.tsx";
 
 /** From this share of its limit a quota reads as nearly spent (docs/console.md, Policy). */
 const NEAR_PERCENT = 80;
@@ -47,6 +48,9 @@ function QuotaGauge({ rule, used, limit }: { rule: string; used: number; limit: 
   );
 }
 
+/** A rule's counters take a row each, its own cells only on the first: the rows are drawn here. */
+const COLUMNS = ["Rule", "Limit", "Key", "Used", "Resets"].map((head) => ({ head }));
+
 /** A `limit` rule of the stored document, with its 1-based position. */
 type LimitRule = { rule: string; requests: number; per: string; key: string };
 
@@ -89,12 +93,11 @@ export function Quotas({ doc }: { doc: PolicyDocument | undefined }) {
         Current use of each <code>limit</code> rule in its window (UTC). Without a key, the keys with use (at
         most 100 per rule).
       </p>
-      <form
-        class="filters"
-        aria-label="Quota lookup"
-        onSubmit={(e) => {
-          e.preventDefault();
-          setKey(formValues(e.currentTarget).key ?? "");
+      <FilterBar
+        label="Quota lookup"
+        apply="Show"
+        onApply={(v) => {
+          setKey(v.key ?? "");
           setTick((t) => t + 1);
         }}
       >
@@ -102,61 +105,45 @@ export function Quotas({ doc }: { doc: PolicyDocument | undefined }) {
           Key
           <input name="key" placeholder="e.g. a caller's sub" />
         </label>
-        <div class="filter-buttons">
-          <button type="submit">Show</button>
-        </div>
-      </form>
+      </FilterBar>
       <ErrorBox message={use.error} />
-      <div class="table-wrap">
-        <table data-testid="quotas">
-          <thead>
-            <tr>
-              <th scope="col">Rule</th>
-              <th scope="col">Limit</th>
-              <th scope="col">Key</th>
-              <th scope="col">Used</th>
-              <th scope="col">Resets</th>
+      <TableFrame testid="quotas" columns={COLUMNS}>
+        {rules.map((r) => {
+          const counters = (use.data?.data ?? []).filter((u) => u.rule === r.rule);
+          const head = (
+            <>
+              <td>{r.rule}</td>
+              <td>
+                {r.requests} per {r.per}
+                <br />
+                <code class="small">{r.key}</code>
+              </td>
+            </>
+          );
+          if (counters.length === 0) {
+            return (
+              <tr key={r.rule} data-rule={r.rule}>
+                {head}
+                <td colSpan={3} class="muted">
+                  {use.data ? "no use in this window" : "Loading…"}
+                </td>
+              </tr>
+            );
+          }
+          return counters.map((u, i) => (
+            <tr key={`${r.rule}-${u.key}`} data-rule={r.rule}>
+              {i === 0 ? head : <td colSpan={2} />}
+              <td>
+                <code class="small">{u.key}</code>
+              </td>
+              <td>
+                <QuotaGauge rule={r.rule} used={u.used} limit={u.limit} />
+              </td>
+              <td>{fmtTime(u.resets_at)}</td>
             </tr>
-          </thead>
-          <tbody>
-            {rules.map((r) => {
-              const counters = (use.data?.data ?? []).filter((u) => u.rule === r.rule);
-              const head = (
-                <>
-                  <td>{r.rule}</td>
-                  <td>
-                    {r.requests} per {r.per}
-                    <br />
-                    <code class="small">{r.key}</code>
-                  </td>
-                </>
-              );
-              if (counters.length === 0) {
-                return (
-                  <tr key={r.rule} data-rule={r.rule}>
-                    {head}
-                    <td colSpan={3} class="muted">
-                      {use.data ? "no use in this window" : "Loading…"}
-                    </td>
-                  </tr>
-                );
-              }
-              return counters.map((u, i) => (
-                <tr key={`${r.rule}-${u.key}`} data-rule={r.rule}>
-                  {i === 0 ? head : <td colSpan={2} />}
-                  <td>
-                    <code class="small">{u.key}</code>
-                  </td>
-                  <td>
-                    <QuotaGauge rule={r.rule} used={u.used} limit={u.limit} />
-                  </td>
-                  <td>{fmtTime(u.resets_at)}</td>
-                </tr>
-              ));
-            })}
-          </tbody>
-        </table>
-      </div>
+          ));
+        })}
+      </TableFrame>
     </section>
   );
 }

@@ -2,7 +2,17 @@ import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { unwrap } from "../api.ts";
 import { href } from "../router.ts";
 import type { PolicyBody, PolicyDocument } from "../types.ts";
-import { ErrorBox, fmtTime, type Loaded, messageOf, NotEnabled, Page, useLoad, useSession } from "../ui.tsx";
+import {
+  ConfirmDelete,
+  Done,
+  ErrorBox,
+  fmtTime,
+  type Loaded,
+  messageOf,
+  Page,
+  useLoad,
+  useSession,
+} from "../ui.tsx";
 import { Decisions } from "./policy-decisions.tsx";
 import { Quotas } from "./policy-quotas.tsx";
 
@@ -23,12 +33,6 @@ function editable(doc: PolicyDocument): string {
 }
 
 export function PolicyScreen() {
-  const { caps } = useSession();
-  if (!caps.surfaces.policy) return <NotEnabled what="Policy" />;
-  return <PolicyPage />;
-}
-
-function PolicyPage() {
   const { api } = useSession();
   // One load for the editor and the quotas: a save reloads both.
   const doc = useLoad(() => unwrap(api.GET("/v1/policy")), "policy");
@@ -47,7 +51,6 @@ function PolicyEditor({ doc }: { doc: Loaded<PolicyDocument> }) {
   const [error, setError] = useState<string>();
   const [where, setWhere] = useState<WhenError | null>(null);
   const [saved, setSaved] = useState<string>();
-  const [confirmDelete, setConfirmDelete] = useState(false);
   const editor = useRef<HTMLTextAreaElement>(null);
   useEffect(() => {
     if (doc.data) setText(editable(doc.data));
@@ -133,44 +136,27 @@ function PolicyEditor({ doc }: { doc: Loaded<PolicyDocument> }) {
         </p>
       ) : null}
       {where ? <WhenLocation where={where} /> : null}
-      {saved ? (
-        <p class="ok" role="status">
-          {saved}
-        </p>
-      ) : null}
+      <Done message={saved} />
       <div class="actions">
         <button type="submit" disabled={!doc.data}>
           Save policy
         </button>
         {doc.data && hasDocument(doc.data) ? (
-          confirmDelete ? (
-            <>
-              <button
-                type="button"
-                class="danger"
-                onClick={async () => {
-                  setSaved(undefined);
-                  try {
-                    await unwrap(api.DELETE("/v1/policy"));
-                    setConfirmDelete(false);
-                    setSaved("Deleted: calls are no longer evaluated.");
-                    doc.reload();
-                  } catch (err) {
-                    setError(messageOf(err));
-                  }
-                }}
-              >
-                Confirm delete
-              </button>
-              <button type="button" class="secondary" onClick={() => setConfirmDelete(false)}>
-                Keep
-              </button>
-            </>
-          ) : (
-            <button type="button" class="danger" onClick={() => setConfirmDelete(true)}>
-              Delete policy
-            </button>
-          )
+          <ConfirmDelete
+            label="Delete policy"
+            onConfirm={async () => {
+              setSaved(undefined);
+              try {
+                await unwrap(api.DELETE("/v1/policy"));
+                setSaved("Deleted: calls are no longer evaluated.");
+                doc.reload();
+                return true;
+              } catch (err) {
+                setError(messageOf(err));
+                return false;
+              }
+            }}
+          />
         ) : null}
       </div>
     </form>

@@ -1,7 +1,11 @@
 import { useState } from "preact/hooks";
+import { Options } from "../list/index.ts";
 import type { Agent } from "../types.ts";
 
 export type ToolPrice = NonNullable<Agent["tool_prices"]>[number];
+
+/** The networks a price is paid on. */
+export const NETWORKS = ["base", "base-sepolia"] as const;
 
 type Row = { tool: string; amount: string; network: string; pay_to: string; description: string };
 
@@ -42,24 +46,16 @@ export function ToolPricesField(props: { initial: ToolPrice[]; onChange: (p: Too
       <legend>Tool prices (x402 inside MCP tool calls; first match wins, unpriced tools are free)</legend>
       {rows.map((r, i) => (
         <div class="row" key={i}>
-          <label>
-            Tool
-            <input
-              aria-label={`Tool of price ${i + 1}`}
-              placeholder="search or gh__*"
-              value={r.tool}
-              onInput={(e) => set(i, { tool: e.currentTarget.value })}
-            />
-          </label>
-          <label>
-            Amount (smallest unit)
-            <input
-              aria-label={`Amount of price ${i + 1}`}
-              inputMode="numeric"
-              value={r.amount}
-              onInput={(e) => set(i, { amount: e.currentTarget.value })}
-            />
-          </label>
+          <PriceInput label="Tool" field="tool" row={r} at={i} set={set} placeholder="search or gh__*" />
+          <PriceInput
+            label="Amount (smallest unit)"
+            short="Amount"
+            field="amount"
+            row={r}
+            at={i}
+            set={set}
+            numeric
+          />
           <label>
             Network
             <select
@@ -68,27 +64,19 @@ export function ToolPricesField(props: { initial: ToolPrice[]; onChange: (p: Too
               onChange={(e) => set(i, { network: e.currentTarget.value })}
             >
               <option value="">agent's price</option>
-              <option value="base">base</option>
-              <option value="base-sepolia">base-sepolia</option>
+              <Options choices={NETWORKS} />
             </select>
           </label>
-          <label class="grow">
-            Pay to
-            <input
-              aria-label={`Pay to of price ${i + 1}`}
-              placeholder="agent's price"
-              value={r.pay_to}
-              onInput={(e) => set(i, { pay_to: e.currentTarget.value })}
-            />
-          </label>
-          <label class="grow">
-            Description
-            <input
-              aria-label={`Description of price ${i + 1}`}
-              value={r.description}
-              onInput={(e) => set(i, { description: e.currentTarget.value })}
-            />
-          </label>
+          <PriceInput
+            label="Pay to"
+            field="pay_to"
+            row={r}
+            at={i}
+            set={set}
+            placeholder="agent's price"
+            grow
+          />
+          <PriceInput label="Description" field="description" row={r} at={i} set={set} grow />
           <button type="button" class="secondary" onClick={() => update(rows.filter((_, j) => j !== i))}>
             Remove
           </button>
@@ -102,5 +90,32 @@ export function ToolPricesField(props: { initial: ToolPrice[]; onChange: (p: Too
         Add a tool price
       </button>
     </fieldset>
+  );
+}
+
+/** One text field of a price row, named for screen readers by the row's place (`Tool of price 2`). */
+function PriceInput(props: {
+  label: string;
+  short?: string;
+  field: Exclude<keyof Row, "network">;
+  row: Row;
+  at: number;
+  set: (at: number, change: Partial<Row>) => void;
+  placeholder?: string;
+  numeric?: boolean;
+  grow?: boolean;
+}) {
+  const { field, at } = props;
+  return (
+    <label class={props.grow ? "grow" : undefined}>
+      {props.label}
+      <input
+        aria-label={`${props.short ?? props.label} of price ${at + 1}`}
+        placeholder={props.placeholder}
+        inputMode={props.numeric ? "numeric" : undefined}
+        value={props.row[field]}
+        onInput={(e) => props.set(at, { [field]: e.currentTarget.value })}
+      />
+    </label>
   );
 }
