@@ -15,12 +15,24 @@ const cpuUs = (t0: NodeJS.CpuUsage) => {
 
 const PII = ["email", "phone", "credit_card", "iban", "us_ssn", "ip_address"];
 const PATTERNS = ["ACME-[0-9]{6}", "(?i)confidential", "internal\\.example\\.net"];
+/** Eight patterns without a literal prefix: one pass of the rule's RE2 set (docs/adr/0046). */
+const MANY = [
+  "(?i)confidential",
+  "(?i)secret",
+  "(?i)password",
+  "[Pp]roject [A-Z][a-z]+",
+  "\\bID-?[0-9]{5}\\b",
+  "(?i)internal use",
+  "[0-9]{3}-[0-9]{4}",
+  "(?i)do not share",
+];
 const INJECTED = "bench-injected-secret-value";
 
 const DETECTS: Record<string, Record<string, unknown>> = {
   secrets: { secrets: true },
   ...Object.fromEntries(PII.map((k) => [k, { pii: [k] }])),
   patterns: { patterns: PATTERNS },
+  patterns8: { patterns: MANY },
   all: { secrets: true, pii: PII, patterns: PATTERNS },
 };
 

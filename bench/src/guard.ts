@@ -109,6 +109,27 @@ async function a2aStreamRow(
   };
 }
 
+/** The bare Node proxy's CPU per call relaying the same 4 KiB tools/call, the median of the rounds. */
+async function bareProxyCpu(d: Deployment, p: { rounds: number; seconds: number }): Promise<number> {
+  const pid = d.bareProc.pid as number;
+  const spec = {
+    url: `${d.bare}/mcp?answer=4k`,
+    headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+    body: CALL,
+    connections: 1,
+  };
+  await load({ ...spec, seconds: 1 }); // warm-up
+  const perCall: number[] = [];
+  for (let r = 0; r < p.rounds; r++) {
+    await quiet();
+    const before = cpuMsOf(pid);
+    const res = await load({ ...spec, seconds: p.seconds });
+    if (res.errors > 0 || res.requests === 0) throw new Error(`bare proxy: ${res.errors} failed requests`);
+    perCall.push(((cpuMsOf(pid) - before) * 1000) / res.requests);
+  }
+  return median(perCall);
+}
+
 export async function answerGuardRows(d: Deployment, p: { rounds: number; seconds: number }): Promise<Row[]> {
   const tenants = { unguarded: await tenantWith(d, "unguarded"), guarded: await tenantWith(d, "guarded") };
   const run = (v: Variant, seconds: number) =>
@@ -126,6 +147,8 @@ export async function answerGuardRows(d: Deployment, p: { rounds: number; second
   const got = await measure(d, p, run);
   const cpu = (v: Variant) => median(got[v].map((x) => x.cpuUs));
   const added = cpu("guarded") - cpu("unguarded");
+  const bare = await bareProxyCpu(d, p);
+  const perKib = added / KIB / bare;
   return [
     {
       scenario: "answer guard",
@@ -142,6 +165,15 @@ export async function answerGuardRows(d: Deployment, p: { rounds: number; second
       direct: null,
       bare: cpu("unguarded"),
       gateway: cpu("guarded"),
+    },
+    {
+      scenario: "answer guard",
+      metric: `guard CPU per KiB guarded, as a share of the bare Node proxy's CPU per call (the same 4 KiB call: ${bare.toFixed(0)} µs)`,
+      unit: "×",
+      direct: null,
+      bare: null,
+      gateway: perKib,
+      target: { text: "<= 0.15x", met: perKib <= 0.15 },
     },
     await a2aStreamRow(d, tenants, p),
   ];

@@ -3,9 +3,11 @@ import { RE2JS } from "re2js";
 import * as v from "valibot";
 import validator from "validator";
 import { describe, expect, it } from "vitest";
-import type { Finding } from "../src/answer/findings.ts";
+import { type Detector, type Finding, findingsIn, kept } from "../src/answer/findings.ts";
 import { piiDetectors } from "../src/answer/pii.ts";
-import { secretsDetector } from "../src/answer/secrets.ts";
+import { re2Detector } from "../src/answer/re2.ts";
+import { answerScan } from "../src/answer/scan.ts";
+import { injectedSecretDetector, secretsDetector } from "../src/answer/secrets.ts";
 import { compilePolicy, judgeAnswer, PII_KINDS, type PiiKind, PolicyDocument } from "../src/index.ts";
 
 // The gateway's own candidate scans (docs/adr/0036-answer-scan-own-patterns-on-the-javascript-engine.md)
@@ -158,6 +160,116 @@ describe("own candidate scans", () => {
     ["1 ".repeat(500_000), "credit_card"],
   ] as const)("finishes on 1 MiB of crafted text (%#), agreeing with RE2", (text, kind) => {
     expect(scanned(kind, text)).toEqual(reference(kind, text));
+  });
+});
+
+/** Operator patterns for the one-pass tests: literals, classes, case folding, `\b`, an empty match. */
+const PATTERNS = [
+  "ACME-[0-9]{6}",
+  "(?i)confidential",
+  "[0-9]{4}",
+  "\\bab\\b",
+  "x*",
+  "(a+)+$",
+  "b.?c",
+  "internal\\.example\\.net",
+];
+const INJECTED = "s3cr3t/v@lue";
+const ALL_PII = ["credit_card", "iban", "us_ssn", "email", "ip_address", "phone"] as const;
+
+/** A rule with every detector, as the policy compiles it. */
+const wholeRule = compilePolicy(
+  v.parse(PolicyDocument, {
+    answer_rules: [{ detect: { secrets: true, pii: [...PII_KINDS], patterns: PATTERNS }, action: "redact" }],
+  }),
+  1,
+).answerRules[0];
+
+/** What re2js finds for the whole rule: every detector's reference matches, overlaps resolved. */
+function wholeReference(text: string): Finding[] {
+  const all: Finding[] = [];
+  for (let at = text.indexOf(INJECTED); at >= 0; at = text.indexOf(INJECTED, at + INJECTED.length)) {
+    all.push({ start: at, end: at + INJECTED.length, kind: "secret" });
+  }
+  all.push(...reference("secret", text));
+  for (const kind of ALL_PII) all.push(...reference(kind, text));
+  for (const p of PATTERNS) {
+    const m = RE2JS.compile(p).matcher(text);
+    while (m.find()) if (m.end() > m.start()) all.push({ start: m.start(), end: m.end(), kind: "pattern" });
+  }
+  return kept(all);
+}
+
+describe("one pass per rule (the detectors behind one RE2 set)", () => {
+  const extra = injectedSecretDetector(INJECTED);
+  const texts = corpus(600).map((t, i) =>
+    i % 3 === 0
+      ? `${t} ACME-123456 Confidential ab ${INJECTED} bc internal.example.net aaa`
+      : i % 3 === 1
+        ? `${t}${INJECTED}`
+        : t,
+  );
+
+  it("finds what re2js finds for every detector of the rule over the whole text", () => {
+    let found = 0;
+    for (const text of texts) {
+      const want = wholeReference(text);
+      expect(wholeRule?.scan(text, extra), text).toEqual(want);
+      found += want.length;
+    }
+    expect(found).toBeGreaterThan(1000);
+  });
+
+  it("skips the detectors a text holds no candidate of: by the set, by a needed character", () => {
+    const ran: string[] = [];
+    const counted =
+      (name: string, d: Detector): Detector =>
+      (text, out) => {
+        ran.push(name);
+        d(text, out);
+      };
+    const scan = answerScan([
+      { detector: counted("card", piiDetectors(["credit_card"])[0] as Detector), needs: /[0-9]/ },
+      { detector: counted("a", re2Detector(RE2JS.compile("(?i)a+b"), "pattern", false)), gate: "(?i)a+b" },
+      { detector: counted("c", re2Detector(RE2JS.compile("c.d"), "pattern", false)), gate: "c.d" },
+    ]);
+    expect(scan("no digit in this text, none at all", null)).toEqual([]);
+    expect(ran).toEqual([]);
+    expect(scan("a date: 2026-12-07, c-d", null)).toEqual([{ start: 20, end: 23, kind: "pattern" }]);
+    expect(ran).toEqual(["card", "c"]);
+    expect(scan("card 4111 1111 1111 1111, AAb", null)).toEqual([
+      { start: 5, end: 24, kind: "credit_card" },
+      { start: 26, end: 29, kind: "pattern" },
+    ]);
+    expect(ran).toEqual(["card", "c", "card", "a"]);
+  });
+
+  it("runs every detector when the set cannot be built", () => {
+    const scan = answerScan([
+      { detector: piiDetectors(["email"])[0] as never, gate: "(" },
+      { detector: re2Detector(RE2JS.compile("x+"), "pattern"), gate: "x+" },
+    ]);
+    expect(scan("mail ada@example.com, xx", null)).toEqual([
+      { start: 5, end: 20, kind: "email" },
+      { start: 22, end: 24, kind: "pattern" },
+    ]);
+  });
+
+  it.each([
+    "eyJ".repeat(300_000),
+    `${"-----BEGIN A PRIVATE KEY-----".repeat(30_000)}-----END x`,
+    `${"a.".repeat(500_000)}@`,
+    "1".repeat(1_000_000),
+    "1:".repeat(500_000),
+    "1 ".repeat(500_000),
+    `${"a".repeat(1_000_000)}!`,
+  ])("finishes on 1 MiB of crafted text (%#), with the findings of every detector run alone", (text) => {
+    const alone = findingsIn(text, [
+      secretsDetector(INJECTED),
+      ...piiDetectors([...PII_KINDS]),
+      ...PATTERNS.map((p) => re2Detector(RE2JS.compile(p), "pattern")),
+    ]);
+    expect(wholeRule?.scan(text, extra)).toEqual(alone);
   });
 });
 

@@ -1,10 +1,11 @@
 import type { CompiledRule } from "../compile.ts";
 import type { AnswerRule } from "../schema.ts";
 import type { Detector } from "./findings.ts";
-import { piiDetectors } from "./pii.ts";
-import { compileRe2, re2Detector } from "./re2.ts";
+import { gatedPiiDetectors } from "./pii.ts";
+import { compileRe2, hasLiteralPrefix, re2Detector } from "./re2.ts";
+import { type AnswerScan, answerScan, type GatedDetector } from "./scan.ts";
 import type { AnswerRuleAction } from "./schema.ts";
-import { secretsDetector } from "./secrets.ts";
+import { injectedSecretDetector, TOKEN_SHAPES } from "./secrets.ts";
 
 /** An answer rule as step 9 runs it, built once per policy version. */
 export type CompiledAnswerRule = {
@@ -15,8 +16,10 @@ export type CompiledAnswerRule = {
   readonly action: AnswerRuleAction;
   /** Whether it looks for secrets (the injected credential is known only when the call is made). */
   readonly secrets: boolean;
-  /** Its PII detectors and RE2 patterns. */
-  readonly detectors: readonly Detector[];
+  /** Whether it has detectors (secrets, PII kinds, RE2 patterns), or a classifier alone. */
+  readonly detects: boolean;
+  /** Its detectors' scan of one text (scan.ts): its RE2 patterns behind one set, then the detectors with a candidate. */
+  readonly scan: AnswerScan;
   readonly classifier: { readonly url: string; readonly timeoutMs: number } | null;
 };
 
@@ -33,15 +36,26 @@ export function compileAnswerRules(
 ): readonly CompiledAnswerRule[] {
   return Object.freeze(
     rules.map((r, i) => {
-      const patterns = (r.detect.patterns ?? []).map((p, j) =>
-        re2Detector(compileRe2(p, `answer_rules.${i}.detect.patterns.${j}`), "pattern"),
-      );
+      const patterns = (r.detect.patterns ?? []).map((p, j): GatedDetector => {
+        const re = compileRe2(p, `answer_rules.${i}.detect.patterns.${j}`);
+        // found from its prefix alone, or after the rule's set found a match of it
+        return hasLiteralPrefix(re)
+          ? { detector: re2Detector(re, "pattern") }
+          : { detector: re2Detector(re, "pattern", false), gate: p };
+      });
+      const secrets = r.detect.secrets === true;
+      const detectors = [
+        ...(secrets ? [TOKEN_SHAPES] : []),
+        ...gatedPiiDetectors(r.detect.pii ?? []),
+        ...patterns,
+      ];
       return Object.freeze({
         position: String(i + 1),
         rule: compileRule(r, i),
         action: r.action,
-        secrets: r.detect.secrets === true,
-        detectors: Object.freeze([...piiDetectors(r.detect.pii ?? []), ...patterns]),
+        secrets,
+        detects: detectors.length > 0,
+        scan: answerScan(detectors),
         classifier: r.classifier
           ? Object.freeze({
               url: r.classifier.url,
@@ -53,7 +67,7 @@ export function compileAnswerRules(
   );
 }
 
-/** The detectors of one rule for one call: its own, and the secrets with this call's credential. */
-export function detectorsFor(rule: CompiledAnswerRule, injected: string): readonly Detector[] {
-  return rule.secrets ? [secretsDetector(injected), ...rule.detectors] : rule.detectors;
+/** The detector of this call's own credential, for a rule that looks for secrets (null: none). */
+export function injectedFor(rule: CompiledAnswerRule, injected: string): Detector | null {
+  return rule.secrets ? injectedSecretDetector(injected) : null;
 }

@@ -11,16 +11,21 @@ export type Detector = (text: string, out: Finding[]) => void;
 export function findingsIn(text: string, detectors: readonly Detector[]): Finding[] {
   const all: Finding[] = [];
   for (const d of detectors) d(text, all);
+  return kept(all);
+}
+
+/** The findings `all` holds (in the order their detectors ran), in order and without overlaps (above). */
+export function kept(all: Finding[]): Finding[] {
   if (all.length < 2) return all;
   all.sort((a, b) => a.start - b.start || b.end - a.end);
-  const kept: Finding[] = [];
+  const out: Finding[] = [];
   let reach = -1;
   for (const f of all) {
     if (f.start < reach) continue;
-    kept.push(f);
+    out.push(f);
     reach = f.end;
   }
-  return kept;
+  return out;
 }
 
 /** The text with each finding replaced by `[redacted:<kind>]`. */

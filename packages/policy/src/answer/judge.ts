@@ -1,8 +1,8 @@
 import type { Dispatcher } from "undici";
 import type { PolicyAction } from "../schema.ts";
 import { type AnswerCallFacts, askAnswerClassifier } from "./classifier.ts";
-import { type CompiledAnswerRule, detectorsFor } from "./compile.ts";
-import { type Finding, findingsIn, redacted } from "./findings.ts";
+import { type CompiledAnswerRule, injectedFor } from "./compile.ts";
+import { type Finding, redacted } from "./findings.ts";
 
 /** What an answer's texts got: passed as they are, or the acting rule's action and findings. */
 export type AnswerVerdict =
@@ -34,13 +34,13 @@ export async function judgeAnswer(
   ctx: { injected: string; call: AnswerCallFacts; dispatcher: Dispatcher; onError: PolicyAction },
 ): Promise<AnswerVerdict> {
   for (const rule of rules) {
-    const detectors = detectorsFor(rule, ctx.injected);
     const found: Finding[][] = [];
     const findings: Record<string, number> = {};
     let any = false;
-    if (detectors.length > 0) {
+    if (rule.detects) {
+      const injected = injectedFor(rule, ctx.injected);
       for (const text of texts) {
-        const f = findingsIn(text, detectors);
+        const f = rule.scan(text, injected);
         found.push(f);
         for (const x of f) findings[x.kind] = (findings[x.kind] ?? 0) + 1;
         if (f.length > 0) any = true;

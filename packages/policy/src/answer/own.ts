@@ -30,6 +30,7 @@ export function ownDetector(
   };
 }
 
-const DIGIT = /[0-9]/;
+/** A digit: the character every candidate of a digit-bearing kind holds. */
+export const DIGIT = /[0-9]/;
 /** Every candidate of a digit-bearing kind holds a digit: a text without one is not scanned. */
 export const hasDigit = (text: string) => DIGIT.test(text);

@@ -1,7 +1,8 @@
 import { isValidPhoneNumber } from "libphonenumber-js";
 import validator from "validator";
 import type { Detector, Finding } from "./findings.ts";
-import { hasDigit, ownDetector } from "./own.ts";
+import { DIGIT, hasDigit, ownDetector } from "./own.ts";
+import type { GatedDetector } from "./scan.ts";
 import type { PiiKind } from "./schema.ts";
 
 /**
@@ -22,32 +23,28 @@ function issuableSsn(s: string): boolean {
   );
 }
 
-// Every pattern below has bounded repeats only (own.ts); a text without a digit is not scanned
-// for the kinds whose every candidate holds one.
-const DETECTORS: Readonly<Record<PiiKind, Detector>> = {
-  email: emailDetector,
-  phone: ownDetector(
-    // international `+CC …` and North American `(NPA) NXX-XXXX`; national ones are read as US.
-    // libphonenumber's own text matcher is not used: on digit-dense text it costs seconds per MiB.
-    "\\+[0-9]{1,3}[ .-]?(?:\\([0-9]{1,4}\\)|[0-9]{1,4})(?:[ .-]?[0-9]{2,4}){2,4}\\b|(?:\\([0-9]{3}\\) ?|\\b[0-9]{3}[ .-]?)[0-9]{3}[ .-]?[0-9]{4}\\b",
-    "phone",
-    (s) => isValidPhoneNumber(s, "US"),
-    hasDigit,
-  ),
-  credit_card: ownDetector(
-    "\\b[0-9](?:[ -]?[0-9]){11,18}\\b",
-    "credit_card",
-    (s) => validator.isCreditCard(digitsOnly(s)),
-    hasDigit,
-  ),
-  iban: ownDetector(
-    "\\b[A-Z]{2}[0-9]{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,3})?\\b",
-    "iban",
-    (s) => validator.isIBAN(digitsOnly(s)),
-    hasDigit,
-  ),
-  us_ssn: ownDetector("\\b[0-9]{3}[- ][0-9]{2}[- ][0-9]{4}\\b", "us_ssn", issuableSsn, hasDigit),
-  ip_address: ipDetector(),
+// Each kind's candidate pattern has bounded repeats only (own.ts). A text without a digit is not
+// scanned for the kinds whose every candidate holds one (looked for once per text: scan.ts).
+const PHONE =
+  // international `+CC …` and North American `(NPA) NXX-XXXX`; national ones are read as US.
+  // libphonenumber's own text matcher is not used: on digit-dense text it costs seconds per MiB.
+  "\\+[0-9]{1,3}[ .-]?(?:\\([0-9]{1,4}\\)|[0-9]{1,4})(?:[ .-]?[0-9]{2,4}){2,4}\\b|(?:\\([0-9]{3}\\) ?|\\b[0-9]{3}[ .-]?)[0-9]{3}[ .-]?[0-9]{4}\\b";
+const CARD = "\\b[0-9](?:[ -]?[0-9]){11,18}\\b";
+const IBAN = "\\b[A-Z]{2}[0-9]{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,3})?\\b";
+const SSN = "\\b[0-9]{3}[- ][0-9]{2}[- ][0-9]{4}\\b";
+const IPV4 = "\\b(?:[0-9]{1,3}\\.){3}[0-9]{1,3}\\b";
+const IP = `${IPV4}|(?:[0-9A-Fa-f]{0,4}:){2,7}[0-9A-Fa-f]{0,4}`;
+
+const DETECTORS: Readonly<Record<PiiKind, GatedDetector>> = {
+  email: { detector: emailDetector },
+  phone: { detector: ownDetector(PHONE, "phone", (s) => isValidPhoneNumber(s, "US")), needs: DIGIT },
+  credit_card: {
+    detector: ownDetector(CARD, "credit_card", (s) => validator.isCreditCard(digitsOnly(s))),
+    needs: DIGIT,
+  },
+  iban: { detector: ownDetector(IBAN, "iban", (s) => validator.isIBAN(digitsOnly(s))), needs: DIGIT },
+  us_ssn: { detector: ownDetector(SSN, "us_ssn", issuableSsn), needs: DIGIT },
+  ip_address: { detector: ipDetector() },
 };
 
 /**
@@ -56,10 +53,9 @@ const DETECTORS: Readonly<Record<PiiKind, Detector>> = {
  * any letter a–f of prose.
  */
 function ipDetector(): Detector {
-  const v4 = "\\b(?:[0-9]{1,3}\\.){3}[0-9]{1,3}\\b";
   const valid = (s: string) => validator.isIP(s);
-  const quads = ownDetector(v4, "ip_address", valid, hasDigit);
-  const both = ownDetector(`${v4}|(?:[0-9A-Fa-f]{0,4}:){2,7}[0-9A-Fa-f]{0,4}`, "ip_address", valid);
+  const quads = ownDetector(IPV4, "ip_address", valid, hasDigit);
+  const both = ownDetector(IP, "ip_address", valid);
   return (text, out) => (text.includes(":") ? both(text, out) : quads(text, out));
 }
 
@@ -108,8 +104,16 @@ function emailDetector(text: string, out: Finding[]): void {
   }
 }
 
-/** The detectors of the named kinds, cards and IBANs first (their digits would pass for phones). */
+const ORDER: readonly PiiKind[] = ["credit_card", "iban", "us_ssn", "email", "ip_address", "phone"];
+
+/** The detectors of the named kinds with the characters they need, cards and IBANs first (their digits would pass for phones). */
+export function gatedPiiDetectors(kinds: readonly PiiKind[]): GatedDetector[] {
+  return ORDER.filter((k) => kinds.includes(k)).map((k) => DETECTORS[k]);
+}
+
+/** The detectors of the named kinds, in the order above, each looking for the character it needs. */
 export function piiDetectors(kinds: readonly PiiKind[]): Detector[] {
-  const order: PiiKind[] = ["credit_card", "iban", "us_ssn", "email", "ip_address", "phone"];
-  return order.filter((k) => kinds.includes(k)).map((k) => DETECTORS[k]);
+  return gatedPiiDetectors(kinds).map(({ detector, needs }) =>
+    needs === undefined ? detector : (text, out) => needs.test(text) && detector(text, out),
+  );
 }

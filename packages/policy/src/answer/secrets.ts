@@ -1,4 +1,5 @@
 import type { Detector, Finding } from "./findings.ts";
+import type { GatedDetector } from "./scan.ts";
 
 /**
  * Well-known credential shapes, published by their issuers as prefixes and alphabets (the ones
@@ -85,16 +86,33 @@ function tokenShapes(text: string, out: Finding[]): void {
 }
 
 /**
- * Secrets in an answer: the well-known token shapes, and, when the gateway injected a credential
- * for this call, that secret as sent and percent-encoded (a text value is already JSON-decoded),
- * found by `indexOf`.
+ * The well-known token shapes: a search for their prefixes on the JavaScript engine, run on every
+ * text (a set's pass would cost more than the search it spares).
  */
-export function secretsDetector(injected: string): Detector {
-  if (injected === "") return tokenShapes;
+export const TOKEN_SHAPES: GatedDetector = { detector: tokenShapes };
+
+/**
+ * The credential the gateway injected for this call, as sent and percent-encoded (a text value is
+ * already JSON-decoded), found by `indexOf`; null when it injected none.
+ */
+export function injectedSecretDetector(injected: string): Detector | null {
+  if (injected === "") return null;
   const forms = [...new Set([injected, encodeURIComponent(injected)])];
   return (text, out) => {
-    tokenShapes(text, out);
     for (const form of forms) findAll(text, form, out);
+  };
+}
+
+/**
+ * Secrets in an answer: the well-known token shapes, and, when the gateway injected a credential
+ * for this call, that secret.
+ */
+export function secretsDetector(injected: string): Detector {
+  const own = injectedSecretDetector(injected);
+  if (own === null) return tokenShapes;
+  return (text, out) => {
+    tokenShapes(text, out);
+    own(text, out);
   };
 }
 

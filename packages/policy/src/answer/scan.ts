@@ -1,0 +1,75 @@
+import { RE2Set } from "re2js";
+import { type Detector, type Finding, kept } from "./findings.ts";
+
+/**
+ * One detector of a rule, and how a text is known to hold none of its candidates without running
+ * it: `gate`, an RE2 pattern its every candidate matches, joins the rule's one RE2 set; `needs`, a
+ * character its every candidate holds, is looked for once per text for all the detectors needing
+ * it. Neither: the detector runs on every text (its own scan is a search for a literal).
+ */
+export type GatedDetector = {
+  readonly detector: Detector;
+  readonly gate?: string;
+  readonly needs?: RegExp;
+};
+
+/**
+ * A rule's scan of one text: its findings, in order and without overlaps (findings.ts). `extra`
+ * (the credential injected for this call) is searched in every text, before the rule's detectors.
+ */
+export type AnswerScan = (text: string, extra: Detector | null) => Finding[];
+
+/**
+ * DFA memory of one rule's set. RE2's own bound for a set is 8 MiB; a rule's set takes a few
+ * hundred states on the texts seen so far, and when the budget runs out the DFA starts afresh or
+ * RE2 finishes the text on its NFA (still linear in the text).
+ */
+const SET_DFA_BYTES = 1 << 20;
+
+/**
+ * A rule's detectors in one pass per text (docs/adr/0046-answer-scan-in-one-pass.md): the gates of
+ * its RE2 detectors in one RE2 set, whose one linear pass says which of them have a match in the
+ * text, so only those search for their matches; the candidate characters of its own detectors
+ * looked for once per text, so a text without them is not scanned for those kinds. Each detector
+ * that runs finds and validates its candidates as before, so the findings are the ones of every
+ * detector run on every text. A set RE2 cannot build leaves its detectors to run on every text.
+ */
+export function answerScan(detectors: readonly GatedDetector[]): AnswerScan {
+  const gated = detectors.filter((d) => d.gate !== undefined);
+  const set = gateSet(gated.map((d) => d.gate as string));
+  /** Each detector's place in the set (-1: not in it), and in `needed` (-1: needs nothing). */
+  const inSet = detectors.map((d) => (set === null ? -1 : gated.indexOf(d)));
+  const needed = [...new Set(detectors.flatMap((d) => d.needs ?? []))];
+  const needs = detectors.map((d) => (d.needs === undefined ? -1 : needed.indexOf(d.needs)));
+  return (text, extra) => {
+    const out: Finding[] = [];
+    if (extra !== null) extra(text, out);
+    if (text.length === 0) return out;
+    const hits = set === null ? null : set.match(text);
+    /** Per needed character: 0 not looked for yet, 1 present, 2 absent. */
+    const has = needed.length === 0 ? null : new Uint8Array(needed.length);
+    for (let i = 0; i < detectors.length; i++) {
+      const s = inSet[i] as number;
+      if (s >= 0 && !(hits as number[]).includes(s)) continue;
+      const n = needs[i] as number;
+      if (n >= 0 && has !== null) {
+        if (has[n] === 0) has[n] = (needed[n] as RegExp).test(text) ? 1 : 2;
+        if (has[n] === 2) continue;
+      }
+      (detectors[i] as GatedDetector).detector(text, out);
+    }
+    return kept(out);
+  };
+}
+
+function gateSet(gates: readonly string[]): RE2Set | null {
+  if (gates.length === 0) return null;
+  try {
+    const set = new RE2Set(RE2Set.UNANCHORED, 0, SET_DFA_BYTES);
+    for (const g of gates) set.add(g);
+    set.compile();
+    return set;
+  } catch {
+    return null;
+  }
+}
