@@ -1,7 +1,6 @@
-import type { AgentPrice, AgentToolPrice } from "@gw/db";
+import { AGENT_PROTOCOLS, type AgentPrice, type AgentToolPrice } from "@gw/db";
 import type { AdmittedPayment } from "@gw/payments";
 import * as v from "valibot";
-import { PROTOCOL_NAMES } from "./protocols/protocol.ts";
 
 const Text = v.string();
 
@@ -72,7 +71,8 @@ export const ForwardedSchema = v.object({
     }),
   ),
   credentialRef: v.nullable(Text),
-  protocol: v.picklist(PROTOCOL_NAMES),
+  /** The protocol the agent speaks: the one list of names (`PROTOCOL_NAMES` in protocols/protocol.ts). */
+  protocol: v.picklist(AGENT_PROTOCOLS),
   /** JSON-RPC method of an MCP call: it decides whether a retry is allowed. */
   mcpMethod: v.nullable(Text),
   /** JSON-RPC id of an MCP request: a collected event stream is read up to its response. */

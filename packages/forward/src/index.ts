@@ -1,6 +1,5 @@
 export * from "./agent-card.ts";
 export { guardAnswerHook } from "./answer/guard.ts";
-export type { Answer, AnswerHead, AnswerHook, BodyUse } from "./answer/hooks.ts";
 export * from "./call.ts";
 export type { ForwardDeps } from "./deps.ts";
 export { forward } from "./forward.ts";

@@ -3,9 +3,9 @@ import type { Failure } from "@gw/invocations";
 import type { Digest } from "@gw/receipts";
 import { type BodySink, classifyFailure, downstreamResponseHeaders, type RelaySource } from "@gw/upstream";
 import { redactSecretText } from "@gw/vault";
-import type { Answer, AnswerPlan } from "./answer/hooks.ts";
+import type { AnswerPlan } from "./answer/hooks.ts";
 import type { Capture } from "./capture.ts";
-import type { AnswerLearner } from "./protocols/index.ts";
+import type { Answer, AnswerLearner } from "./protocols/index.ts";
 
 /** How a relayed answer ended, with what was delivered. */
 export type Relayed = {

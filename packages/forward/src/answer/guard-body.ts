@@ -11,8 +11,7 @@ import {
   sseEvent,
   sseField,
 } from "@gw/jsonrpc";
-import type { TextSpan } from "../protocols/protocol.ts";
-import type { Answer } from "./hooks.ts";
+import type { Answer, TextSpan } from "../protocols/protocol.ts";
 
 /** Where the response message sits in a held answer: the whole JSON body, or one SSE event. */
 export type Located = { readonly json: string; readonly sse: { text: string; block: SseBlock } | null };

@@ -8,7 +8,7 @@ import {
   selectedAnswerRules,
 } from "@gw/policy";
 import type { Dispatcher } from "undici";
-import type { ForwardCall } from "../call.ts";
+import type { Answer, AnswerCall, AnswerHook, BodyUse } from "../protocols/protocol.ts";
 import {
   decodedBody,
   type Located,
@@ -18,9 +18,8 @@ import {
   rewriteTexts,
 } from "./guard-body.ts";
 import { EventGuard, type Judge } from "./guard-events.ts";
-import type { Answer, AnswerHook, BodyUse } from "./hooks.ts";
 
-type Outcome = NonNullable<NonNullable<ForwardCall["guard"]>["outcome"]>;
+type Outcome = NonNullable<NonNullable<AnswerCall["guard"]>["outcome"]>;
 
 /**
  * Answer guardrails (docs/policy.md "Answer guardrails"), one of the answer hooks of every
@@ -84,7 +83,7 @@ const eachEvent = (each: EventGuard): BodyUse => ({
 
 /** The verdict of the call's answer rules on the texts of one response message. */
 function judged(
-  call: ForwardCall,
+  call: AnswerCall,
   texts: string[],
   rules: readonly CompiledAnswerRule[],
   policy: CompiledPolicy,
@@ -104,7 +103,7 @@ function judged(
   });
 }
 
-async function guarded(call: ForwardCall, answer: Answer, whole: boolean, judge: Judge): Promise<Answer> {
+async function guarded(call: AnswerCall, answer: Answer, whole: boolean, judge: Judge): Promise<Answer> {
   if (!whole || answer.body === null) return block(call, answer, { too_large: 1 });
   const text = decodedBody(answer.body, answer.headers, ANSWER_LIMITS.maxHeldBytes);
   const located = text === null ? null : locateResponse(text, answer.headers, call.mcpRequestId);
@@ -125,7 +124,7 @@ async function guarded(call: ForwardCall, answer: Answer, whole: boolean, judge:
 
 /** The blocked answer: the protocol's error for the request's id, on the upstream's status. */
 function block(
-  call: ForwardCall,
+  call: AnswerCall,
   answer: Answer,
   findings: Readonly<Record<string, number>>,
   located?: Located,
@@ -135,7 +134,7 @@ function block(
   return rewriteResponse(answer, located ?? null, message);
 }
 
-function settle(call: ForwardCall, outcome: Outcome): void {
+function settle(call: AnswerCall, outcome: Outcome): void {
   if (call.guard) call.guard.outcome = outcome;
 }
 

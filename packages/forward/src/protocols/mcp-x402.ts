@@ -22,9 +22,7 @@ import {
   X402_PAYMENT_RESPONSE_META,
   X402_PRICE_META,
 } from "@gw/payments";
-import type { EventStep, EventTransform } from "../answer/each-event.ts";
-import type { Answer, AnswerHook, BodyUse } from "../answer/hooks.ts";
-import type { ForwardCall } from "../call.ts";
+import type { Answer, AnswerCall, AnswerHook, BodyUse, EventStep, EventTransform } from "./protocol.ts";
 
 /** A response message the hook reads whole: a tools/list page is bounded by the catalog's limit. */
 const MAX_MESSAGE_BYTES = 8 * 1024 * 1024;
@@ -191,7 +189,7 @@ export function toolPaymentResponse(payment: AdmittedPayment, settled: Settled):
  * result with `error` "settlement_failed" and the failed settle response in `_meta`. Null for a
  * payment that is not a tool's (the HTTP path's 402).
  */
-export function toolSettlementRefused(call: ForwardCall, settled: Settled, headers: Record<string, string>) {
+export function toolSettlementRefused(call: AnswerCall, settled: Settled, headers: Record<string, string>) {
   const payment = call.payment;
   if (!payment?.tool) return null;
   const offer = offerOf({ ...payment, tool: payment.tool });
