@@ -1,5 +1,7 @@
 export * from "./agent-card.ts";
 export { guardAnswerHook } from "./answer/guard.ts";
+export { rewriteEvent } from "./answer/guard-body.ts";
+export { type HeldResponse, isEventStreamAnswer, readHeld } from "./answer/held.ts";
 export * from "./call.ts";
 export type { ForwardDeps } from "./deps.ts";
 export { forward } from "./forward.ts";

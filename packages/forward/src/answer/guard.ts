@@ -1,4 +1,3 @@
-import { isEventStream } from "@gw/jsonrpc";
 import {
   ANSWER_LIMITS,
   type AnswerVerdict,
@@ -9,15 +8,9 @@ import {
 } from "@gw/policy";
 import type { Dispatcher } from "undici";
 import type { Answer, AnswerCall, AnswerHook, BodyUse } from "../protocols/protocol.ts";
-import {
-  decodedBody,
-  type Located,
-  locateResponse,
-  responseEndsAt,
-  rewriteResponse,
-  rewriteTexts,
-} from "./guard-body.ts";
+import { responseEndsAt, rewriteResponse, rewriteTexts } from "./guard-body.ts";
 import { EventGuard, type Judge } from "./guard-events.ts";
+import { type HeldResponse, isEventStreamAnswer, readHeld } from "./held.ts";
 
 type Outcome = NonNullable<NonNullable<AnswerCall["guard"]>["outcome"]>;
 
@@ -42,7 +35,7 @@ export function guardAnswerHook(deps: {
     const texts = call.speaks.answerTexts ?? null;
     if (selection === null || call.guard === null || texts === null || call.method !== "POST") return null;
     if (!texts.inspects(call.mcpMethod) || head.status < 200 || head.status > 299) return null;
-    const sse = isEventStream(single(head.headers["content-type"]));
+    const sse = isEventStreamAnswer(head.headers);
     // An SSE answer whose every event is a response (A2A) is judged event by event (guard-events.ts).
     const each = sse && texts.events === "each";
     const use = (reshape: NonNullable<BodyUse["reshape"]>): BodyUse => ({
@@ -105,8 +98,7 @@ function judged(
 
 async function guarded(call: AnswerCall, answer: Answer, whole: boolean, judge: Judge): Promise<Answer> {
   if (!whole || answer.body === null) return block(call, answer, { too_large: 1 });
-  const text = decodedBody(answer.body, answer.headers, ANSWER_LIMITS.maxHeldBytes);
-  const located = text === null ? null : locateResponse(text, answer.headers, call.mcpRequestId);
+  const located = readHeld(answer.body, answer.headers, call.mcpRequestId, ANSWER_LIMITS.maxHeldBytes);
   const spans = located === null ? null : (call.speaks.answerTexts?.texts(located.json) ?? null);
   if (located === null || spans === null) return block(call, answer, { unreadable: 1 });
   const verdict = await judge(spans.map((s) => s.text));
@@ -127,7 +119,7 @@ function block(
   call: AnswerCall,
   answer: Answer,
   findings: Readonly<Record<string, number>>,
-  located?: Located,
+  located?: HeldResponse,
 ): Answer {
   settle(call, { action: "blocked", findings });
   const message = call.speaks.answerTexts?.blocked(call.mcpRequestId) ?? "";
@@ -136,8 +128,4 @@ function block(
 
 function settle(call: AnswerCall, outcome: Outcome): void {
   if (call.guard) call.guard.outcome = outcome;
-}
-
-function single(v: string | string[] | undefined): string | null {
-  return typeof v === "string" ? v : null;
 }
