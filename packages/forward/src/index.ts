@@ -7,6 +7,7 @@ export type { ForwardDeps } from "./deps.ts";
 export { forward } from "./forward.ts";
 export * from "./forwarded.ts";
 export * from "./gateway-call.ts";
+export { type McpMessage, type McpPosted, mcpPost } from "./mcp-post.ts";
 export * from "./protocols/index.ts";
 export * from "./stored.ts";
 export { chooseTarget } from "./target.ts";
