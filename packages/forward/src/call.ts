@@ -88,8 +88,8 @@ export function forwardCallOf(
     virtual: call.virtual,
     credentialRef: call.credentialRef,
     protocol: call.protocol,
-    mcpMethod: call.mcpMethod,
-    mcpRequestId: call.mcpRequestId,
+    rpcMethod: call.rpcMethod,
+    rpcId: call.rpcId,
     captureBodies: call.captureBodies,
     emitReceipts: call.emitReceipts,
     headers: call.headers,
@@ -121,7 +121,7 @@ export function forwardCallOf(
 function recordOf(call: Forwarded, record: InvocationHandle): InvocationHandle {
   // MCP's server metric counts MCP calls only (an A2A method travels in the same field).
   const measuredRecord =
-    call.protocol === "mcp" && call.mcpMethod !== null ? measured(record, call.mcpMethod) : record;
+    call.protocol === "mcp" && call.rpcMethod !== null ? measured(record, call.rpcMethod) : record;
   const tool = call.payment?.tool;
   if (!tool) return measuredRecord;
   const binding = {

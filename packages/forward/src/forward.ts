@@ -163,7 +163,7 @@ async function relayCall(
       if (opened.kind === "open") await opened.res.body.dump().catch(() => {});
       relayFailed(call, tap, settled, sink, "unreachable", undefined);
       drain(sink);
-      throw sessionLost(gatewayHeaders(call), call.mcpRequestId);
+      throw sessionLost(gatewayHeaders(call), call.rpcId);
     }
   }
   // The member's session id is the gateway's, never the caller's (whose session is the gateway's own).

@@ -28,8 +28,8 @@ export function toolsAnswerHook(deps: {
   const lists = createListCache();
   return (call, head, request) => {
     // Asked only for the answers of protocols whose hooks include it (MCP's).
-    if (call.mcpMethod !== "tools/list" || call.method !== "POST") return null;
-    const id = call.mcpRequestId;
+    if (call.rpcMethod !== "tools/list" || call.method !== "POST") return null;
+    const id = call.rpcId;
     if (id === null || head.status < 200 || head.status > 299) return null;
     const learn = (json: string | null) => {
       if (json !== null) deps.catalog.learnText({ ...scopeOf(call), cursor: cursorOf(request) }, json);

@@ -101,7 +101,7 @@ export class EventGuard implements EventTransform {
   #block(before: Buffer[], findings: Findings): EventStep {
     this.#done = true;
     this.#add("blocked", findings);
-    const error = sseEvent({ data: this.call.speaks.answerTexts?.blocked(this.call.mcpRequestId) ?? "" });
+    const error = sseEvent({ data: this.call.speaks.answerTexts?.blocked(this.call.rpcId) ?? "" });
     return { out: Buffer.concat([...before, Buffer.from(error)]), end: true };
   }
 

@@ -34,7 +34,7 @@ export function guardAnswerHook(deps: {
     const selection = call.answerGuard;
     const texts = call.speaks.answerTexts ?? null;
     if (selection === null || call.guard === null || texts === null || call.method !== "POST") return null;
-    if (!texts.inspects(call.mcpMethod) || head.status < 200 || head.status > 299) return null;
+    if (!texts.inspects(call.rpcMethod) || head.status < 200 || head.status > 299) return null;
     const sse = isEventStreamAnswer(head.headers);
     // An SSE answer whose every event is a response (A2A) is judged event by event (guard-events.ts).
     const each = sse && texts.events === "each";
@@ -42,7 +42,7 @@ export function guardAnswerHook(deps: {
       hold: true,
       maxBytes: ANSWER_LIMITS.maxHeldBytes,
       reshape,
-      ...(sse && call.mcpRequestId !== null ? { endsAt: responseEndsAt(call.mcpRequestId) } : {}),
+      ...(sse && call.rpcId !== null ? { endsAt: responseEndsAt(call.rpcId) } : {}),
     });
     return deps.policyOf(call.tenantId).then(
       (policy) => {
@@ -51,7 +51,7 @@ export function guardAnswerHook(deps: {
           tenantId: call.tenantId,
           agentId: call.agentId,
           protocol: call.protocol,
-          mcpMethod: call.mcpMethod,
+          rpcMethod: call.rpcMethod,
           mcpTool: selection.tool,
         });
         if (rules.length === 0) return null;
@@ -88,7 +88,7 @@ function judged(
       tenantId: call.tenantId,
       agentId: call.agentId,
       protocol: call.protocol,
-      method: call.mcpMethod,
+      method: call.rpcMethod,
       tool: call.answerGuard?.tool ?? null,
     },
     dispatcher,
@@ -98,7 +98,7 @@ function judged(
 
 async function guarded(call: AnswerCall, answer: Answer, whole: boolean, judge: Judge): Promise<Answer> {
   if (!whole || answer.body === null) return block(call, answer, { too_large: 1 });
-  const located = readHeld(answer.body, answer.headers, call.mcpRequestId, ANSWER_LIMITS.maxHeldBytes);
+  const located = readHeld(answer.body, answer.headers, call.rpcId, ANSWER_LIMITS.maxHeldBytes);
   const spans = located === null ? null : (call.speaks.answerTexts?.texts(located.json) ?? null);
   if (located === null || spans === null) return block(call, answer, { unreadable: 1 });
   const verdict = await judge(spans.map((s) => s.text));
@@ -122,7 +122,7 @@ function block(
   located?: HeldResponse,
 ): Answer {
   settle(call, { action: "blocked", findings });
-  const message = call.speaks.answerTexts?.blocked(call.mcpRequestId) ?? "";
+  const message = call.speaks.answerTexts?.blocked(call.rpcId) ?? "";
   return rewriteResponse(answer, located ?? null, message);
 }
 

@@ -39,13 +39,13 @@ const utf8 = new TextDecoder("utf-8", { fatal: true });
  */
 export const x402AnswerHook: AnswerHook = (call, head) => {
   if (call.method !== "POST" || head.status < 200 || head.status > 299) return null;
-  const id = call.mcpRequestId;
+  const id = call.rpcId;
   if (id === null) return null;
   let edit: ((result: Record<string, unknown>) => boolean) | null = null;
-  if (call.mcpMethod === "tools/list" && call.prices) {
+  if (call.rpcMethod === "tools/list" && call.prices) {
     const table = toolPriceTable(call.prices);
     if (table) edit = (result) => priceTools(result, table);
-  } else if (call.mcpMethod === "tools/call" && call.paymentResponse) {
+  } else if (call.rpcMethod === "tools/call" && call.paymentResponse) {
     const response = call.paymentResponse;
     edit = (result) => addPaymentResponse(result, response);
   }
@@ -196,7 +196,7 @@ export function toolSettlementRefused(call: AnswerCall, settled: Settled, header
   if (offer === null) return null;
   const reason = settled.facts(false).settlement?.reason ?? "unexpected_settle_error";
   return toolPaymentRefused(
-    call.mcpRequestId,
+    call.rpcId,
     offer,
     "settlement_failed",
     unsettledResponse(payment, reason),
