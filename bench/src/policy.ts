@@ -58,7 +58,7 @@ export function evaluationMicros(): Record<Exclude<PolicyVariant, "none">, numbe
     tenantId: "bench",
     agentId: "agt_bench",
     protocol: "http",
-    mcpMethod: null,
+    rpcMethod: null,
     mcpTool: null,
     model: null,
     bodySize: 30,

@@ -31,8 +31,11 @@ export const LIMITS = Object.freeze({
   retryAfterMaxSeconds: 60,
   /** An approval shows the tool arguments the caller sent up to this size (canonical JSON); null beyond. */
   approvalArgumentsMaxBytes: 64 * 1024,
-  /** An MCP request's method and tools/call name (they land in invocation rows, like the model header). */
-  mcpNameMaxBytes: 256,
+  /**
+   * A JSON-RPC request's method and name (MCP's method and tools/call name; A2A's method and ids):
+   * they land in invocation rows, like the model header. Named for no one protocol: it bounds both.
+   */
+  nameMaxBytes: 256,
   /** A tools/list answer the gateway reads (learning, filtering, refresh); a larger one is not learned from. */
   toolListMaxBytes: 8 * MiB,
   /** A tool name the catalog keeps (MCP names a tool in at most 128 characters). */

@@ -5,12 +5,13 @@ import { type Logger, recordMcpOperation } from "@gw/telemetry";
 import { type Target, targetOf } from "@gw/upstream";
 import { type MemberAgent, type VirtualServer, virtualServer } from "@gw/virtual";
 import type { Forwarded } from "./forwarded.ts";
-import { type Protocol, protocolOf } from "./protocols/index.ts";
+import { type CallerFacts, type GuardState, type Protocol, protocolOf } from "./protocols/index.ts";
 
 /**
  * An admitted call as step 9 sees it: what the pipeline built (`Forwarded`), whether it came
  * through steps 1–8 just now (streaming) or was stored and claimed by a worker (transactional),
- * and what the process forwarding it adds (`Local`), joined by `forwardCallOf`.
+ * and what the process forwarding it adds (`Local`), joined by `forwardCallOf`. The answer hooks
+ * see it as an `AnswerCall` (protocols/protocol.ts), which it satisfies.
  */
 export type ForwardCall = Readonly<Forwarded> & {
   /** The agent's own upstream (null for a virtual MCP server); `chooseTarget` decides where the call goes. */
@@ -31,18 +32,6 @@ export type ForwardCall = Readonly<Forwarded> & {
   paymentResponse: PaymentResponse | null;
 } & Omit<Local, "target">;
 
-/**
- * The answer guard's part of one call: the secret step 9 injected (set once the credential is
- * opened), and what the guard did to the answer, recorded with the invocation.
- */
-export type GuardState = {
-  secret: string;
-  outcome: {
-    action: "redacted" | "blocked" | "warned";
-    findings: Readonly<Record<string, number>>;
-  } | null;
-};
-
 /** What the process that forwards a call adds to it: nothing of it is stored with the call. */
 export type Local = {
   /**
@@ -60,17 +49,7 @@ export type Local = {
    * Who made the call, as policy conditions see a caller: known on the streaming path, where a
    * filtered tool list can be judged for this caller; absent in the worker (docs/tools.md).
    */
-  readonly caller?:
-    | {
-        readonly principal: {
-          sub: string;
-          scopes: readonly string[];
-          claims: Readonly<Record<string, unknown>>;
-        };
-        readonly agentName: string;
-        readonly mode: "streaming" | "transactional";
-      }
-    | undefined;
+  readonly caller?: CallerFacts | undefined;
   /** Headers for the caller's answer; settlement adds its receipt here. */
   readonly responseHeaders: Record<string, string>;
   /** The record port: how the invocation ends (both modes write through the lifecycle). */
@@ -109,8 +88,8 @@ export function forwardCallOf(
     virtual: call.virtual,
     credentialRef: call.credentialRef,
     protocol: call.protocol,
-    mcpMethod: call.mcpMethod,
-    mcpRequestId: call.mcpRequestId,
+    rpcMethod: call.rpcMethod,
+    rpcId: call.rpcId,
     captureBodies: call.captureBodies,
     emitReceipts: call.emitReceipts,
     headers: call.headers,
@@ -142,7 +121,7 @@ export function forwardCallOf(
 function recordOf(call: Forwarded, record: InvocationHandle): InvocationHandle {
   // MCP's server metric counts MCP calls only (an A2A method travels in the same field).
   const measuredRecord =
-    call.protocol === "mcp" && call.mcpMethod !== null ? measured(record, call.mcpMethod) : record;
+    call.protocol === "mcp" && call.rpcMethod !== null ? measured(record, call.rpcMethod) : record;
   const tool = call.payment?.tool;
   if (!tool) return measuredRecord;
   const binding = {

@@ -4,8 +4,9 @@ import type { AnswerHooks } from "./protocols/index.ts";
 import type { ToolSearch } from "./virtual/search-port.ts";
 
 /**
- * What step 9 needs of the runtime. Kept apart from call.ts: the hooks it carries read a
- * `ForwardCall`, so the two types in one file would make call.ts and hooks.ts import each other.
+ * What step 9 needs of the runtime. Kept apart from call.ts: a tool search it carries reads a
+ * `ForwardCall` (virtual/search-port.ts), so the two types in one file would make call.ts and
+ * the virtual room import each other.
  */
 export type ForwardDeps = Pick<
   Runtime,

@@ -27,7 +27,7 @@ function retryOf(call: ForwardCall, deps: ForwardDeps) {
     retries: deps.config.GW_UPSTREAM_RETRIES,
     baseMs: deps.config.GW_RETRY_BASE_MS,
     // Transient failures are retried only where the protocol allows it for this method.
-    retryable: call.speaks.retryable(call.mcpMethod),
+    retryable: call.speaks.retryable(call.rpcMethod),
   };
 }
 

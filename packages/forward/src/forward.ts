@@ -6,7 +6,7 @@ import { type InjectedHeader, redactHeaders, redactSecret } from "@gw/vault";
 import { answerReader, keptHeaders } from "./answer/collect.ts";
 import { eachEventHead, eachEventSource } from "./answer/each-event.ts";
 import { holdBody } from "./answer/hold.ts";
-import { type Answer, AnswerPlan, onAnswer } from "./answer/hooks.ts";
+import { AnswerPlan, onAnswer } from "./answer/hooks.ts";
 import { upstreamError } from "./answers.ts";
 import {
   type AnswerSink,
@@ -20,6 +20,7 @@ import { openCallCredential } from "./credential.ts";
 import type { ForwardDeps } from "./deps.ts";
 import { dialCollect, dialStream } from "./dial.ts";
 import type { Forwarded } from "./forwarded.ts";
+import type { Answer } from "./protocols/index.ts";
 import { toolPaymentResponse, toolSettlementRefused } from "./protocols/mcp-x402.ts";
 import { relay } from "./relay.ts";
 import { drain, keep, type Relay, relayCompleted, relayedFacts, relayFailed } from "./sink.ts";
@@ -162,7 +163,7 @@ async function relayCall(
       if (opened.kind === "open") await opened.res.body.dump().catch(() => {});
       relayFailed(call, tap, settled, sink, "unreachable", undefined);
       drain(sink);
-      throw sessionLost(gatewayHeaders(call), call.mcpRequestId);
+      throw sessionLost(gatewayHeaders(call), call.rpcId);
     }
   }
   // The member's session id is the gateway's, never the caller's (whose session is the gateway's own).

@@ -1,7 +1,6 @@
-import type { AgentPrice, AgentToolPrice } from "@gw/db";
+import { AGENT_PROTOCOLS, type AgentPrice, type AgentToolPrice } from "@gw/db";
 import type { AdmittedPayment } from "@gw/payments";
 import * as v from "valibot";
-import { PROTOCOL_NAMES } from "./protocols/protocol.ts";
 
 const Text = v.string();
 
@@ -72,11 +71,20 @@ export const ForwardedSchema = v.object({
     }),
   ),
   credentialRef: v.nullable(Text),
-  protocol: v.picklist(PROTOCOL_NAMES),
-  /** JSON-RPC method of an MCP call: it decides whether a retry is allowed. */
-  mcpMethod: v.nullable(Text),
-  /** JSON-RPC id of an MCP request: a collected event stream is read up to its response. */
-  mcpRequestId: v.nullable(v.union([Text, v.number()])),
+  /** The protocol the agent speaks: the one list of names (`PROTOCOL_NAMES` in protocols/protocol.ts). */
+  protocol: v.picklist(AGENT_PROTOCOLS),
+  /**
+   * The JSON-RPC method of the request, whatever the protocol (MCP's, A2A's): it decides whether a
+   * retry is allowed. `rpcMethod`, not `method`: `method` is the HTTP method. (Stored as
+   * `mcpMethod` before stored-call version 3.)
+   */
+  rpcMethod: v.nullable(Text),
+  /**
+   * The JSON-RPC id of the request (null for a notification or no JSON-RPC): an answer is matched
+   * by it, a collected event stream read up to its response. `rpcId`, not `requestId`: that is
+   * the exchange's own `X-Request-Id`. (Stored as `mcpRequestId` before version 3.)
+   */
+  rpcId: v.nullable(v.union([Text, v.number()])),
   captureBodies: v.boolean(),
   /** The agent's emit_receipts (false: no receipt, so nothing is hashed; null: the deployment's). */
   emitReceipts: v.nullable(v.boolean()),

@@ -7,13 +7,8 @@ import {
   type UpstreamAnswerOf,
   type UpstreamFailure,
 } from "@gw/upstream";
-import {
-  CredentialError,
-  type CredentialFailure,
-  type InjectedHeader,
-  openCredential,
-  redactSecretText,
-} from "@gw/vault";
+import { CredentialError, type CredentialFailure, type InjectedHeader, redactSecretText } from "@gw/vault";
+import { openAgentCredential } from "./credential.ts";
 import type { ForwardDeps } from "./deps.ts";
 
 /**
@@ -123,18 +118,8 @@ async function openOwnCredential(
   log: Logger | undefined,
   sub?: string | null | undefined,
 ): Promise<InjectedHeader | undefined> {
-  if (!agent.credentialRef) return undefined;
   try {
-    return await openCredential({
-      db: deps.store.db,
-      keyring: deps.keyring,
-      tenantId: agent.tenantId,
-      credentialId: agent.credentialRef,
-      targetHost: host,
-      oauth: deps.oauth,
-      subjectToken: () => subjectToken,
-      sub,
-    });
+    return await openAgentCredential({ ...agent, subjectToken: () => subjectToken, sub }, host, deps);
   } catch (e) {
     if (!(e instanceof CredentialError)) throw e;
     log?.warn(

@@ -1,11 +1,13 @@
 export * from "./agent-card.ts";
 export { guardAnswerHook } from "./answer/guard.ts";
-export type { Answer, AnswerHead, AnswerHook, BodyUse } from "./answer/hooks.ts";
+export { rewriteEvent } from "./answer/guard-body.ts";
+export { type HeldResponse, isEventStreamAnswer, readHeld } from "./answer/held.ts";
 export * from "./call.ts";
 export type { ForwardDeps } from "./deps.ts";
 export { forward } from "./forward.ts";
 export * from "./forwarded.ts";
 export * from "./gateway-call.ts";
+export { type McpMessage, type McpPosted, mcpPost } from "./mcp-post.ts";
 export * from "./protocols/index.ts";
 export * from "./stored.ts";
 export { chooseTarget } from "./target.ts";

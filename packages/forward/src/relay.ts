@@ -3,9 +3,9 @@ import type { Failure } from "@gw/invocations";
 import type { Digest } from "@gw/receipts";
 import { type BodySink, classifyFailure, downstreamResponseHeaders, type RelaySource } from "@gw/upstream";
 import { redactSecretText } from "@gw/vault";
-import type { Answer, AnswerPlan } from "./answer/hooks.ts";
+import type { AnswerPlan } from "./answer/hooks.ts";
 import type { Capture } from "./capture.ts";
-import type { AnswerLearner } from "./protocols/index.ts";
+import type { Answer, AnswerLearner } from "./protocols/index.ts";
 
 /** How a relayed answer ended, with what was delivered. */
 export type Relayed = {
@@ -18,6 +18,18 @@ export type Relayed = {
   /** `end`: delivered whole; `client_closed`: the caller went away; `broken`: the upstream broke off. */
   ended: "end" | "client_closed" | "broken";
   failure: Failure | null;
+};
+
+/** What a relay feeds as the body passes (besides the caller), and the injected secret it masks. */
+type RelayOpts = {
+  t0: number;
+  capture: Capture | null;
+  secret: string;
+  digest?: Digest | null;
+  /** An answer hook's tee (a `tools/list` answer the catalog learns from). */
+  tee?: AnswerPlan | null;
+  /** The protocol's learner (A2A), fed each chunk once it was written to the caller. */
+  learn?: AnswerLearner | null;
 };
 
 /**
@@ -33,16 +45,7 @@ export function relay(
   head: Answer,
   outgoing: ServerResponse,
   own: Record<string, string>,
-  opts: {
-    t0: number;
-    capture: Capture | null;
-    secret: string;
-    digest?: Digest | null;
-    /** An answer hook's tee (a `tools/list` answer the catalog learns from). */
-    tee?: AnswerPlan | null;
-    /** The protocol's learner (A2A), fed each chunk once it was written to the caller. */
-    learn?: AnswerLearner | null;
-  },
+  opts: RelayOpts,
 ): Promise<Relayed> {
   const upstreamStatus = head.status;
   // A held answer (read and reshaped by an answer hook) is delivered whole, with its own length.
@@ -53,8 +56,6 @@ export function relay(
   if (head.headers["content-length"] === undefined) outgoing.flushHeaders();
   return new Promise((resolve) => res.relayTo(new Relaying(res, outgoing, upstreamStatus, opts, resolve)));
 }
-
-type RelayOpts = Parameters<typeof relay>[4];
 
 /**
  * One relayed body, fed by undici's parser chunk by chunk (`BodySink`): written to the caller as
@@ -145,13 +146,7 @@ function deliverHeld(
   head: Answer,
   outgoing: ServerResponse,
   own: Record<string, string>,
-  opts: {
-    t0: number;
-    capture: Capture | null;
-    secret: string;
-    digest?: Digest | null;
-    learn?: AnswerLearner | null;
-  },
+  opts: Omit<RelayOpts, "tee">,
 ): Promise<Relayed> {
   const body = head.body as Buffer;
   const upstreamStatus = head.status;

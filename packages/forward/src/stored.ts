@@ -11,7 +11,7 @@ const SealedSchema = v.object({ ciphertext: Text, wrappedKey: Text, kekId: Text 
  * field added with a default needs no new version (a build that does not know it drops it); a
  * field renamed or changing meaning does, with its reader kept for the rows already stored.
  */
-export const STORED_CALL_VERSION = 2;
+export const STORED_CALL_VERSION = 3;
 
 /**
  * A transactional call's stored request (`invocation_requests.job`, jsonb, beside the bytes to
@@ -67,19 +67,41 @@ export function readStoredCall(stored: unknown): StoredCall | null {
   const version =
     typeof stored === "object" && stored !== null ? (stored as { version?: unknown }).version : 0;
   if (version === undefined) return firstShape(stored);
+  if (version === 2) return secondShape(stored);
   if (version !== STORED_CALL_VERSION) return null;
   const parsed = v.safeParse(StoredCallSchema, stored);
   return parsed.success ? parsed.output : null;
 }
 
-/** A first-shape stored request as this shape: checked as it was, then read like one of today's. */
+/**
+ * The second shape (version 2): today's, but with the JSON-RPC method and id under MCP's names
+ * (`mcpMethod`, `mcpRequestId`), though they carried A2A's too.
+ */
+const { rpcMethod: _method, rpcId: _id, ...unrenamed } = ForwardedSchema.entries;
+const StoredCallV2Schema = v.object({
+  version: v.literal(2),
+  ...unrenamed,
+  mcpMethod: ForwardedSchema.entries.rpcMethod,
+  mcpRequestId: ForwardedSchema.entries.rpcId,
+  subjectToken: v.optional(SealedSchema),
+});
+
+/** A version-2 stored request as this shape: checked as it was, its two fields renamed. */
+function secondShape(stored: unknown): StoredCall | null {
+  const parsed = v.safeParse(StoredCallV2Schema, stored);
+  if (!parsed.success) return null;
+  const { mcpMethod, mcpRequestId, ...rest } = parsed.output;
+  return { ...rest, version: STORED_CALL_VERSION, rpcMethod: mcpMethod, rpcId: mcpRequestId };
+}
+
+/** A first-shape stored request as the second: checked as it was, then read like one of those. */
 function firstShape(stored: unknown): StoredCall | null {
   const parsed = v.safeParse(StoredCallV1Schema, stored);
   if (!parsed.success) return null;
   const old = parsed.output;
-  return readStoredCall({
+  return secondShape({
     ...old,
-    version: STORED_CALL_VERSION,
+    version: 2,
     method: "POST",
     virtual: old.virtual ?? null,
     mcpRequestId: old.mcpRequestId ?? null,

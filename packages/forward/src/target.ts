@@ -71,7 +71,7 @@ export function memberCall(
   call: ForwardCall,
   member: Member,
   name: string | null,
-  mcpMethod?: string,
+  rpcMethod?: string,
 ): ForwardCall {
   return {
     ...call,
@@ -79,7 +79,7 @@ export function memberCall(
     target: member.target,
     server: null,
     credentialRef: member.credentialRef,
-    ...(mcpMethod === undefined ? {} : { mcpMethod }),
+    ...(rpcMethod === undefined ? {} : { rpcMethod }),
     headers: name === null ? call.headers : withHeader(call.headers, "mcp-name", name),
   };
 }

@@ -13,8 +13,8 @@ const call = v.parse(ForwardedSchema, {
   virtual: null,
   credentialRef: null,
   protocol: "mcp",
-  mcpMethod: "tools/list",
-  mcpRequestId: 7,
+  rpcMethod: "tools/list",
+  rpcId: 7,
   captureBodies: false,
   emitReceipts: null,
   headers: ["content-type", "application/json"],
@@ -22,8 +22,12 @@ const call = v.parse(ForwardedSchema, {
   payment: null,
 });
 
+/** A stored request as version 2 wrote it: the JSON-RPC method and id under MCP's names. */
+const { rpcMethod, rpcId, ...unrenamed } = call;
+const v2 = { version: 2, ...unrenamed, mcpMethod: rpcMethod, mcpRequestId: rpcId };
+
 /** A stored request as builds before the versioned shape wrote it (no `version`, no `method`). */
-const { method: _method, virtual: _virtual, payment: _payment, ...v1 } = call;
+const { version: _version, method: _method, virtual: _virtual, payment: _payment, ...v1 } = v2;
 
 const throughJsonb = (x: unknown) => JSON.parse(JSON.stringify(x));
 
@@ -41,6 +45,21 @@ describe("a stored request is checked when a worker claims it", () => {
     );
   });
 
+  it("a call stored in the second shape (version 2, MCP's field names) reads as the same call", () => {
+    expect(readStoredCall(throughJsonb(v2))).toEqual({ ...call, version: STORED_CALL_VERSION });
+    const a2a = { ...v2, protocol: "a2a", mcpMethod: "SendMessage", mcpRequestId: "r-1" };
+    const read = readStoredCall(throughJsonb(a2a));
+    expect(read?.rpcMethod).toBe("SendMessage");
+    expect(read?.rpcId).toBe("r-1");
+    expect(read).not.toHaveProperty("mcpMethod");
+    expect(read).not.toHaveProperty("mcpRequestId");
+  });
+
+  it("a version-2 call missing its method is no call", () => {
+    const { mcpMethod: _m, ...broken } = v2;
+    expect(readStoredCall(broken)).toBeNull();
+  });
+
   it("a call stored in the first, unversioned shape reads as the same call (POST)", () => {
     expect(readStoredCall(throughJsonb(v1))).toEqual({ ...call, version: STORED_CALL_VERSION });
   });
@@ -48,7 +67,7 @@ describe("a stored request is checked when a worker claims it", () => {
   it("a first-shape call stored before mcpRequestId, emitReceipts and payment existed still reads", () => {
     const { mcpRequestId: _, emitReceipts: __, ...older } = v1;
     const read = readStoredCall(older);
-    expect(read?.mcpRequestId).toBeNull();
+    expect(read?.rpcId).toBeNull();
     expect(read?.emitReceipts).toBeNull();
     expect(read?.payment).toBeNull();
     expect(read?.virtual).toBeNull();

@@ -2,7 +2,7 @@ import { invalid, LIMITS } from "@gw/core";
 import { isRecord, type JsonObject, type JsonRpcId, readMessage } from "@gw/jsonrpc";
 
 /** Recorded method and tool names are capped like the model header: they land in invocation rows. */
-export const MCP_NAME_MAX_BYTES = LIMITS.mcpNameMaxBytes;
+export const MCP_NAME_MAX_BYTES = LIMITS.nameMaxBytes;
 
 export type { JsonRpcId } from "@gw/jsonrpc";
 

@@ -16,8 +16,11 @@ export type ApprovalCall = {
   tenantId: string;
   agentId: string;
   sub: string;
-  /** The parsed MCP method and tool; null for a non-MCP call. */
-  mcpMethod: string | null;
+  /**
+   * The parsed JSON-RPC method (MCP's or A2A's; named for no one protocol) and MCP tool; null for
+   * a call with no parsed method.
+   */
+  rpcMethod: string | null;
   mcpTool: string | null;
   /** `params.arguments` of a tools/call (undefined when absent or not a tools/call). */
   arguments: unknown;
@@ -37,7 +40,7 @@ export async function bindingOf(
 ): Promise<{ binding: ApprovalBinding; arguments: string | null }> {
   let digest: string | null = null;
   let shown: string | null = null;
-  if (call.mcpMethod !== null) {
+  if (call.rpcMethod !== null) {
     try {
       const canonical = canonicalJson(call.arguments === undefined ? {} : call.arguments);
       digest = sha256(canonical);
@@ -52,7 +55,7 @@ export async function bindingOf(
     binding: {
       agentId: call.agentId,
       sub: call.sub,
-      mcpMethod: call.mcpMethod ?? "",
+      mcpMethod: call.rpcMethod ?? "",
       mcpTool: call.mcpTool ?? "",
       callDigest: digest,
     },

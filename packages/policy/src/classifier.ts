@@ -21,7 +21,7 @@ export function classifierPayload(input: PolicyInput): string {
     tenant_id: input.tenantId,
     agent_id: input.agentId,
     protocol: input.protocol,
-    mcp_method: input.mcpMethod,
+    mcp_method: input.rpcMethod,
     mcp_tool: input.mcpTool,
     model: input.model,
   });

@@ -223,7 +223,7 @@ export function toolHolds(r: CompiledRule, tool: string | null): boolean {
 export function ruleHolds(r: CompiledRule, input: PolicyInput): boolean {
   if (r.agents !== null && !r.agents.has(input.agentId)) return false;
   if (r.protocols !== null && !r.protocols.has(input.protocol)) return false;
-  if (r.methods !== null && (input.mcpMethod === null || !r.methods.has(input.mcpMethod))) return false;
+  if (r.methods !== null && (input.rpcMethod === null || !r.methods.has(input.rpcMethod))) return false;
   if (r.toolsExact !== null && !toolHolds(r, input.mcpTool)) return false;
   if (r.toolStatuses !== null && (input.toolStatus == null || !r.toolStatuses.has(input.toolStatus))) {
     return false;

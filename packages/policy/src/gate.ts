@@ -177,7 +177,7 @@ export function createPolicyGate(opts: {
       tenantId: input.tenantId,
       agentId: input.agentId,
       sub: input.principal.sub,
-      mcpMethod: input.mcpMethod,
+      rpcMethod: input.rpcMethod,
       mcpTool: input.mcpTool,
       arguments: input.arguments,
       body: call?.body ?? (() => Promise.resolve(new Uint8Array())),

@@ -6,8 +6,11 @@ export type PolicyInput = {
   tenantId: string;
   agentId: string;
   protocol: "http" | "mcp" | "a2a";
-  /** The JSON-RPC method: MCP's, or an A2A call's (`SendMessage`, v0.3 `message/send`, ...). */
-  mcpMethod: string | null;
+  /**
+   * The JSON-RPC method: MCP's, or an A2A call's (`SendMessage`, v0.3 `message/send`, ...); named
+   * for no one protocol. The tool (`mcpTool`) is MCP's alone.
+   */
+  rpcMethod: string | null;
   mcpTool: string | null;
   model: string | null;
   /** Bytes of the request body; null when unknown (a streamed body without Content-Length). */

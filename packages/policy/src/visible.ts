@@ -103,7 +103,7 @@ function conditionHolds(r: CompiledRule, facts: ListFacts, tool: string, status:
     tenantId: facts.tenantId,
     agentId: facts.agentId,
     protocol: "mcp",
-    mcpMethod: "tools/call",
+    rpcMethod: "tools/call",
     mcpTool: tool,
     model: null,
     bodySize: null,

@@ -56,7 +56,7 @@ const input: PolicyInput = {
   tenantId: "t_classifier",
   agentId: "agt_1",
   protocol: "mcp",
-  mcpMethod: "tools/call",
+  rpcMethod: "tools/call",
   mcpTool: "delete_file",
   model: "gpt-x",
   bodySize: 42,
@@ -115,7 +115,7 @@ describe("classifier webhooks", () => {
     const before = seen.length;
     await evaluatePolicy(
       compilePolicy(doc, 1),
-      { ...input, protocol: "http", mcpMethod: null, mcpTool: null, model: null },
+      { ...input, protocol: "http", rpcMethod: null, mcpTool: null, model: null },
       { dispatcher },
     );
     expect(seen[before]?.body).toEqual({

@@ -7,7 +7,7 @@ const call = (over: Partial<PolicyInput> = {}): PolicyInput => ({
   tenantId: "t1",
   agentId: "agt_a",
   protocol: "mcp",
-  mcpMethod: "tools/call",
+  rpcMethod: "tools/call",
   mcpTool: "transfer",
   model: null,
   bodySize: 100,
@@ -76,7 +76,7 @@ describe("when: evaluated per call", () => {
   it("has every variable present for a non-MCP call", () => {
     const http = call({
       protocol: "http",
-      mcpMethod: null,
+      rpcMethod: null,
       mcpTool: null,
       arguments: undefined,
       bodySize: null,

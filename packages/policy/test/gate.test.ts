@@ -29,7 +29,7 @@ const input = (tenantId: string, mcpTool = "rm"): PolicyInput => ({
   tenantId,
   agentId: "agt_g",
   protocol: "mcp",
-  mcpMethod: "tools/call",
+  rpcMethod: "tools/call",
   mcpTool,
   model: null,
   bodySize: 10,

@@ -7,7 +7,7 @@ const call = (tool: string, toolStatus?: string): PolicyInput => ({
   tenantId: "t1",
   agentId: "agt_a",
   protocol: "mcp",
-  mcpMethod: "tools/call",
+  rpcMethod: "tools/call",
   mcpTool: tool,
   model: null,
   bodySize: 10,

@@ -3,8 +3,6 @@ import { elementSpans, isRecord, memberSpans } from "@gw/jsonrpc";
 /** Decides one listed tool: its parsed object (null when it is not an object with a string name). */
 export type Keep = (tool: Record<string, unknown> | null) => boolean;
 
-const decoder = new TextDecoder("utf-8", { fatal: true });
-
 /**
  * Filters the `tools` array of a JSON-RPC response to tools/list, keeping their order and every
  * other byte of the text as it was (id, cursor, other fields, whitespace). A response that is an
@@ -40,15 +38,6 @@ export function filterToolsJson(text: string, keep: Keep): string | null {
   }
   if (all) return text;
   return `${text.slice(0, toolsSpan.start)}[${kept.join(",")}]${text.slice(toolsSpan.end)}`;
-}
-
-/** The body as UTF-8 text; null when it is not valid UTF-8. */
-export function textOf(body: Uint8Array): string | null {
-  try {
-    return decoder.decode(body);
-  } catch {
-    return null;
-  }
 }
 
 /** The JSON-RPC error a caller gets when its tool list could not be filtered (fail closed). */

@@ -1,10 +1,9 @@
 import type { IncomingHttpHeaders } from "node:http";
-import type { Answer, AnswerHook, BodyUse } from "@gw/forward";
-import { isEventStream, isRecord } from "@gw/jsonrpc";
+import { type Answer, type AnswerHook, type BodyUse, isEventStreamAnswer, readHeld } from "@gw/forward";
+import { isRecord } from "@gw/jsonrpc";
 import { type CompiledPolicy, type ListFacts, listCallerKey, toolListed } from "@gw/policy";
 import { TOOL_LIST_MAX_BYTES } from "./answer.ts";
 import type { ToolCatalog } from "./catalog.ts";
-import { decodedText, responseText, single } from "./decode.ts";
 import { definitionOf, toolDigest } from "./digest.ts";
 import { filterToolsJson, type Keep, unfilterableAnswer } from "./filter.ts";
 import { createListCache } from "./list-cache.ts";
@@ -29,8 +28,8 @@ export function toolsAnswerHook(deps: {
   const lists = createListCache();
   return (call, head, request) => {
     // Asked only for the answers of protocols whose hooks include it (MCP's).
-    if (call.mcpMethod !== "tools/list" || call.method !== "POST") return null;
-    const id = call.mcpRequestId;
+    if (call.rpcMethod !== "tools/list" || call.method !== "POST") return null;
+    const id = call.rpcId;
     if (id === null || head.status < 200 || head.status > 299) return null;
     const learn = (json: string | null) => {
       if (json !== null) deps.catalog.learnText({ ...scopeOf(call), cursor: cursorOf(request) }, json);
@@ -44,7 +43,10 @@ export function toolsAnswerHook(deps: {
               maxBytes: TOOL_LIST_MAX_BYTES,
               // After delivery, and off the relay's own turn: the caller never waits for learning.
               seen: (body) => {
-                if (body) setImmediate(() => learn(responseText(body, head.headers, id)));
+                if (body)
+                  setImmediate(() =>
+                    learn(readHeld(body, head.headers, id, TOOL_LIST_MAX_BYTES)?.json ?? null),
+                  );
               },
             },
       // The policy could not be read: whether to filter is unknown, so the list is refused.
@@ -63,22 +65,21 @@ export function toolsAnswerHook(deps: {
       }
       const facts = { tenantId: call.tenantId, agentId: call.agentId, caller: call.caller };
       const callerKey = listCallerKey(policy, facts);
-      const sse = isEventStream(single(answer.headers["content-type"]));
       // Remembered only as it came (no Content-Encoding) and as JSON (not an event stream).
-      const plain = !sse && answer.headers["content-encoding"] === undefined;
+      const plain = !isEventStreamAnswer(answer.headers) && answer.headers["content-encoding"] === undefined;
       const key = `${call.tenantId}\n${call.agentId}\n${callerKey}`;
       const hit = plain ? lists.get(key, policy, view, answer.body, id) : null;
       if (hit) {
         if (!hit.learned) learn(answer.body.toString("latin1"));
         return { status: answer.status, headers: reframed(answer.headers), body: hit.body };
       }
-      const text = decodedText(answer.body, answer.headers);
-      if (text === null) return refused(answer, id);
+      const held = readHeld(answer.body, answer.headers, id, TOOL_LIST_MAX_BYTES);
+      if (held === null) return refused(answer, id);
       const keep = keeper(policy, { ...facts, callerKey }, view);
-      const out = sse ? filterToolsSse(text, id, keep) : filterToolsJson(text, keep);
+      const out = held.sse ? filterToolsSse(held.sse, held.json, keep) : filterToolsJson(held.json, keep);
       if (out === null) return refused(answer, id);
-      learn(sse ? responseText(answer.body, answer.headers, id) : text);
-      if (plain) lists.put(key, { policy, view, raw: answer.body, text, out });
+      learn(held.json);
+      if (plain) lists.put(key, { policy, view, raw: answer.body, text: held.json, out });
       return { status: answer.status, headers: reframed(answer.headers), body: Buffer.from(out) };
     }
   };

@@ -5,7 +5,7 @@ import type { Logger } from "@gw/telemetry";
 import type { CredentialFailure } from "@gw/vault";
 import { resultOf, toolPageOf } from "./answer.ts";
 import type { ToolCatalog } from "./catalog.ts";
-import { mcpEnd, mcpPost, RefreshError } from "./exchange.ts";
+import { mcpEnd, mcpRequest, RefreshError } from "./exchange.ts";
 import { listTools, mcpAgent } from "./tools.ts";
 
 /** The revision whose servers are stateless: one request per page, no initialize, no session. */
@@ -86,7 +86,7 @@ async function session(
   agentId: string,
   catalog: ToolCatalog,
 ) {
-  const init = await mcpPost(
+  const init = await mcpRequest(
     c,
     {
       id: 0,
@@ -106,7 +106,7 @@ async function session(
   const headers: Record<string, string> = { "mcp-protocol-version": negotiated };
   if (typeof sid === "string") headers["mcp-session-id"] = sid;
   try {
-    await mcpPost(c, { method: "notifications/initialized" }, headers);
+    await mcpRequest(c, { method: "notifications/initialized" }, headers);
     return await walk(c, headers, tenantId, agentId, catalog, false);
   } finally {
     if (typeof sid === "string") await mcpEnd(c, headers);
@@ -129,7 +129,7 @@ async function walk(
     // 2026-07-28: every request carries its own envelope in `_meta` (no initialize, no session).
     if (stateless) params._meta = envelope(headers["mcp-protocol-version"] ?? STATELESS_REVISION);
     const extra: Record<string, string> = stateless ? { "mcp-method": "tools/list" } : {};
-    const res = await mcpPost(c, { id: i, method: "tools/list", params }, { ...headers, ...extra });
+    const res = await mcpRequest(c, { id: i, method: "tools/list", params }, { ...headers, ...extra });
     const page = res.text === null ? null : toolPageOf(res.text);
     if (!page) throw new RefreshError("bad_answer");
     await catalog.learn({ tenantId, agentId, cursor }, page, { refresh: true });

@@ -29,20 +29,15 @@ export async function getTool({ ctx, agentId, name }: { ctx: AgentsCtx; agentId:
   return toolDetailJson(row);
 }
 
+/** Some tools of an agent by name (absent: every one the request may name). */
+type ToolNames = { ctx: AgentsCtx; agentId: string; tools?: string[] | undefined };
+
 /**
  * Pins the last seen definition of the named tools (every catalogued tool when `tools` is
  * absent). A name the gateway never saw on this agent → 400 naming its position: there is no
  * definition to pin (refresh the agent's tools first). Nothing is pinned then.
  */
-export async function pinTools({
-  ctx,
-  agentId,
-  tools,
-}: {
-  ctx: AgentsCtx;
-  agentId: string;
-  tools?: string[] | undefined;
-}) {
+export async function pinTools({ ctx, agentId, tools }: ToolNames) {
   await mcpAgent({ ctx, agentId });
   const names = tools ?? null;
   if (names) {
@@ -58,15 +53,7 @@ export async function pinTools({
 }
 
 /** Unpins the named tools (every pinned tool when absent); names not pinned are ignored. */
-export async function unpinTools({
-  ctx,
-  agentId,
-  tools,
-}: {
-  ctx: AgentsCtx;
-  agentId: string;
-  tools?: string[] | undefined;
-}) {
+export async function unpinTools({ ctx, agentId, tools }: ToolNames) {
   await mcpAgent({ ctx, agentId });
   return { unpinned: await toolsRepo.unpin(ctx.db, ctx.tenantId, agentId, tools ?? null) };
 }

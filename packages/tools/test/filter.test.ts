@@ -1,8 +1,9 @@
+import { readHeld } from "@gw/forward";
 import { describe, expect, it } from "vitest";
 import { toolPageOf } from "../src/answer.ts";
 import { definitionOf, toolDigest } from "../src/digest.ts";
 import { filterToolsJson } from "../src/filter.ts";
-import { filterToolsSse, sseResponse } from "../src/sse-answer.ts";
+import { filterToolsSse } from "../src/sse-answer.ts";
 import { Walks } from "../src/walks.ts";
 
 const dropAdmin = (t: Record<string, unknown> | null) => t !== null && t.name !== "admin";
@@ -49,9 +50,11 @@ describe("SSE answers", () => {
   it("finds the response event by id across CR, LF and CRLF lines and multi-line data", () => {
     const text =
       'data: {"jsonrpc":"2.0","id":2,"result":{}}\r\rdata: {"jsonrpc":"2.0",\ndata: "id":1,"result":{"tools":[]}}\n\n';
-    expect(sseResponse(text, 1)).toBe('{"jsonrpc":"2.0",\n"id":1,"result":{"tools":[]}}');
-    expect(filterToolsSse(text, 1, dropAdmin)).toBe(text);
-    expect(filterToolsSse("data: {}\n\n", 1, dropAdmin)).toBeNull();
+    const sse = { "content-type": "text/event-stream" };
+    const held = readHeld(Buffer.from(text), sse, 1, 1 << 20);
+    expect(held?.json).toBe('{"jsonrpc":"2.0",\n"id":1,"result":{"tools":[]}}');
+    expect(held?.sse && filterToolsSse(held.sse, held.json, dropAdmin)).toBe(text);
+    expect(readHeld(Buffer.from("data: {}\n\n"), sse, 1, 1 << 20)).toBeNull();
   });
 });
 

@@ -224,7 +224,7 @@ describe("receipts: per decision", () => {
         tenantId: tenant,
         agentId: "agt_d",
         protocol: "mcp",
-        mcpMethod: "tools/call",
+        rpcMethod: "tools/call",
         mcpTool: "rm",
         model: null,
         bodySize: 3,

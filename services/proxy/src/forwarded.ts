@@ -21,8 +21,8 @@ export function forwardedOf(call: Call): Forwarded {
       : null,
     credentialRef: agent.credentialRef,
     protocol: agent.protocol,
-    mcpMethod: request?.method ?? null,
-    mcpRequestId: request?.kind === "request" ? request.id : null,
+    rpcMethod: request?.method ?? null,
+    rpcId: request?.kind === "request" ? request.id : null,
     captureBodies: agent.captureBodies,
     emitReceipts: agent.emitReceipts,
     // A stored call keeps only what may go upstream (never the caller's token); a streamed one

@@ -25,8 +25,8 @@ export type WorkerDeps = Pick<
  * Whether a call whose worker died mid-call may be made again, as its protocol says (only the
  * idempotent MCP methods). A protocol this build does not know (a stored name) never repeats.
  */
-export function mayRepeatAfterCrash(job: { protocol: string | null; mcpMethod: string | null }): boolean {
-  return isProtocolName(job.protocol) && protocolOf(job.protocol).repeatable(job.mcpMethod);
+export function mayRepeatAfterCrash(protocol: string | null, rpcMethod: string | null): boolean {
+  return isProtocolName(protocol) && protocolOf(protocol).repeatable(rpcMethod);
 }
 
 /** A claimed call: its stored request and the bytes to forward. */
@@ -54,7 +54,7 @@ export function createProcessor(deps: WorkerDeps): ProcessCall {
     if (claimed === "gone") return invocations.fail(inv, "internal");
     const { call, body } = claimed;
     // Only a protocol with methods (MCP, A2A) records one; each names it in its own conventions.
-    if (call.mcpMethod) protocolOf(call.protocol).annotate(call.mcpMethod, call.mcpRequestId ?? null);
+    if (call.rpcMethod) protocolOf(call.protocol).annotate(call.rpcMethod, call.rpcId ?? null);
     // What belongs to this process: the record port and the sealed caller token's opener.
     const local = {
       subjectToken: () => subjectTokenOf(call, deps.keyring),
@@ -99,7 +99,7 @@ async function claimCall(
     await invocations.failIfOpen(ref);
     return "skip";
   }
-  if (!mayRepeatAfterCrash(job.call)) {
+  if (!mayRepeatAfterCrash(job.call.protocol, job.call.rpcMethod)) {
     if (await invocations.failIfOpen(ref))
       log().warn("redelivered job of a call that must not repeat: failed");
     return "skip";

@@ -39,7 +39,8 @@ export function startReconciler(
       {
         pendingGraceMs: PENDING_GRACE_MS,
         runningDeadlineMs: config.GW_JOB_LOCK_MS + config.GW_TRANSACT_TIMEOUT_MS + RUNNING_SLACK_MS,
-        mayRepeat: mayRepeatAfterCrash,
+        // The row's method column is named for MCP; it holds any protocol's JSON-RPC method.
+        mayRepeat: (row) => mayRepeatAfterCrash(row.protocol, row.mcpMethod),
       },
     );
     if (report.enqueued) recordReconciled({ status: "pending", count: report.enqueued });

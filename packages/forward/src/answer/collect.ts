@@ -18,9 +18,9 @@ export type ReadBody =
  */
 export function answerReader(call: {
   readonly speaks: Protocol;
-  readonly mcpRequestId: string | number | null;
+  readonly rpcId: string | number | null;
 }): (answer: OpenAnswer) => Promise<ReadBody> {
-  const requestId = call.speaks.collectUpTo(call.mcpRequestId);
+  const requestId = call.speaks.collectUpTo(call.rpcId);
   return async ({ status, headers, body }) => {
     const contentType = single(headers["content-type"]);
     if (requestId !== null && status >= 200 && status < 300 && isEventStream(contentType)) {

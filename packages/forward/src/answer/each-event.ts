@@ -1,30 +1,5 @@
 import type { BodySink, RelaySource } from "@gw/upstream";
-import type { Answer } from "./hooks.ts";
-
-/** What a per-event transform makes of one upstream chunk. */
-export type EventStep = {
-  /** The bytes the caller receives now (the events the chunk closed, as judged). */
-  readonly out: Buffer;
-  /** The stream ends after `out`: the rest of the upstream is abandoned. */
-  readonly end: boolean;
-};
-
-/**
- * An SSE answer reshaped one event at a time (`BodyUse.each`: A2A's streams under answer rules).
- * The relay and the collection path run it alike: a relayed stream through `eachEventSource`, a
- * collected one through `eachEventWhole`. Only the event being read is held.
- */
-export type EventTransform = {
-  /** The next chunk of the upstream's body. */
-  push(chunk: Buffer): Promise<EventStep>;
-  /**
-   * The upstream's body ended (`whole`) or broke off: what is left to send. An event no blank
-   * line closed is never sent (a reader would discard it too).
-   */
-  end(whole: boolean): Buffer;
-  /** The body could not be read at all (another feature held it past its bound): its replacement. */
-  refused(): Buffer;
-};
+import type { Answer, EventTransform } from "../protocols/protocol.ts";
 
 /**
  * The head of an answer sent through a per-event transform: its length is no longer known (the

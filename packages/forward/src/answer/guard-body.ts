@@ -1,56 +1,14 @@
-import type { IncomingHttpHeaders } from "node:http";
-import { brotliDecompressSync, gunzipSync, inflateSync } from "node:zlib";
 import {
-  isEventStream,
   isResponseEvent,
   type JsonRpcId,
   type SseBlock,
   SseParser,
-  sseBlocks,
   sseDataLines,
   sseEvent,
   sseField,
 } from "@gw/jsonrpc";
-import type { TextSpan } from "../protocols/protocol.ts";
-import type { Answer } from "./hooks.ts";
-
-/** Where the response message sits in a held answer: the whole JSON body, or one SSE event. */
-export type Located = { readonly json: string; readonly sse: { text: string; block: SseBlock } | null };
-
-const utf8 = new TextDecoder("utf-8", { fatal: true });
-
-/**
- * A held body as text, undoing a Content-Encoding (the caller's Accept-Encoding is forwarded),
- * bounded at `max` decoded bytes. Null when it cannot be read (unknown encoding, corrupt, not
- * UTF-8): a guarded answer that cannot be read is blocked.
- */
-export function decodedBody(body: Buffer, headers: IncomingHttpHeaders, max: number): string | null {
-  const encoding = String(headers["content-encoding"] ?? "identity")
-    .trim()
-    .toLowerCase();
-  const opts = { maxOutputLength: max };
-  try {
-    if (encoding === "identity" || encoding === "") return utf8.decode(body);
-    if (encoding === "gzip" || encoding === "x-gzip") return utf8.decode(gunzipSync(body, opts));
-    if (encoding === "deflate") return utf8.decode(inflateSync(body, opts));
-    if (encoding === "br") return utf8.decode(brotliDecompressSync(body, opts));
-  } catch {
-    return null;
-  }
-  return null;
-}
-
-/** The response to `id` in a held answer: the JSON body, or the data of its SSE event; null when none. */
-export function locateResponse(
-  text: string,
-  headers: IncomingHttpHeaders,
-  id: JsonRpcId | null,
-): Located | null {
-  if (!isEventStream(single(headers["content-type"]))) return { json: text, sse: null };
-  if (id === null) return null;
-  const block = sseBlocks(text).find((b) => isResponseEvent(b, id));
-  return block?.data == null ? null : { json: block.data, sse: { text, block } };
-}
+import type { Answer, TextSpan } from "../protocols/protocol.ts";
+import { type HeldResponse, isEventStreamAnswer } from "./held.ts";
 
 /**
  * The answer with its response message replaced by `json`: in an SSE answer only that event's
@@ -58,9 +16,9 @@ export function locateResponse(
  * response could not be found becomes one event; a JSON answer becomes `json`. The body is sent
  * decoded, its length counted anew by the relay.
  */
-export function rewriteResponse(answer: Answer, located: Located | null, json: string): Answer {
+export function rewriteResponse(answer: Answer, located: HeldResponse | null, json: string): Answer {
   const { "content-length": _l, "content-encoding": _e, ...headers } = answer.headers;
-  const sse = isEventStream(single(answer.headers["content-type"]));
+  const sse = isEventStreamAnswer(answer.headers);
   let body: string;
   if (located?.sse) {
     body = rewriteEvent(located.sse.text, located.sse.block, json);
@@ -112,8 +70,4 @@ export function responseEndsAt(id: JsonRpcId): (chunk: Buffer) => boolean {
       return false;
     }
   };
-}
-
-function single(v: string | string[] | undefined): string | null {
-  return typeof v === "string" ? v : null;
 }

@@ -1,8 +1,7 @@
 import type { IncomingHttpHeaders } from "node:http";
 import { isRecord, SseSplitter, sseBlocks, sseEvent } from "@gw/jsonrpc";
 import { ANSWER_LIMITS, type AnswerVerdict } from "@gw/policy";
-import type { ForwardCall } from "../call.ts";
-import type { EventStep, EventTransform } from "./each-event.ts";
+import type { AnswerCall, EventStep, EventTransform } from "../protocols/protocol.ts";
 import { rewriteEvent, rewriteTexts } from "./guard-body.ts";
 
 /** The verdict of the call's answer rules on the texts of one response message. */
@@ -35,7 +34,7 @@ export class EventGuard implements EventTransform {
   readonly #encoded: boolean;
 
   constructor(
-    private readonly call: ForwardCall,
+    private readonly call: AnswerCall,
     head: { readonly headers: IncomingHttpHeaders },
     private readonly judge: Judge | null,
   ) {
@@ -102,7 +101,7 @@ export class EventGuard implements EventTransform {
   #block(before: Buffer[], findings: Findings): EventStep {
     this.#done = true;
     this.#add("blocked", findings);
-    const error = sseEvent({ data: this.call.speaks.answerTexts?.blocked(this.call.mcpRequestId) ?? "" });
+    const error = sseEvent({ data: this.call.speaks.answerTexts?.blocked(this.call.rpcId) ?? "" });
     return { out: Buffer.concat([...before, Buffer.from(error)]), end: true };
   }
 

@@ -1,4 +1,3 @@
-import { isEventStream } from "@gw/jsonrpc";
 import {
   ANSWER_LIMITS,
   type AnswerVerdict,
@@ -8,19 +7,12 @@ import {
   selectedAnswerRules,
 } from "@gw/policy";
 import type { Dispatcher } from "undici";
-import type { ForwardCall } from "../call.ts";
-import {
-  decodedBody,
-  type Located,
-  locateResponse,
-  responseEndsAt,
-  rewriteResponse,
-  rewriteTexts,
-} from "./guard-body.ts";
+import type { Answer, AnswerCall, AnswerHook, BodyUse } from "../protocols/protocol.ts";
+import { responseEndsAt, rewriteResponse, rewriteTexts } from "./guard-body.ts";
 import { EventGuard, type Judge } from "./guard-events.ts";
-import type { Answer, AnswerHook, BodyUse } from "./hooks.ts";
+import { type HeldResponse, isEventStreamAnswer, readHeld } from "./held.ts";
 
-type Outcome = NonNullable<NonNullable<ForwardCall["guard"]>["outcome"]>;
+type Outcome = NonNullable<NonNullable<AnswerCall["guard"]>["outcome"]>;
 
 /**
  * Answer guardrails (docs/policy.md "Answer guardrails"), one of the answer hooks of every
@@ -42,15 +34,15 @@ export function guardAnswerHook(deps: {
     const selection = call.answerGuard;
     const texts = call.speaks.answerTexts ?? null;
     if (selection === null || call.guard === null || texts === null || call.method !== "POST") return null;
-    if (!texts.inspects(call.mcpMethod) || head.status < 200 || head.status > 299) return null;
-    const sse = isEventStream(single(head.headers["content-type"]));
+    if (!texts.inspects(call.rpcMethod) || head.status < 200 || head.status > 299) return null;
+    const sse = isEventStreamAnswer(head.headers);
     // An SSE answer whose every event is a response (A2A) is judged event by event (guard-events.ts).
     const each = sse && texts.events === "each";
     const use = (reshape: NonNullable<BodyUse["reshape"]>): BodyUse => ({
       hold: true,
       maxBytes: ANSWER_LIMITS.maxHeldBytes,
       reshape,
-      ...(sse && call.mcpRequestId !== null ? { endsAt: responseEndsAt(call.mcpRequestId) } : {}),
+      ...(sse && call.rpcId !== null ? { endsAt: responseEndsAt(call.rpcId) } : {}),
     });
     return deps.policyOf(call.tenantId).then(
       (policy) => {
@@ -59,7 +51,7 @@ export function guardAnswerHook(deps: {
           tenantId: call.tenantId,
           agentId: call.agentId,
           protocol: call.protocol,
-          mcpMethod: call.mcpMethod,
+          rpcMethod: call.rpcMethod,
           mcpTool: selection.tool,
         });
         if (rules.length === 0) return null;
@@ -84,7 +76,7 @@ const eachEvent = (each: EventGuard): BodyUse => ({
 
 /** The verdict of the call's answer rules on the texts of one response message. */
 function judged(
-  call: ForwardCall,
+  call: AnswerCall,
   texts: string[],
   rules: readonly CompiledAnswerRule[],
   policy: CompiledPolicy,
@@ -96,7 +88,7 @@ function judged(
       tenantId: call.tenantId,
       agentId: call.agentId,
       protocol: call.protocol,
-      method: call.mcpMethod,
+      method: call.rpcMethod,
       tool: call.answerGuard?.tool ?? null,
     },
     dispatcher,
@@ -104,10 +96,9 @@ function judged(
   });
 }
 
-async function guarded(call: ForwardCall, answer: Answer, whole: boolean, judge: Judge): Promise<Answer> {
+async function guarded(call: AnswerCall, answer: Answer, whole: boolean, judge: Judge): Promise<Answer> {
   if (!whole || answer.body === null) return block(call, answer, { too_large: 1 });
-  const text = decodedBody(answer.body, answer.headers, ANSWER_LIMITS.maxHeldBytes);
-  const located = text === null ? null : locateResponse(text, answer.headers, call.mcpRequestId);
+  const located = readHeld(answer.body, answer.headers, call.rpcId, ANSWER_LIMITS.maxHeldBytes);
   const spans = located === null ? null : (call.speaks.answerTexts?.texts(located.json) ?? null);
   if (located === null || spans === null) return block(call, answer, { unreadable: 1 });
   const verdict = await judge(spans.map((s) => s.text));
@@ -125,20 +116,16 @@ async function guarded(call: ForwardCall, answer: Answer, whole: boolean, judge:
 
 /** The blocked answer: the protocol's error for the request's id, on the upstream's status. */
 function block(
-  call: ForwardCall,
+  call: AnswerCall,
   answer: Answer,
   findings: Readonly<Record<string, number>>,
-  located?: Located,
+  located?: HeldResponse,
 ): Answer {
   settle(call, { action: "blocked", findings });
-  const message = call.speaks.answerTexts?.blocked(call.mcpRequestId) ?? "";
+  const message = call.speaks.answerTexts?.blocked(call.rpcId) ?? "";
   return rewriteResponse(answer, located ?? null, message);
 }
 
-function settle(call: ForwardCall, outcome: Outcome): void {
+function settle(call: AnswerCall, outcome: Outcome): void {
   if (call.guard) call.guard.outcome = outcome;
-}
-
-function single(v: string | string[] | undefined): string | null {
-  return typeof v === "string" ? v : null;
 }

@@ -1,54 +1,12 @@
-import type { IncomingHttpHeaders } from "node:http";
-import type { ForwardCall } from "../call.ts";
-import { type EventTransform, eachEventWhole } from "./each-event.ts";
-
-/** An upstream answer's head, as every answer-side feature first sees it. */
-export type AnswerHead = {
-  readonly status: number;
-  readonly headers: IncomingHttpHeaders;
-};
-
-/**
- * An upstream answer as a feature reshapes it: its head, and its body when it was held or
- * collected (null: the body streams past as the upstream sends it).
- */
-export type Answer = AnswerHead & { readonly body: Buffer | null };
-
-/**
- * What one feature wants of one answer's body, decided from the call and the head alone (so an
- * answer nobody wants costs nothing more than the question).
- *
- * - `hold: false`: the body is teed as it passes to the caller, bounded at `maxBytes`, and `seen`
- *   gets it once it was delivered (null when it was larger or did not arrive whole). The caller's
- *   answer is neither delayed nor altered.
- * - `hold: true`: the answer is read first (bounded at `maxBytes`) and the caller receives what
- *   `reshape` returns; `whole` is false when the body passed `maxBytes` (then `body` holds none of
- *   it and the upstream was abandoned). A relayed held answer gets its own Content-Length.
- */
-export type BodyUse = {
-  readonly hold: boolean;
-  readonly maxBytes: number;
-  readonly seen?: (body: Buffer | null) => void;
-  readonly reshape?: (answer: Answer, whole: boolean) => Answer | Promise<Answer>;
-  /**
-   * A held answer whose end is known before the stream's (an SSE answer's response event): fed
-   * each chunk, true once what is held is complete; the rest of the stream is not read.
-   */
-  readonly endsAt?: (chunk: Buffer) => boolean;
-  readonly each?: EventTransform;
-};
-
-/**
- * An answer-side feature (the tool catalog learning from and filtering `tools/list` answers).
- * `request` is the request body when it was held (MCP POSTs on both paths), else null. A hook
- * answers synchronously for the answers it does not want; it may wait (a cached read) for those
- * it does.
- */
-export type AnswerHook = (
-  call: ForwardCall,
-  head: AnswerHead,
-  request: Buffer | null,
-) => BodyUse | null | Promise<BodyUse | null>;
+import type {
+  Answer,
+  AnswerCall,
+  AnswerHead,
+  AnswerHook,
+  BodyUse,
+  EventTransform,
+} from "../protocols/protocol.ts";
+import { eachEventWhole } from "./each-event.ts";
 
 /**
  * The answer-side features of one answer: the one place step 9 lets features see the answers
@@ -78,7 +36,7 @@ export class AnswerPlan {
 
   static open(
     hooks: readonly AnswerHook[] | undefined,
-    call: ForwardCall,
+    call: AnswerCall,
     head: AnswerHead,
     request: Buffer | null,
   ): AnswerPlan | null | Promise<AnswerPlan | null> {
@@ -139,7 +97,7 @@ export class AnswerPlan {
  */
 export async function onAnswer(
   hooks: readonly AnswerHook[] | undefined,
-  call: ForwardCall,
+  call: AnswerCall,
   answer: Answer,
   request: Buffer | null,
 ): Promise<Answer> {

@@ -1,62 +1,35 @@
-import { elementSpans, isRecord, type JsonRpcId, memberSpans, type Span } from "@gw/jsonrpc";
+import { elementSpans, type JsonRpcId, type Span } from "@gw/jsonrpc";
 import type { AnswerTexts, TextSpan } from "./protocol.ts";
+import { responseTexts, spansOf, textAt as text, Unreadable } from "./response-texts.ts";
 
 /** The MCP methods whose results answer rules inspect (docs/policy.md "Answer guardrails"). */
 const INSPECTED = new Set(["tools/call", "resources/read", "prompts/get"]);
 /** Nesting followed into `structuredContent`; deeper → the answer cannot be read (blocked). */
 const MAX_DEPTH = 64;
 
-class Unreadable extends Error {}
-
 /**
- * The texts of an MCP response, as spans of their string literals in the JSON text (so a redaction
- * rewrites only them): each text content block of `content` (and of `messages[].content` for
- * prompts/get), the text of an embedded resource, each text of `contents` (resources/read), every
- * string value of `structuredContent`, and an error's `message`. Binary parts (images, audio,
- * blobs) and keys are not read. Null when the text is not one JSON-RPC response that can be read
- * (duplicate keys, nesting past MAX_DEPTH).
+ * The texts of an MCP response (`responseTexts`: the error's `message` and these): each text
+ * content block of `content` (and of `messages[].content` for prompts/get), the text of an
+ * embedded resource, each text of `contents` (resources/read), and every string value of
+ * `structuredContent`. Binary parts (images, audio, blobs) and keys are not read; nesting past
+ * MAX_DEPTH cannot be read.
  */
 function textsOf(json: string): TextSpan[] | null {
-  let root: unknown;
-  try {
-    root = JSON.parse(json);
-  } catch {
-    return null;
-  }
-  if (!isRecord(root) || !("result" in root || "error" in root)) return null;
-  const out: TextSpan[] = [];
-  try {
-    const top = spansOf(json, 0);
-    const result = top.get("result");
-    if (result && json[result.start] === "{") {
-      const r = spansOf(json, result.start);
-      const content = r.get("content");
-      if (content) blocks(json, content, out);
-      const structured = r.get("structuredContent");
-      if (structured) strings(json, structured, 0, out);
-      const contents = r.get("contents");
-      if (contents) blocks(json, contents, out);
-      const messages = r.get("messages");
-      if (messages && json[messages.start] === "[") {
-        for (const m of elementSpans(json, messages.start)) {
-          const c = json[m.start] === "{" ? spansOf(json, m.start).get("content") : undefined;
-          if (c) json[c.start] === "[" ? blocks(json, c, out) : block(json, c, out);
-        }
+  return responseTexts(json, (r, out) => {
+    const content = r.get("content");
+    if (content) blocks(json, content, out);
+    const structured = r.get("structuredContent");
+    if (structured) strings(json, structured, 0, out);
+    const contents = r.get("contents");
+    if (contents) blocks(json, contents, out);
+    const messages = r.get("messages");
+    if (messages && json[messages.start] === "[") {
+      for (const m of elementSpans(json, messages.start)) {
+        const c = json[m.start] === "{" ? spansOf(json, m.start).get("content") : undefined;
+        if (c) json[c.start] === "[" ? blocks(json, c, out) : block(json, c, out);
       }
     }
-    const error = top.get("error");
-    if (error && json[error.start] === "{") text(json, spansOf(json, error.start).get("message"), out);
-  } catch (e) {
-    if (e instanceof Unreadable) return null;
-    throw e;
-  }
-  return out;
-}
-
-function spansOf(json: string, at: number): Map<string, Span> {
-  const m = memberSpans(json, at);
-  if (m === null) throw new Unreadable();
-  return m;
+  });
 }
 
 function blocks(json: string, span: Span, out: TextSpan[]): void {
@@ -71,12 +44,6 @@ function block(json: string, span: Span, out: TextSpan[]): void {
   text(json, m.get("text"), out);
   const resource = m.get("resource");
   if (resource && json[resource.start] === "{") text(json, spansOf(json, resource.start).get("text"), out);
-}
-
-function text(json: string, span: Span | undefined, out: TextSpan[]): void {
-  if (span && json[span.start] === '"') {
-    out.push({ ...span, text: JSON.parse(json.slice(span.start, span.end)) as string });
-  }
 }
 
 function strings(json: string, span: Span, depth: number, out: TextSpan[]): void {

@@ -22,9 +22,7 @@ import {
   X402_PAYMENT_RESPONSE_META,
   X402_PRICE_META,
 } from "@gw/payments";
-import type { EventStep, EventTransform } from "../answer/each-event.ts";
-import type { Answer, AnswerHook, BodyUse } from "../answer/hooks.ts";
-import type { ForwardCall } from "../call.ts";
+import type { Answer, AnswerCall, AnswerHook, BodyUse, EventStep, EventTransform } from "./protocol.ts";
 
 /** A response message the hook reads whole: a tools/list page is bounded by the catalog's limit. */
 const MAX_MESSAGE_BYTES = 8 * 1024 * 1024;
@@ -41,13 +39,13 @@ const utf8 = new TextDecoder("utf-8", { fatal: true });
  */
 export const x402AnswerHook: AnswerHook = (call, head) => {
   if (call.method !== "POST" || head.status < 200 || head.status > 299) return null;
-  const id = call.mcpRequestId;
+  const id = call.rpcId;
   if (id === null) return null;
   let edit: ((result: Record<string, unknown>) => boolean) | null = null;
-  if (call.mcpMethod === "tools/list" && call.prices) {
+  if (call.rpcMethod === "tools/list" && call.prices) {
     const table = toolPriceTable(call.prices);
     if (table) edit = (result) => priceTools(result, table);
-  } else if (call.mcpMethod === "tools/call" && call.paymentResponse) {
+  } else if (call.rpcMethod === "tools/call" && call.paymentResponse) {
     const response = call.paymentResponse;
     edit = (result) => addPaymentResponse(result, response);
   }
@@ -191,14 +189,14 @@ export function toolPaymentResponse(payment: AdmittedPayment, settled: Settled):
  * result with `error` "settlement_failed" and the failed settle response in `_meta`. Null for a
  * payment that is not a tool's (the HTTP path's 402).
  */
-export function toolSettlementRefused(call: ForwardCall, settled: Settled, headers: Record<string, string>) {
+export function toolSettlementRefused(call: AnswerCall, settled: Settled, headers: Record<string, string>) {
   const payment = call.payment;
   if (!payment?.tool) return null;
   const offer = offerOf({ ...payment, tool: payment.tool });
   if (offer === null) return null;
   const reason = settled.facts(false).settlement?.reason ?? "unexpected_settle_error";
   return toolPaymentRefused(
-    call.mcpRequestId,
+    call.rpcId,
     offer,
     "settlement_failed",
     unsettledResponse(payment, reason),

@@ -1,10 +1,9 @@
 import type { IncomingHttpHeaders } from "node:http";
 import { checkMcpHeaders, isRetryableMcpMethod, parseMcpRequest } from "@gw/mcp";
 import { annotateMcpSpan, traceMcpCall } from "@gw/telemetry";
-import type { AnswerHook } from "../answer/hooks.ts";
 import { mcpAnswerTexts } from "./mcp-answer.ts";
 import { x402AnswerHook } from "./mcp-x402.ts";
-import type { Protocol } from "./protocol.ts";
+import type { AnswerHook, Protocol } from "./protocol.ts";
 
 /**
  * An MCP agent over Streamable HTTP (docs/mcp.md). A POST's body must be one JSON-RPC 2.0 message

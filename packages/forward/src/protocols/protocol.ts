@@ -3,7 +3,8 @@ import type { IncomingHttpHeaders } from "node:http";
 import type { AgentProtocol } from "@gw/db";
 import type { Facts, NewInvocation } from "@gw/invocations";
 import type { JsonRpcId } from "@gw/jsonrpc";
-import type { AnswerHead, AnswerHook } from "../answer/hooks.ts";
+import type { PaymentResponse } from "@gw/payments";
+import type { Forwarded } from "../forwarded.ts";
 
 export { AGENT_PROTOCOLS as PROTOCOL_NAMES } from "@gw/db";
 export type ProtocolName = AgentProtocol;
@@ -87,6 +88,136 @@ export type AnswerTexts = {
    */
   readonly events: "response" | "each";
 };
+
+/** An upstream answer's head, as every answer-side feature first sees it. */
+export type AnswerHead = {
+  readonly status: number;
+  readonly headers: IncomingHttpHeaders;
+};
+
+/**
+ * An upstream answer as a feature reshapes it: its head, and its body when it was held or
+ * collected (null: the body streams past as the upstream sends it).
+ */
+export type Answer = AnswerHead & { readonly body: Buffer | null };
+
+/** What a per-event transform makes of one upstream chunk. */
+export type EventStep = {
+  /** The bytes the caller receives now (the events the chunk closed, as judged). */
+  readonly out: Buffer;
+  /** The stream ends after `out`: the rest of the upstream is abandoned. */
+  readonly end: boolean;
+};
+
+/**
+ * An SSE answer reshaped one event at a time (`BodyUse.each`: A2A's streams under answer rules).
+ * The relay and the collection path run it alike: a relayed stream through `eachEventSource`, a
+ * collected one through `eachEventWhole` (answer/each-event.ts). Only the event being read is held.
+ */
+export type EventTransform = {
+  /** The next chunk of the upstream's body. */
+  push(chunk: Buffer): Promise<EventStep>;
+  /**
+   * The upstream's body ended (`whole`) or broke off: what is left to send. An event no blank
+   * line closed is never sent (a reader would discard it too).
+   */
+  end(whole: boolean): Buffer;
+  /** The body could not be read at all (another feature held it past its bound): its replacement. */
+  refused(): Buffer;
+};
+
+/**
+ * What one feature wants of one answer's body, decided from the call and the head alone (so an
+ * answer nobody wants costs nothing more than the question).
+ *
+ * - `hold: false`: the body is teed as it passes to the caller, bounded at `maxBytes`, and `seen`
+ *   gets it once it was delivered (null when it was larger or did not arrive whole). The caller's
+ *   answer is neither delayed nor altered.
+ * - `hold: true`: the answer is read first (bounded at `maxBytes`) and the caller receives what
+ *   `reshape` returns; `whole` is false when the body passed `maxBytes` (then `body` holds none of
+ *   it and the upstream was abandoned). A relayed held answer gets its own Content-Length.
+ */
+export type BodyUse = {
+  readonly hold: boolean;
+  readonly maxBytes: number;
+  readonly seen?: (body: Buffer | null) => void;
+  readonly reshape?: (answer: Answer, whole: boolean) => Answer | Promise<Answer>;
+  /**
+   * A held answer whose end is known before the stream's (an SSE answer's response event): fed
+   * each chunk, true once what is held is complete; the rest of the stream is not read.
+   */
+  readonly endsAt?: (chunk: Buffer) => boolean;
+  readonly each?: EventTransform;
+};
+
+/**
+ * The answer guard's part of one call: the secret step 9 injected (set once the credential is
+ * opened), and what the guard did to the answer, recorded with the invocation.
+ */
+export type GuardState = {
+  secret: string;
+  outcome: {
+    action: "redacted" | "blocked" | "warned";
+    findings: Readonly<Record<string, number>>;
+  } | null;
+};
+
+/**
+ * Who made the call, as policy conditions see a caller: known on the streaming path, where a
+ * filtered tool list can be judged for this caller; absent in the worker (docs/tools.md).
+ */
+export type CallerFacts = {
+  readonly principal: {
+    sub: string;
+    scopes: readonly string[];
+    claims: Readonly<Record<string, unknown>>;
+  };
+  readonly agentName: string;
+  readonly mode: "streaming" | "transactional";
+};
+
+/**
+ * A call as the answer hooks see it: what they read of step 9's call (`ForwardCall` in call.ts
+ * is one). Declared here, beside the hooks' other types, so that protocol modules and the answer
+ * room name the call without importing the forward step (imports run one way: call.ts and
+ * answer/ read protocols/, never the other way).
+ */
+export type AnswerCall = Readonly<
+  Pick<
+    Forwarded,
+    | "tenantId"
+    | "agentId"
+    | "method"
+    | "protocol"
+    | "rpcMethod"
+    | "rpcId"
+    | "payment"
+    | "prices"
+    | "answerGuard"
+  >
+> & {
+  /** The protocol the agent speaks: which texts of its answers the guard reads. */
+  readonly speaks: Protocol;
+  /** What the answer guard learns during the call (null when no answer rule applies). */
+  readonly guard: GuardState | null;
+  /** A settled MCP tool payment's receipt (null until settlement succeeded). */
+  readonly paymentResponse: PaymentResponse | null;
+  readonly caller?: CallerFacts | undefined;
+  /** Headers for the caller's answer (a guard's warning is added here). */
+  readonly responseHeaders: Record<string, string>;
+};
+
+/**
+ * An answer-side feature (the tool catalog learning from and filtering `tools/list` answers).
+ * `request` is the request body when it was held (MCP POSTs on both paths), else null. A hook
+ * answers synchronously for the answers it does not want; it may wait (a cached read) for those
+ * it does.
+ */
+export type AnswerHook = (
+  call: AnswerCall,
+  head: AnswerHead,
+  request: Buffer | null,
+) => BodyUse | null | Promise<BodyUse | null>;
 
 /** The answer hooks of each protocol, resolved once per process (`answerHooksFor`). */
 export type AnswerHooks = Readonly<Partial<Record<ProtocolName, readonly AnswerHook[]>>>;

@@ -1,6 +1,6 @@
-import { collectJsonRpcFromSse, isEventStream, isRecord, parseJson, SseCollectError } from "@gw/jsonrpc";
+import type { IncomingHttpHeaders } from "node:http";
+import { isRecord, parseJson } from "@gw/jsonrpc";
 import type { Logger } from "@gw/telemetry";
-import { type OpenAnswer, readCapped } from "@gw/upstream";
 import {
   GATEWAY_ENVELOPE,
   isOlderRevision,
@@ -17,6 +17,7 @@ import {
   GatewayCredentialError,
   type GatewayDial,
 } from "../gateway-call.ts";
+import { mcpPost } from "../mcp-post.ts";
 
 /**
  * How the gateway speaks to one member of a virtual server (docs/mcp.md, Older revisions):
@@ -173,7 +174,7 @@ async function speaksStateless(dial: GatewayDial): Promise<boolean> {
 
 type Posted = {
   status: number;
-  headers: Record<string, unknown>;
+  headers: IncomingHttpHeaders;
   message: Json | null;
   reason: string;
 };
@@ -184,22 +185,12 @@ async function post(
   message: { id?: number; method: string; params?: Json },
   headers: Record<string, string>,
 ): Promise<Posted> {
-  const res = await dial.request(
-    {
-      method: "POST",
-      headers: {
-        "content-type": "application/json",
-        accept: "application/json, text/event-stream",
-        ...headers,
-      },
-      body: Buffer.from(JSON.stringify({ jsonrpc: "2.0", ...message })),
-      retryable: message.method !== "notifications/initialized",
-    },
-    (answer) => readMessage(answer, message.id),
-  );
+  const res = await mcpPost(dial, message, headers, {
+    maxBytes: ANSWER_MAX_BYTES,
+    retryable: message.method !== "notifications/initialized",
+  });
   if (res.kind === "failure") throw new LinkError(res.failure);
-  const text = res.body === null ? null : dial.redact(res.body);
-  const parsed = text === null ? null : parseJson(text);
+  const parsed = res.text === null ? null : parseJson(res.text);
   const ok = isRecord(parsed) && parsed.jsonrpc === "2.0";
   return {
     status: res.status,
@@ -207,30 +198,4 @@ async function post(
     message: ok ? (parsed as Json) : null,
     reason: message.id === undefined ? "" : "invalid_answer",
   };
-}
-
-async function readMessage(
-  { status, headers, body }: OpenAnswer,
-  id: number | undefined,
-): Promise<string | null> {
-  const type = headers["content-type"];
-  if (
-    id !== undefined &&
-    status < 300 &&
-    isEventStream(Array.isArray(type) ? (type[0] ?? null) : (type ?? null))
-  ) {
-    try {
-      return Buffer.from(await collectJsonRpcFromSse(body, id, { maxBytes: ANSWER_MAX_BYTES })).toString(
-        "utf8",
-      );
-    } catch (e) {
-      if (e instanceof SseCollectError) {
-        body.destroy();
-        return null;
-      }
-      throw e;
-    }
-  }
-  const whole = await readCapped(body, ANSWER_MAX_BYTES).catch(() => null);
-  return whole ? whole.toString("utf8") : null;
 }

@@ -34,7 +34,7 @@ export function membersList(
   headers.push("mcp-method", "tools/list", "mcp-protocol-version", REVISION);
   // Pages are asked one after the other under one id: a member's event-stream answer is read up to it.
   const id = "gw-search-list";
-  const port = memberPort({ ...call, headers, mcpMethod: "tools/list", mcpRequestId: id }, deps, log, null);
+  const port = memberPort({ ...call, headers, rpcMethod: "tools/list", rpcId: id }, deps, log, null);
   return async (cursor) => {
     const params: Record<string, unknown> = {
       _meta: {

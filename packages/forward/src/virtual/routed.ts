@@ -87,7 +87,7 @@ function unavailable(route: Upstream, server: VirtualServer, reason: string): Ro
       kind: "own",
       answer: rpcError(
         502,
-        route.call.mcpRequestId,
+        route.call.rpcId,
         ERRORS.internal,
         `Member server unavailable: the MCP handshake with it failed (${reason})`,
       ),
@@ -96,7 +96,7 @@ function unavailable(route: Upstream, server: VirtualServer, reason: string): Ro
 }
 
 function methodOf(call: ForwardCall): string {
-  return call.mcpMethod ?? "tools/call";
+  return call.rpcMethod ?? "tools/call";
 }
 
 /**

@@ -113,13 +113,13 @@ async function routedOnce(
   plan: Extract<Served["plan"], { kind: "routed" }>,
   port: MemberPort,
 ): Promise<FanOut> {
-  const reply = await port.call(plan.member, plan.body, call.mcpMethod ?? "tools/call");
+  const reply = await port.call(plan.member, plan.body, call.rpcMethod ?? "tools/call");
   if (reply.kind === "failure" && reply.reason === "session_lost") {
-    const lost = rpcError(502, call.mcpRequestId, ERRORS.internal, SESSION_LOST);
+    const lost = rpcError(502, call.rpcId, ERRORS.internal, SESSION_LOST);
     return { kind: "answer", answer: lost, servedBy: plan.member.agentId };
   }
   if (reply.kind === "failure") {
-    port.failed(plan.member, call.mcpMethod ?? "tools/call", reply.reason);
+    port.failed(plan.member, call.rpcMethod ?? "tools/call", reply.reason);
     return { kind: "failure", reason: reply.reason === "timeout" ? "timeout" : "unreachable" };
   }
   if (!reply.message) return { kind: "failure", reason: "unreachable" };

@@ -43,7 +43,7 @@ export function answerRulesFor(policy: CompiledPolicy, input: PolicyInput): Answ
 export function selectedAnswerRules(
   policy: CompiledPolicy,
   selection: AnswerSelection,
-  call: Pick<PolicyInput, "tenantId" | "agentId" | "protocol" | "mcpMethod" | "mcpTool">,
+  call: Pick<PolicyInput, "tenantId" | "agentId" | "protocol" | "rpcMethod" | "mcpTool">,
 ): readonly CompiledAnswerRule[] {
   if (policy.version === selection.version) {
     return selection.rules.flatMap((i) => policy.answerRules[i] ?? []);

@@ -20,7 +20,7 @@ const claimsOf = new WeakMap<object, Map<string, unknown> | Error>();
  */
 export function callVariables(input: PolicyInput): CallVariables {
   const claims = claimsFor(input.principal.claims);
-  const isToolCall = input.mcpMethod === "tools/call";
+  const isToolCall = input.rpcMethod === "tools/call";
   const base = {
     principal: {
       sub: input.principal.sub,
@@ -31,7 +31,7 @@ export function callVariables(input: PolicyInput): CallVariables {
     agent: { id: input.agentId, name: input.agentName, protocol: input.protocol },
     call: {
       mode: input.mode,
-      method: input.mcpMethod ?? "",
+      method: input.rpcMethod ?? "",
       tool: input.mcpTool ?? "",
       arguments: EMPTY,
       model: input.model ?? "",

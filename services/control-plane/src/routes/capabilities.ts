@@ -45,7 +45,7 @@ export function registerCapabilities(
       json_body_max_bytes: LIMITS.jsonBodyMaxBytes,
       agent_event_max_bytes: LIMITS.agentEventMaxBytes,
       approval_arguments_max_bytes: LIMITS.approvalArgumentsMaxBytes,
-      mcp_name_max_bytes: LIMITS.mcpNameMaxBytes,
+      mcp_name_max_bytes: LIMITS.nameMaxBytes,
       tool_list_max_bytes: LIMITS.toolListMaxBytes,
       tool_name_max_bytes: LIMITS.toolNameMaxBytes,
       virtual_members_max: LIMITS.virtualMembersMax,

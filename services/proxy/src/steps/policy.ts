@@ -18,7 +18,7 @@ export async function evaluatePolicy(call: Call, deps: ProxyDeps, incoming: Inco
       tenantId: call.tenantId,
       agentId: call.agent.id,
       protocol: call.agent.protocol,
-      mcpMethod: call.request?.method ?? null,
+      rpcMethod: call.request?.method ?? null,
       mcpTool: call.request?.tool ?? null,
       model: call.model,
       bodySize: bodySizeOf(call),

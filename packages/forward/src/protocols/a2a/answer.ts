@@ -6,7 +6,7 @@ import {
   parseJson,
   SseParser,
 } from "@gw/jsonrpc";
-import type { AnswerHead } from "../../answer/hooks.ts";
+import type { AnswerHead } from "../protocol.ts";
 import { idOf } from "./request.ts";
 
 /**

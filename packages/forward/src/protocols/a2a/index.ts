@@ -1,6 +1,5 @@
 import { annotateA2aSpan, traceA2aCall } from "@gw/telemetry";
-import type { AnswerHook } from "../../answer/hooks.ts";
-import type { Protocol, RequestFacts } from "../protocol.ts";
+import type { AnswerHook, Protocol, RequestFacts } from "../protocol.ts";
 import { A2aLearner } from "./answer.ts";
 import { isRetryableA2aMethod } from "./methods.ts";
 import { type A2aRequest, parseA2aRequest } from "./request.ts";

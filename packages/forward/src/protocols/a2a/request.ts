@@ -21,7 +21,7 @@ export type A2aRequest = {
 };
 
 const decoder = new TextDecoder("utf-8", { fatal: true });
-const NAME_MAX_BYTES = LIMITS.mcpNameMaxBytes;
+const NAME_MAX_BYTES = LIMITS.nameMaxBytes;
 
 /**
  * Parses the body of a call to an A2A agent: exactly one JSON-RPC 2.0 request with an id and

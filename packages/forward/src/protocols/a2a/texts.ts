@@ -1,5 +1,6 @@
-import { elementSpans, isRecord, type JsonRpcId, memberSpans, type Span } from "@gw/jsonrpc";
+import { elementSpans, type JsonRpcId, type Span } from "@gw/jsonrpc";
 import type { AnswerTexts, TextSpan } from "../protocol.ts";
+import { responseTexts, spansOf, textAt as text } from "../response-texts.ts";
 
 /**
  * The A2A methods whose answers answer rules inspect (docs/policy.md "Answer guardrails"), v1.0
@@ -17,44 +18,21 @@ export const A2A_INSPECTED_METHODS: ReadonlySet<string> = new Set([
   "tasks/resubscribe",
 ]);
 
-class Unreadable extends Error {}
-
 /**
- * The texts of an A2A JSON-RPC response, as spans of their string literals (so a redaction
- * rewrites only them), in every result shape of v1.0 (`task`, `message`, `statusUpdate`,
- * `artifactUpdate` wrappers; a bare Task) and v0.3 (`kind`): the `text` of each part of a message
- * (the result's, a task's `history`, a status's `message`) and of each artifact, and an error's
- * `message`. File and data parts, ids and metadata are not read. Null when the text is not one
- * JSON-RPC response that can be read (not JSON, duplicate keys).
+ * The texts of an A2A JSON-RPC response (`responseTexts`: the error's `message` and these), in
+ * every result shape of v1.0 (`task`, `message`, `statusUpdate`, `artifactUpdate` wrappers; a bare
+ * Task) and v0.3 (`kind`): the `text` of each part of a message (the result's, a task's `history`,
+ * a status's `message`) and of each artifact. File and data parts, ids and metadata are not read.
  */
 function textsOf(json: string): TextSpan[] | null {
-  let root: unknown;
-  try {
-    root = JSON.parse(json);
-  } catch {
-    return null;
-  }
-  if (!isRecord(root) || !("result" in root || "error" in root)) return null;
-  const out: TextSpan[] = [];
-  try {
-    const top = spansOf(json, 0);
-    const result = top.get("result");
-    if (result && json[result.start] === "{") {
-      const r = spansOf(json, result.start);
-      // The v1.0 wrappers (one of them); else the result is itself a Task, Message or event.
-      const wrapped = ["task", "message", "statusUpdate", "artifactUpdate"]
-        .map((k) => r.get(k))
-        .filter((s): s is Span => s !== undefined && json[s.start] === "{");
-      if (wrapped.length > 0) for (const s of wrapped) object(json, spansOf(json, s.start), out);
-      else object(json, r, out);
-    }
-    const error = top.get("error");
-    if (error && json[error.start] === "{") text(json, spansOf(json, error.start).get("message"), out);
-  } catch (e) {
-    if (e instanceof Unreadable) return null;
-    throw e;
-  }
-  return out;
+  return responseTexts(json, (r, out) => {
+    // The v1.0 wrappers (one of them); else the result is itself a Task, Message or event.
+    const wrapped = ["task", "message", "statusUpdate", "artifactUpdate"]
+      .map((k) => r.get(k))
+      .filter((s): s is Span => s !== undefined && json[s.start] === "{");
+    if (wrapped.length > 0) for (const s of wrapped) object(json, spansOf(json, s.start), out);
+    else object(json, r, out);
+  });
 }
 
 /** A Task, Message, status update or artifact update: whichever of their text-bearing members it has. */
@@ -82,18 +60,6 @@ function parts(json: string, span: Span | undefined, out: TextSpan[]): void {
 function each(json: string, span: Span | undefined, f: (s: Span) => void): void {
   if (!span || json[span.start] !== "[") return;
   for (const el of elementSpans(json, span.start)) if (json[el.start] === "{") f(el);
-}
-
-function spansOf(json: string, at: number): Map<string, Span> {
-  const m = memberSpans(json, at);
-  if (m === null) throw new Unreadable();
-  return m;
-}
-
-function text(json: string, span: Span | undefined, out: TextSpan[]): void {
-  if (span && json[span.start] === '"') {
-    out.push({ ...span, text: JSON.parse(json.slice(span.start, span.end)) as string });
-  }
 }
 
 /** The JSON-RPC error that replaces a blocked A2A answer, with the request's id. */
