@@ -1,6 +1,7 @@
 import { AGENT_PROTOCOLS } from "@gw/db";
 import * as v from "valibot";
 import { ANSWER_LIMITS, answerRuleOf } from "./answer/schema.ts";
+import { jsonObject } from "./object-schema.ts";
 
 /** Bounds of a policy document: evaluation cost stays small whatever a tenant writes. */
 export const POLICY_LIMITS = Object.freeze({
@@ -20,14 +21,6 @@ export const RULE_ACTIONS = [...ACTIONS, "require_approval", "limit"] as const;
 const RuleAction = v.picklist(RULE_ACTIONS, 'must be "allow", "warn", "deny", "require_approval" or "limit"');
 /** The fixed UTC windows a `limit` rule counts in (docs/policy.md "Quotas"). */
 export const LIMIT_WINDOWS = ["second", "minute", "hour", "day"] as const;
-
-/** valibot's object schemas accept arrays (they have no unknown keys): refuse them first. */
-const obj = <S extends v.GenericSchema>(schema: S) =>
-  v.pipe(
-    v.unknown(),
-    v.check((x) => typeof x === "object" && x !== null && !Array.isArray(x), "must be a JSON object"),
-    schema,
-  );
 
 const Name = v.pipe(
   v.string("must be a string"),
@@ -49,7 +42,7 @@ const ToolPattern = v.pipe(
 export const TOOL_STATUSES = ["unpinned", "pinned", "drifted", "removed", "unknown"] as const;
 
 /** Conditions of a rule; every condition named must hold, a list holds when any value matches. */
-export const MatchConditions = obj(
+export const MatchConditions = jsonObject(
   v.strictObject({
     agents: v.optional(list(Name)),
     tools: v.optional(list(ToolPattern)),
@@ -71,7 +64,7 @@ export const MatchConditions = obj(
   }),
 );
 
-export const Classifier = obj(
+export const Classifier = jsonObject(
   v.strictObject({
     url: v.pipe(v.string("must be a string"), v.minLength(1, "must not be empty"), v.maxLength(2048)),
     timeout_ms: v.optional(
@@ -89,7 +82,7 @@ export const Classifier = obj(
 );
 
 /** A quota: at most `requests` calls per `per` window for each value of `key` (docs/policy.md "Quotas"). */
-export const Limit = obj(
+export const Limit = jsonObject(
   v.strictObject({
     requests: v.pipe(
       v.number("must be a number"),
@@ -105,7 +98,7 @@ export const Limit = obj(
 
 /** A rule decides with a fixed `action` or asks a `classifier` webhook; exactly one of the two. */
 export const Rule = v.pipe(
-  obj(
+  jsonObject(
     v.strictObject({
       action: v.optional(RuleAction),
       classifier: v.optional(Classifier),
@@ -129,7 +122,7 @@ export const Rule = v.pipe(
 export const AnswerRule = answerRuleOf(MatchConditions);
 
 /** The tenant's policy document (docs/policy.md), as PUT and as stored. */
-export const PolicyDocument = obj(
+export const PolicyDocument = jsonObject(
   v.strictObject({
     default: v.optional(Action, "allow"),
     on_error: v.optional(Action, "deny"),
