@@ -1,7 +1,7 @@
 import { AGENT_PROTOCOLS } from "@gw/db";
 import * as v from "valibot";
 import { ANSWER_LIMITS, answerRuleOf } from "./answer/schema.ts";
-import { jsonObject } from "./object-schema.ts";
+import { CLASSIFIER_FIELDS, CLASSIFIER_MAX_TIMEOUT_MS, jsonObject } from "./schema-parts.ts";
 
 /** Bounds of a policy document: evaluation cost stays small whatever a tenant writes. */
 export const POLICY_LIMITS = Object.freeze({
@@ -9,7 +9,7 @@ export const POLICY_LIMITS = Object.freeze({
   maxListItems: 256,
   maxNameLength: 256,
   classifierDefaultTimeoutMs: 2_000,
-  classifierMaxTimeoutMs: 10_000,
+  classifierMaxTimeoutMs: CLASSIFIER_MAX_TIMEOUT_MS,
   /** The most requests a `limit` rule may allow per window. */
   maxLimitRequests: 1_000_000_000,
 });
@@ -64,22 +64,7 @@ export const MatchConditions = jsonObject(
   }),
 );
 
-export const Classifier = jsonObject(
-  v.strictObject({
-    url: v.pipe(v.string("must be a string"), v.minLength(1, "must not be empty"), v.maxLength(2048)),
-    timeout_ms: v.optional(
-      v.pipe(
-        v.number("must be a number"),
-        v.integer("must be an integer"),
-        v.minValue(1, "must be at least 1"),
-        v.maxValue(
-          POLICY_LIMITS.classifierMaxTimeoutMs,
-          `must be at most ${POLICY_LIMITS.classifierMaxTimeoutMs}`,
-        ),
-      ),
-    ),
-  }),
-);
+export const Classifier = jsonObject(v.strictObject(CLASSIFIER_FIELDS));
 
 /** A quota: at most `requests` calls per `per` window for each value of `key` (docs/policy.md "Quotas"). */
 export const Limit = jsonObject(

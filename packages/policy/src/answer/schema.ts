@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { jsonObject } from "../object-schema.ts";
+import { CLASSIFIER_FIELDS, jsonObject } from "../schema-parts.ts";
 
 /** Bounds of answer rules: compiling and scanning stay small whatever a tenant writes. */
 export const ANSWER_LIMITS = Object.freeze({
@@ -50,15 +50,7 @@ export const AnswerDetect = v.pipe(
 /** A webhook that reads an answer's texts (it opts in with `include_content: true`). */
 export const AnswerClassifier = jsonObject(
   v.strictObject({
-    url: v.pipe(v.string("must be a string"), v.minLength(1, "must not be empty"), v.maxLength(2048)),
-    timeout_ms: v.optional(
-      v.pipe(
-        v.number("must be a number"),
-        v.integer("must be an integer"),
-        v.minValue(1, "must be at least 1"),
-        v.maxValue(10_000, "must be at most 10000"),
-      ),
-    ),
+    ...CLASSIFIER_FIELDS,
     include_content: v.literal(true, "must be true: the classifier receives the answer's texts"),
   }),
 );
