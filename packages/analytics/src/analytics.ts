@@ -10,18 +10,23 @@ export const ANALYTICS_BUCKETS = ["hour", "day"] as const satisfies readonly Ana
 const Count = v.pipe(v.number(), v.integer(), v.minValue(0));
 const Latency = v.nullable(v.number());
 
+/** The figures of a set of invocations, as a bucket and the summary both answer them. */
+export const INVOCATION_FIGURES = {
+  invocations: Count,
+  succeeded: Count,
+  failed: Count,
+  latency_ms_p50: Latency,
+  latency_ms_p95: Latency,
+  latency_ms_p99: Latency,
+};
+
 /** The answer of GET /v1/analytics; the OpenAPI document is generated from it. */
 export const AnalyticsResponse = v.object({
   data: v.array(
     v.object({
       agent_id: v.string(),
       bucket_start: v.pipe(v.string(), v.isoTimestamp()),
-      invocations: Count,
-      succeeded: Count,
-      failed: Count,
-      latency_ms_p50: Latency,
-      latency_ms_p95: Latency,
-      latency_ms_p99: Latency,
+      ...INVOCATION_FIGURES,
       req_bytes: Count,
       resp_bytes: Count,
       settled_amount: v.pipe(v.string(), v.regex(/^[0-9]+(\.[0-9]+)?$/)),

@@ -1,21 +1,13 @@
 import { boundedWindow, LIMITS } from "@gw/core";
 import * as v from "valibot";
-import type { AnalyticsCtx } from "./analytics.ts";
+import { type AnalyticsCtx, INVOCATION_FIGURES } from "./analytics.ts";
 import { analyticsRepo } from "./repos/analytics.ts";
-
-const Count = v.pipe(v.number(), v.integer(), v.minValue(0));
-const Latency = v.nullable(v.number());
 
 /** The answer of GET /v1/analytics/summary; the OpenAPI document is generated from it. */
 export const AnalyticsSummaryResponse = v.object({
   since: v.pipe(v.string(), v.isoTimestamp()),
   until: v.pipe(v.string(), v.isoTimestamp()),
-  invocations: Count,
-  succeeded: Count,
-  failed: Count,
-  latency_ms_p50: Latency,
-  latency_ms_p95: Latency,
-  latency_ms_p99: Latency,
+  ...INVOCATION_FIGURES,
 });
 export type AnalyticsSummaryJson = v.InferOutput<typeof AnalyticsSummaryResponse>;
 

@@ -1,3 +1,4 @@
+import { callOut, operatorDispatcher } from "@gw/upstream";
 import { importJWK, type JWK, type JWSHeaderParameters } from "jose";
 
 /** A key from the issuer's set, imported once. */
@@ -13,6 +14,9 @@ export type JwksOptions = {
 
 /** At most this many keys are tried for one token (a set with duplicate `kid`s). */
 const MAX_CANDIDATES = 4;
+
+/** A key set is a few keys of a few hundred bytes each; a larger answer is not a key set. */
+const JWKS_MAX_BYTES = 1024 * 1024;
 
 /**
  * The issuer's JSON Web Key Set, fetched on demand. Unlike jose's remote set, every fetch attempt
@@ -33,13 +37,19 @@ export function createJwksSource(url: URL, opts: JwksOptions = {}) {
   const imported = new WeakMap<JWK, Promise<CryptoKeyish>>();
 
   const fetchSet = async () => {
-    const res = await fetch(url, {
-      redirect: "manual",
-      signal: AbortSignal.timeout(timeoutMs),
+    // The operator's URL, often on a private network: the process's unguarded dispatcher.
+    const answer = await callOut({
+      via: operatorDispatcher(),
+      url,
       headers: { accept: "application/json, application/jwk-set+json" },
+      timeoutMs,
+      maxBytes: JWKS_MAX_BYTES,
+      reads: (status) => status === 200,
     });
-    if (res.status !== 200) throw new Error("JWKS answered a non-200 status");
-    const body = (await res.json()) as { keys?: unknown };
+    if (answer.kind === "failed") throw answer.error;
+    if (answer.kind === "dropped") throw new Error("JWKS answered a non-200 status");
+    if (answer.kind === "too_large") throw new Error("JWKS answer is too large");
+    const body = JSON.parse(answer.body.toString("utf8")) as { keys?: unknown };
     if (!Array.isArray(body.keys)) throw new Error("JWKS has no keys array");
     keys = body.keys.filter((k): k is JWK => typeof k === "object" && k !== null && "kty" in k);
     fetchedAt = Date.now();

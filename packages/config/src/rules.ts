@@ -85,7 +85,9 @@ export const actorUri = v.optional(
     }, "must be a URI"),
   ),
 );
-export const cidrList = v.pipe(
+
+/** A comma-separated list, its entries trimmed; empty entries are dropped. */
+const commaList = v.pipe(
   v.optional(v.string(), ""),
   v.transform((s) =>
     s
@@ -94,16 +96,11 @@ export const cidrList = v.pipe(
       .filter(Boolean),
   ),
 );
+export const cidrList = commaList;
 
 /** A comma-separated list of http(s) URLs, each checked; empty entries are dropped. */
 export const urlList = v.pipe(
-  v.optional(v.string(), ""),
-  v.transform((s) =>
-    s
-      .split(",")
-      .map((x) => x.trim())
-      .filter(Boolean),
-  ),
+  commaList,
   v.check(
     (urls) => urls.every((u) => URL.canParse(u) && ["http:", "https:"].includes(new URL(u).protocol)),
     "must be a comma-separated list of http(s) URLs",
@@ -116,13 +113,7 @@ export const urlList = v.pipe(
  * normalised; empty entries are dropped, a trailing `/` is tolerated.
  */
 export const originList = v.pipe(
-  v.optional(v.string(), ""),
-  v.transform((s) =>
-    s
-      .split(",")
-      .map((x) => x.trim())
-      .filter(Boolean),
-  ),
+  commaList,
   v.check(
     (list) => list.every((o) => normalOrigin(o.replace(/\/$/, "")) !== null),
     "must be a comma-separated list of origins (http(s)://host[:port], no path)",

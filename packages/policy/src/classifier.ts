@@ -1,5 +1,6 @@
 import { LIMITS } from "@gw/core";
-import { type Dispatcher, request } from "undici";
+import { callOut } from "@gw/upstream";
+import type { Dispatcher } from "undici";
 import * as v from "valibot";
 import type { ClassifierRef, Decision } from "./compile.ts";
 import type { PolicyInput } from "./input.ts";
@@ -35,20 +36,6 @@ export function safeReason(s: string): string {
 
 export type Failure = "timed out" | "unreachable" | "answered an error status" | "answer malformed";
 
-async function readCapped(body: Dispatcher.ResponseData["body"]): Promise<Buffer | null> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    size += (chunk as Buffer).length;
-    if (size > LIMITS.classifierAnswerMaxBytes) {
-      body.destroy();
-      return null;
-    }
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks, size);
-}
-
 /**
  * Asks a classifier webhook for a decision, through the runtime's SSRF-guarded dispatcher (the
  * same dial-time guard as upstreams; redirects are never followed). Any failure (time-out, refused
@@ -73,36 +60,34 @@ export async function askClassifier(
 }
 
 /**
- * POSTs a JSON payload to a classifier webhook through the SSRF-guarded dispatcher, bounded by
- * `timeoutMs` and by LIMITS.classifierAnswerMaxBytes of answer: the answer's bytes on a 2xx, else
- * why there are none. Never throws.
+ * POSTs a JSON payload to a classifier webhook through the SSRF-guarded dispatcher (`callOut`),
+ * bounded by `timeoutMs` and by LIMITS.classifierAnswerMaxBytes of answer: the answer's bytes on a
+ * 2xx, else why there are none. Never throws.
  */
 export async function postClassifier(
   ref: { readonly url: string; readonly timeoutMs: number },
   payload: string,
   dispatcher: Dispatcher,
 ): Promise<{ ok: true; bytes: Buffer } | { ok: false; failure: Failure }> {
-  const signal = AbortSignal.timeout(ref.timeoutMs);
-  try {
-    const res = await request(ref.url, {
-      method: "POST",
-      dispatcher,
-      headers: { "content-type": "application/json", accept: "application/json" },
-      body: payload,
-      signal,
-      headersTimeout: ref.timeoutMs,
-      bodyTimeout: ref.timeoutMs,
-    });
-    // Destroying an unread body emits an error; without a listener it would crash the process.
-    res.body.on("error", () => {});
-    if (res.statusCode < 200 || res.statusCode > 299) {
-      res.body.destroy();
+  const answer = await callOut({
+    via: dispatcher,
+    url: ref.url,
+    method: "POST",
+    headers: { "content-type": "application/json", accept: "application/json" },
+    body: payload,
+    timeoutMs: ref.timeoutMs,
+    maxBytes: LIMITS.classifierAnswerMaxBytes,
+    reads: (status) => status >= 200 && status <= 299,
+  });
+  switch (answer.kind) {
+    case "answer":
+      return { ok: true, bytes: answer.body };
+    case "dropped":
       return { ok: false, failure: "answered an error status" };
-    }
-    const bytes = await readCapped(res.body);
-    return bytes ? { ok: true, bytes } : { ok: false, failure: "answer malformed" };
-  } catch {
-    return { ok: false, failure: signal.aborted ? "timed out" : "unreachable" };
+    case "too_large":
+      return { ok: false, failure: "answer malformed" };
+    case "failed":
+      return { ok: false, failure: answer.failure === "timeout" ? "timed out" : "unreachable" };
   }
 }
 

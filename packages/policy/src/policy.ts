@@ -15,6 +15,17 @@ export async function getPolicy({ ctx }: { ctx: Pick<PolicyCtx, "db" | "tenantId
   return policyRepo.get(ctx.db, ctx.tenantId);
 }
 
+/** A rule with its classifier's URL (if any) through the write-time SSRF check, named `<at>.classifier.url`. */
+function withCheckedClassifier<R extends { classifier?: { url: string } | undefined }>(
+  rule: R,
+  at: string,
+  ctx: Pick<PolicyCtx, "ssrf">,
+): R {
+  if (!rule.classifier) return rule;
+  const url = validateUpstreamUrl(rule.classifier.url, { ...ctx.ssrf, field: `${at}.classifier.url` });
+  return { ...rule, classifier: { ...rule.classifier, url } };
+}
+
 /**
  * Replaces the tenant's document (already shape-checked). Classifier URLs pass the same write-time
  * SSRF check as upstream URLs; the dial-time guard checks them again on every call. On any 400
@@ -22,33 +33,9 @@ export async function getPolicy({ ctx }: { ctx: Pick<PolicyCtx, "db" | "tenantId
  * effective on the next call.
  */
 export async function putPolicy({ ctx, input }: { ctx: PolicyCtx; input: PolicyDocument }) {
-  const rules = input.rules.map((rule, i) =>
-    rule.classifier
-      ? {
-          ...rule,
-          classifier: {
-            ...rule.classifier,
-            url: validateUpstreamUrl(rule.classifier.url, {
-              ...ctx.ssrf,
-              field: `rules.${i}.classifier.url`,
-            }),
-          },
-        }
-      : rule,
-  );
+  const rules = input.rules.map((rule, i) => withCheckedClassifier(rule, `rules.${i}`, ctx));
   const answerRules = input.answer_rules?.map((rule, i) =>
-    rule.classifier
-      ? {
-          ...rule,
-          classifier: {
-            ...rule.classifier,
-            url: validateUpstreamUrl(rule.classifier.url, {
-              ...ctx.ssrf,
-              field: `answer_rules.${i}.classifier.url`,
-            }),
-          },
-        }
-      : rule,
+    withCheckedClassifier(rule, `answer_rules.${i}`, ctx),
   );
   // Conditions and answer patterns are compiled and type-checked now (400 naming `rules.N.when`,
   // `answer_rules.N.when` or `answer_rules.N.detect.patterns.M`), so that a stored

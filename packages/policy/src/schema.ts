@@ -1,6 +1,7 @@
 import { AGENT_PROTOCOLS } from "@gw/db";
 import * as v from "valibot";
 import { ANSWER_LIMITS, answerRuleOf } from "./answer/schema.ts";
+import { CLASSIFIER_FIELDS, CLASSIFIER_MAX_TIMEOUT_MS, jsonObject } from "./schema-parts.ts";
 
 /** Bounds of a policy document: evaluation cost stays small whatever a tenant writes. */
 export const POLICY_LIMITS = Object.freeze({
@@ -8,7 +9,7 @@ export const POLICY_LIMITS = Object.freeze({
   maxListItems: 256,
   maxNameLength: 256,
   classifierDefaultTimeoutMs: 2_000,
-  classifierMaxTimeoutMs: 10_000,
+  classifierMaxTimeoutMs: CLASSIFIER_MAX_TIMEOUT_MS,
   /** The most requests a `limit` rule may allow per window. */
   maxLimitRequests: 1_000_000_000,
 });
@@ -20,14 +21,6 @@ export const RULE_ACTIONS = [...ACTIONS, "require_approval", "limit"] as const;
 const RuleAction = v.picklist(RULE_ACTIONS, 'must be "allow", "warn", "deny", "require_approval" or "limit"');
 /** The fixed UTC windows a `limit` rule counts in (docs/policy.md "Quotas"). */
 export const LIMIT_WINDOWS = ["second", "minute", "hour", "day"] as const;
-
-/** valibot's object schemas accept arrays (they have no unknown keys): refuse them first. */
-const obj = <S extends v.GenericSchema>(schema: S) =>
-  v.pipe(
-    v.unknown(),
-    v.check((x) => typeof x === "object" && x !== null && !Array.isArray(x), "must be a JSON object"),
-    schema,
-  );
 
 const Name = v.pipe(
   v.string("must be a string"),
@@ -49,7 +42,7 @@ const ToolPattern = v.pipe(
 export const TOOL_STATUSES = ["unpinned", "pinned", "drifted", "removed", "unknown"] as const;
 
 /** Conditions of a rule; every condition named must hold, a list holds when any value matches. */
-export const MatchConditions = obj(
+export const MatchConditions = jsonObject(
   v.strictObject({
     agents: v.optional(list(Name)),
     tools: v.optional(list(ToolPattern)),
@@ -71,25 +64,10 @@ export const MatchConditions = obj(
   }),
 );
 
-export const Classifier = obj(
-  v.strictObject({
-    url: v.pipe(v.string("must be a string"), v.minLength(1, "must not be empty"), v.maxLength(2048)),
-    timeout_ms: v.optional(
-      v.pipe(
-        v.number("must be a number"),
-        v.integer("must be an integer"),
-        v.minValue(1, "must be at least 1"),
-        v.maxValue(
-          POLICY_LIMITS.classifierMaxTimeoutMs,
-          `must be at most ${POLICY_LIMITS.classifierMaxTimeoutMs}`,
-        ),
-      ),
-    ),
-  }),
-);
+export const Classifier = jsonObject(v.strictObject(CLASSIFIER_FIELDS));
 
 /** A quota: at most `requests` calls per `per` window for each value of `key` (docs/policy.md "Quotas"). */
-export const Limit = obj(
+export const Limit = jsonObject(
   v.strictObject({
     requests: v.pipe(
       v.number("must be a number"),
@@ -105,7 +83,7 @@ export const Limit = obj(
 
 /** A rule decides with a fixed `action` or asks a `classifier` webhook; exactly one of the two. */
 export const Rule = v.pipe(
-  obj(
+  jsonObject(
     v.strictObject({
       action: v.optional(RuleAction),
       classifier: v.optional(Classifier),
@@ -129,7 +107,7 @@ export const Rule = v.pipe(
 export const AnswerRule = answerRuleOf(MatchConditions);
 
 /** The tenant's policy document (docs/policy.md), as PUT and as stored. */
-export const PolicyDocument = obj(
+export const PolicyDocument = jsonObject(
   v.strictObject({
     default: v.optional(Action, "allow"),
     on_error: v.optional(Action, "deny"),

@@ -191,41 +191,40 @@ export function createReceiptEmitter(opts: EmitterOptions): ReceiptEmitter {
       });
     });
 
+  /** A receipt that cannot be made is counted and logged (`failed`), never thrown at the call. */
+  const emitSafely: typeof emit = (...args) => {
+    try {
+      emit(...args);
+    } catch (err) {
+      failed("error", err);
+    }
+  };
+
   return {
     actor: opts.actor,
     jwks: { keys: [opts.key.publicJwk] },
     signDetached: (payload, header) => signDetached(opts.key, payload, header),
-    invocation: (e) => {
-      try {
-        emit(e.tenantId, e.invocationId, {
-          action: "gateway.invocation",
-          agent_id: e.agentId,
-          status: e.status,
-          digests: e.digests,
-          binding: e.binding,
-          settlement: e.settlement
-            ? {
-                status: e.settlement.status,
-                ...(e.settlement.tx_hash ? { tx_hash: e.settlement.tx_hash } : {}),
-              }
-            : undefined,
-        });
-      } catch (err) {
-        failed("error", err);
-      }
-    },
-    decision: (e) => {
-      try {
-        emit(e.tenantId, e.decisionId, {
-          action: "gateway.policy_decision",
-          agent_id: e.agentId,
-          status: e.action,
-          approval_id: e.approvalId,
-        });
-      } catch (err) {
-        failed("error", err);
-      }
-    },
+    invocation: (e) =>
+      emitSafely(e.tenantId, e.invocationId, {
+        action: "gateway.invocation",
+        agent_id: e.agentId,
+        status: e.status,
+        digests: e.digests,
+        binding: e.binding,
+        settlement: e.settlement
+          ? {
+              status: e.settlement.status,
+              ...(e.settlement.tx_hash ? { tx_hash: e.settlement.tx_hash } : {}),
+            }
+          : undefined,
+      }),
+    decision: (e) =>
+      emitSafely(e.tenantId, e.decisionId, {
+        action: "gateway.policy_decision",
+        agent_id: e.agentId,
+        status: e.action,
+        approval_id: e.approvalId,
+      }),
     drain: (timeoutMs) =>
       new Promise<void>((resolve) => {
         if (running === 0 && queue.length === 0 && !scheduled) return resolve();

@@ -6,5 +6,6 @@ export * from "./dispatcher.ts";
 export * from "./headers.ts";
 export * from "./hosts.ts";
 export * from "./open.ts";
+export * from "./outbound.ts";
 export * from "./ssrf.ts";
 export * from "./webhook.ts";

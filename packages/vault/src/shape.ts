@@ -1,22 +1,11 @@
 import { invalid } from "@gw/core";
 import type { CredentialKind, CredentialRow } from "@gw/db";
 import { hostMatches, hostOf, type SsrfPolicy, validateUpstreamUrl } from "@gw/upstream";
+import type { KindColumn } from "./repos/credentials.ts";
 import { type CreateCredentialInput, DEFAULT_API_KEY_HEADER, OAUTH_KINDS, PER_USER_KIND } from "./schema.ts";
 
 /** The columns that depend on the kind: the api_key header, or an OAuth client's settings. */
-export type KindColumns = Pick<
-  CredentialRow,
-  | "headerName"
-  | "tokenUrl"
-  | "clientId"
-  | "scope"
-  | "audience"
-  | "authMethod"
-  | "authorizationUrl"
-  | "revocationUrl"
-  | "issuer"
-  | "resource"
->;
+export type KindColumns = Pick<CredentialRow, KindColumn>;
 
 /** The kind-dependent fields of a write, after PUT's "absent = unchanged" was applied. */
 export type KindFields = Pick<

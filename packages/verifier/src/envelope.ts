@@ -1,4 +1,5 @@
 import { bytesText, DomainError, invalid, LIMITS, tooLarge } from "@gw/core";
+import { isRecord } from "@gw/jsonrpc";
 import { type McpMessage, parseMcpRequest } from "@gw/mcp";
 import { parseStrictJson, StrictJsonError } from "./json/strict-parse.ts";
 import { BUNDLE_SCHEMA, ENVELOPE_SCHEMA } from "./schemas.ts";
@@ -46,17 +47,17 @@ export function readVerifiedActionBody(body: Uint8Array): Envelope | Bare {
     throw tooLarge(`the authorization bundle is larger than ${bytesText(LIMITS.bundleMaxBytes)}`);
   }
   if (env.schema !== ENVELOPE_SCHEMA) throw invalid(`envelope schema must be "${ENVELOPE_SCHEMA}"`);
-  if (!isObject(env.authorization) || env.authorization.schema !== BUNDLE_SCHEMA) {
+  if (!isRecord(env.authorization) || env.authorization.schema !== BUNDLE_SCHEMA) {
     throw invalid(`authorization must be an object with schema "${BUNDLE_SCHEMA}"`);
   }
   const call = Buffer.from(body.subarray(callSpan.start, callSpan.end));
-  const message = isObject(env.call) ? parseMcpRequest(call) : null;
+  const message = isRecord(env.call) ? parseMcpRequest(call) : null;
   if (message?.kind !== "request" || message.method !== "tools/call" || message.tool === null) {
     throw invalid("call must be a single JSON-RPC 2.0 tools/call request");
   }
   const params = (env.call as { params: Record<string, unknown> }).params;
   const args = params.arguments ?? {};
-  if (!isObject(args)) throw invalid("params.arguments of the call must be an object");
+  if (!isRecord(args)) throw invalid("params.arguments of the call must be an object");
   return {
     kind: "envelope",
     call,
@@ -74,8 +75,4 @@ function strict(body: Uint8Array) {
     if (e instanceof StrictJsonError) throw invalid(e.message);
     throw e;
   }
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
 }

@@ -1,12 +1,10 @@
+import { isRecord } from "@gw/jsonrpc";
 import * as v from "valibot";
 import { parseStrictJson } from "./json/strict-parse.ts";
 
-const isPlainObject = (x: unknown): x is Record<string, unknown> =>
-  typeof x === "object" && x !== null && !Array.isArray(x);
-
 // Objects are checked with `custom`, not `record`: valibot's record drops keys such as
 // `__proto__` and `constructor`, and the comparison must see exactly what the verifier printed.
-const JsonObject = v.custom<Record<string, unknown>>(isPlainObject, "must be an object");
+const JsonObject = v.custom<Record<string, unknown>>(isRecord, "must be an object");
 const NonEmpty = v.pipe(v.string(), v.minLength(1));
 
 /**

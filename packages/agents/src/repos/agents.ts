@@ -1,5 +1,5 @@
-import { type AgentProtocol, type AgentRow, agents, type Db, totalOf, withTotal } from "@gw/db";
-import { and, count, desc, eq, getTableColumns, isNull } from "drizzle-orm";
+import { type AgentProtocol, type AgentRow, agents, type Db, readPage } from "@gw/db";
+import { and, count, desc, eq, isNull } from "drizzle-orm";
 
 export type NewAgent = Omit<typeof agents.$inferInsert, "tenantId" | "createdAt" | "updatedAt" | "deletedAt">;
 export type AgentPatch = Partial<Omit<NewAgent, "id" | "createdBy">>;
@@ -62,18 +62,8 @@ export const agentRepo = {
       isNull(agents.deletedAt),
       q.protocol ? eq(agents.protocol, q.protocol) : undefined,
     );
-    const page = await db
-      .select({ ...getTableColumns(agents), total_: totalOf(agents, where) })
-      .from(agents)
-      .where(where)
-      .orderBy(desc(agents.createdAt), desc(agents.id))
-      .limit(q.limit)
-      .offset(q.offset);
-    return withTotal(
-      page,
-      q.offset,
-      async () => (await db.select({ n: count() }).from(agents).where(where))[0]?.n ?? 0,
-    );
+    const order = [desc(agents.createdAt), desc(agents.id)];
+    return readPage<AgentRow>(db, agents, { where, order, limit: q.limit, offset: q.offset });
   },
 
   async update(db: Db, tenantId: string, id: string, patch: AgentPatch): Promise<AgentRow | undefined> {

@@ -1,5 +1,5 @@
-import { type AuditEventRow, auditEvents, type Db, totalOf, withTotal } from "@gw/db";
-import { and, asc, count, desc, eq, getTableColumns, gt, gte, lte, type SQL, sql } from "drizzle-orm";
+import { type AuditEventRow, auditEvents, type Db, readPage } from "@gw/db";
+import { and, asc, desc, eq, gt, gte, lte, type SQL, sql } from "drizzle-orm";
 
 export type AuditFilter = {
   since?: Date | undefined;
@@ -71,18 +71,8 @@ export const auditRepo = {
         f.resourceId !== undefined ? eq(auditEvents.resourceId, f.resourceId) : undefined,
       ] as Array<SQL | undefined>),
     );
-    const page = await db
-      .select({ ...getTableColumns(auditEvents), total_: totalOf(auditEvents, where) })
-      .from(auditEvents)
-      .where(where)
-      .orderBy(desc(auditEvents.seq))
-      .limit(f.limit)
-      .offset(f.offset);
-    return withTotal(
-      page,
-      f.offset,
-      async () => (await db.select({ n: count() }).from(auditEvents).where(where))[0]?.n ?? 0,
-    );
+    const order = [desc(auditEvents.seq)];
+    return readPage<AuditEventRow>(db, auditEvents, { where, order, limit: f.limit, offset: f.offset });
   },
 
   /**

@@ -5,10 +5,9 @@ import {
   type InvocationStatus,
   invocationResults,
   invocations,
-  totalOf,
-  withTotal,
+  readPage,
 } from "@gw/db";
-import { and, asc, count, desc, eq, getTableColumns, gte, lt, lte, or, type SQL } from "drizzle-orm";
+import { and, asc, desc, eq, getTableColumns, gte, lt, lte, or, type SQL } from "drizzle-orm";
 import { runStatus, statusIs } from "./run-state.ts";
 
 export type NewInvocation = Omit<typeof invocations.$inferInsert, "tenantId">;
@@ -102,24 +101,19 @@ export const invocationRepo = {
     ];
     const where = and(...conds);
     // Bodies are never part of a list: select every column but them.
-    const { reqBody: _r, respBody: _s, ...cols } = getTableColumns(invocations);
-    const page = await db
-      .select({ ...cols, total_: totalOf(invocations, where) })
-      .from(invocations)
-      .where(where)
-      // A task's invocations read as its history: oldest first.
-      .orderBy(
-        ...(f.a2aTaskId !== undefined
-          ? [asc(invocations.createdAt), asc(invocations.id)]
-          : [desc(invocations.createdAt), desc(invocations.id)]),
-      )
-      .limit(f.limit)
-      .offset(f.offset);
-    const { rows, total } = await withTotal(
-      page,
-      f.offset,
-      async () => (await db.select({ n: count() }).from(invocations).where(where))[0]?.n ?? 0,
-    );
+    const { reqBody: _r, respBody: _s, ...columns } = getTableColumns(invocations);
+    // A task's invocations read as its history: oldest first.
+    const order =
+      f.a2aTaskId !== undefined
+        ? [asc(invocations.createdAt), asc(invocations.id)]
+        : [desc(invocations.createdAt), desc(invocations.id)];
+    const { rows, total } = await readPage<Omit<InvocationRow, "reqBody" | "respBody">>(db, invocations, {
+      where,
+      order,
+      limit: f.limit,
+      offset: f.offset,
+      columns,
+    });
     for (const r of rows) r.status = runStatus(r);
     return { rows: rows as InvocationRow[], total };
   },

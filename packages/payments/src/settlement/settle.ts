@@ -1,4 +1,5 @@
 import { LIMITS } from "@gw/core";
+import { callOut } from "@gw/upstream";
 import type { Dispatcher } from "undici";
 import * as v from "valibot";
 import type { VerifiedPayment } from "../verify.ts";
@@ -52,48 +53,29 @@ async function attemptOnce(
   timeoutMs: number,
   amount: bigint,
 ): Promise<Attempt> {
-  const signal = AbortSignal.timeout(timeoutMs);
-  let res: Dispatcher.ResponseData;
-  try {
-    const u = new URL(url);
-    // The dispatcher follows no redirect: a 3xx is a final facilitator error below.
-    res = await dispatcher.request({
-      origin: u.origin,
-      path: `${u.pathname}${u.search}`,
-      method: "POST",
-      body,
-      headers,
-      signal,
-    });
-  } catch (e) {
-    if (signal.aborted) return { kind: "final", reason: "facilitator_timeout" };
+  const answer = await callOut({
+    via: dispatcher,
+    url,
+    method: "POST",
+    headers,
+    body,
+    timeoutMs,
+    maxBytes: LIMITS.facilitatorAnswerMaxBytes,
+  });
+  if (answer.kind === "failed") {
+    if (answer.failure === "timeout") return { kind: "final", reason: "facilitator_timeout" };
     // The SSRF guard's refusal is not transient; every other connection failure may be.
-    if ((e as { code?: unknown }).code === "GW_SSRF_BLOCKED")
-      return { kind: "final", reason: "facilitator_unreachable" };
+    if (answer.failure === "blocked") return { kind: "final", reason: "facilitator_unreachable" };
     return { kind: "retry", reason: "facilitator_unreachable" };
   }
-  let text: string;
-  try {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const chunk of res.body) {
-      size += (chunk as Buffer).length;
-      if (size > LIMITS.facilitatorAnswerMaxBytes) {
-        res.body.destroy();
-        return { kind: "retry", reason: "facilitator_invalid_response" };
-      }
-      chunks.push(chunk as Buffer);
-    }
-    text = Buffer.concat(chunks).toString("utf8");
-  } catch {
-    if (signal.aborted) return { kind: "final", reason: "facilitator_timeout" };
-    return { kind: "retry", reason: "facilitator_unreachable" };
-  }
-  if (res.statusCode >= 500) return { kind: "retry", reason: "facilitator_error" };
-  if (res.statusCode < 200 || res.statusCode >= 300) return { kind: "final", reason: "facilitator_error" };
+  if (answer.kind !== "answer") return { kind: "retry", reason: "facilitator_invalid_response" };
+  // No redirect is followed: a 3xx is a final facilitator error below.
+  const status = answer.status;
+  if (status >= 500) return { kind: "retry", reason: "facilitator_error" };
+  if (status < 200 || status >= 300) return { kind: "final", reason: "facilitator_error" };
   let json: unknown;
   try {
-    json = JSON.parse(text);
+    json = JSON.parse(answer.body.toString("utf8"));
   } catch {
     return { kind: "retry", reason: "facilitator_invalid_response" };
   }
@@ -113,7 +95,7 @@ async function attemptOnce(
 /**
  * Settles a verified payment: `POST <facilitatorUrl>/settle` with `{x402Version, paymentPayload,
  * paymentRequirements}` in the generation the caller paid with, through the SSRF-guarded
- * dispatcher, the facilitator credential's header (if any) added. Connection errors, 5xx and
+ * dispatcher (`callOut`), the facilitator credential's header (if any) added. Connection errors, 5xx and
  * unparsable answers are retried; a time-out and `success:false` are final. Never throws.
  */
 export async function settlePayment(opts: {

@@ -1,4 +1,5 @@
 import * as v from "valibot";
+import { CLASSIFIER_FIELDS, jsonObject } from "../schema-parts.ts";
 
 /** Bounds of answer rules: compiling and scanning stay small whatever a tenant writes. */
 export const ANSWER_LIMITS = Object.freeze({
@@ -18,13 +19,6 @@ export type PiiKind = (typeof PII_KINDS)[number];
 export const ANSWER_ACTIONS = ["redact", "block", "warn"] as const;
 export type AnswerRuleAction = (typeof ANSWER_ACTIONS)[number];
 
-const obj = <S extends v.GenericSchema>(schema: S) =>
-  v.pipe(
-    v.unknown(),
-    v.check((x) => typeof x === "object" && x !== null && !Array.isArray(x), "must be a JSON object"),
-    schema,
-  );
-
 const Pattern = v.pipe(
   v.string("must be a string"),
   v.minLength(1, "must not be empty"),
@@ -33,7 +27,7 @@ const Pattern = v.pipe(
 
 /** What an answer rule looks for; RE2 compiles the patterns (compileAnswerRules: 400 naming one it rejects). */
 export const AnswerDetect = v.pipe(
-  obj(
+  jsonObject(
     v.strictObject({
       secrets: v.optional(v.literal(true, "must be true (leave it out to not look for secrets)")),
       pii: v.optional(
@@ -54,17 +48,9 @@ export const AnswerDetect = v.pipe(
 );
 
 /** A webhook that reads an answer's texts (it opts in with `include_content: true`). */
-export const AnswerClassifier = obj(
+export const AnswerClassifier = jsonObject(
   v.strictObject({
-    url: v.pipe(v.string("must be a string"), v.minLength(1, "must not be empty"), v.maxLength(2048)),
-    timeout_ms: v.optional(
-      v.pipe(
-        v.number("must be a number"),
-        v.integer("must be an integer"),
-        v.minValue(1, "must be at least 1"),
-        v.maxValue(10_000, "must be at most 10000"),
-      ),
-    ),
+    ...CLASSIFIER_FIELDS,
     include_content: v.literal(true, "must be true: the classifier receives the answer's texts"),
   }),
 );
@@ -75,7 +61,7 @@ export const AnswerClassifier = obj(
  */
 export const answerRuleOf = <M extends v.GenericSchema>(match: M) =>
   v.pipe(
-    obj(
+    jsonObject(
       v.strictObject({
         match: v.optional(match, {}),
         when: v.optional(v.pipe(v.string("must be a string"), v.minLength(1, "must not be empty"))),

@@ -6,10 +6,9 @@ import {
   policies,
   policyDecisions,
   type Query,
-  totalOf,
-  withTotal,
+  readPage,
 } from "@gw/db";
-import { and, count, desc, eq, getTableColumns, gte, isNotNull, lte, type SQL, sql } from "drizzle-orm";
+import { and, desc, eq, gte, isNotNull, lte, type SQL, sql } from "drizzle-orm";
 
 export type NewPolicyDecision = Omit<PolicyDecisionRow, "tenantId" | "createdAt" | "receiptArtifactId">;
 
@@ -93,17 +92,12 @@ export const policyRepo = {
       f.until ? lte(policyDecisions.createdAt, f.until) : undefined,
     ];
     const where = and(...conds);
-    const page = await db
-      .select({ ...getTableColumns(policyDecisions), total_: totalOf(policyDecisions, where) })
-      .from(policyDecisions)
-      .where(where)
-      .orderBy(desc(policyDecisions.createdAt), desc(policyDecisions.id))
-      .limit(f.limit)
-      .offset(f.offset);
-    return withTotal(
-      page,
-      f.offset,
-      async () => (await db.select({ n: count() }).from(policyDecisions).where(where))[0]?.n ?? 0,
-    );
+    const order = [desc(policyDecisions.createdAt), desc(policyDecisions.id)];
+    return readPage<PolicyDecisionRow>(db, policyDecisions, {
+      where,
+      order,
+      limit: f.limit,
+      offset: f.offset,
+    });
   },
 };

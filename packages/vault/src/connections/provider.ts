@@ -1,8 +1,8 @@
 import { invalid, LIMITS } from "@gw/core";
 import type { CredentialRow } from "@gw/db";
-import { readCapped } from "@gw/upstream";
+import { callOut } from "@gw/upstream";
 import * as oauth from "oauth4webapi";
-import { type Dispatcher, request } from "undici";
+import type { Dispatcher } from "undici";
 import { TOKEN_TIMEOUT_MS } from "../oauth/request.ts";
 
 /**
@@ -22,7 +22,7 @@ export type Provider = {
   >;
 };
 
-/** The fetch oauth4webapi calls: undici through `dispatcher`, a bounded body, a global Response. */
+/** The fetch oauth4webapi calls: `callOut` through `dispatcher` (a bounded body), a global Response. */
 export function fetchVia(dispatcher: Dispatcher, timeoutMs = TOKEN_TIMEOUT_MS) {
   // biome-ignore lint/suspicious/noExplicitAny: one fetch serves every request kind (GET and POST bodies).
   return async (url: string, init: oauth.CustomFetchOptions<any, any>): Promise<Response> => {
@@ -30,21 +30,24 @@ export function fetchVia(dispatcher: Dispatcher, timeoutMs = TOKEN_TIMEOUT_MS) {
     new Headers(init.headers as ConstructorParameters<typeof Headers>[0]).forEach((v, k) => {
       headers[k] = v;
     });
-    const res = await request(url, {
+    const answer = await callOut({
+      via: dispatcher,
+      url,
       method: init.method as Dispatcher.HttpMethod,
       headers,
       body: init.body === undefined || init.body === null ? null : String(init.body),
-      dispatcher,
-      signal: AbortSignal.timeout(timeoutMs),
+      timeoutMs,
+      maxBytes: LIMITS.oauthTokenResponseMaxBytes,
     });
-    const body = await readCapped(res.body, LIMITS.oauthTokenResponseMaxBytes);
-    if (body === null) throw new Error("answer larger than the cap");
+    // The protocol library sees what it saw of a failed fetch: the error (its code goes to the log).
+    if (answer.kind === "failed") throw answer.error;
+    if (answer.kind !== "answer") throw new Error("answer larger than the cap");
+    const { status, body } = answer;
     const out = new Headers();
-    for (const [k, v] of Object.entries(res.headers)) {
+    for (const [k, v] of Object.entries(answer.headers)) {
       if (typeof v === "string") out.set(k, v);
       else if (Array.isArray(v)) for (const one of v) out.append(k, one);
     }
-    const status = res.statusCode;
     return new Response(status === 204 || status === 304 ? null : new Uint8Array(body), {
       status,
       headers: out,

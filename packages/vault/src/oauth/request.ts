@@ -1,6 +1,6 @@
 import { bytesText, LIMITS } from "@gw/core";
-import { classifyFailure, readCapped } from "@gw/upstream";
-import { type Dispatcher, request } from "undici";
+import { callOut } from "@gw/upstream";
+import type { Dispatcher } from "undici";
 
 /** A token endpoint gets this long for the whole exchange: connect, answer and body. */
 export const TOKEN_TIMEOUT_MS = 5_000;
@@ -63,42 +63,37 @@ function basicAuth(clientId: string, secret: string): string {
 }
 
 /**
- * One POST to a token endpoint (RFC 6749 §3.2) through `dispatcher`: the upstream dispatcher, so
- * the dial-time SSRF guard applies. No redirect is followed (undici follows none); a 3xx is a
- * failure like any status but 200. Throws TokenRequestError; its message never holds the secret,
+ * One POST to a token endpoint (RFC 6749 §3.2) through `dispatcher`, the upstream dispatcher, with
+ * `callOut`: the dial-time SSRF guard applies. No redirect is followed; a 3xx is a failure like any
+ * status but 200. Throws TokenRequestError; its message never holds the secret,
  * the form, or the answer's bytes.
  */
 export async function requestToken(req: TokenRequest): Promise<IssuedToken> {
-  const signal = AbortSignal.timeout(req.timeoutMs ?? TOKEN_TIMEOUT_MS);
   const headers: Record<string, string> = {
     "content-type": "application/x-www-form-urlencoded",
     accept: "application/json",
   };
   if (req.basic) headers.authorization = basicAuth(req.basic.clientId, req.basic.secret);
-  let status: number;
-  let body: Buffer | null;
-  try {
-    const res = await request(req.tokenUrl, {
-      method: "POST",
-      dispatcher: req.dispatcher,
-      headers,
-      body: new URLSearchParams(req.form).toString(),
-      signal,
-    });
-    status = res.statusCode;
-    if (status !== 200) {
-      // Read off and dropped (bounded): destroying the body would raise an unhandled abort error.
-      await res.body.dump({ limit: LIMITS.oauthTokenResponseMaxBytes }).catch(() => {});
-      throw new TokenRequestError({ kind: "status", status });
-    }
-    body = await readCapped(res.body, LIMITS.oauthTokenResponseMaxBytes);
-  } catch (e) {
-    if (e instanceof TokenRequestError) throw e;
-    if (signal.aborted) throw new TokenRequestError({ kind: "timeout" });
-    throw new TokenRequestError({ kind: classifyFailure(e) === "ssrf_blocked" ? "blocked" : "network" });
+  const answer = await callOut({
+    via: req.dispatcher,
+    url: req.tokenUrl,
+    method: "POST",
+    headers,
+    body: new URLSearchParams(req.form).toString(),
+    timeoutMs: req.timeoutMs ?? TOKEN_TIMEOUT_MS,
+    maxBytes: LIMITS.oauthTokenResponseMaxBytes,
+    reads: (status) => status === 200,
+  });
+  switch (answer.kind) {
+    case "failed":
+      throw new TokenRequestError({ kind: answer.failure === "unreachable" ? "network" : answer.failure });
+    case "dropped":
+      throw new TokenRequestError({ kind: "status", status: answer.status });
+    case "too_large":
+      throw new TokenRequestError({ kind: "too_large", status: answer.status });
+    case "answer":
+      return parseTokenAnswer(answer.body);
   }
-  if (body === null) throw new TokenRequestError({ kind: "too_large", status });
-  return parseTokenAnswer(body);
 }
 
 /** RFC 6749 §5.1: `access_token` and a bearer `token_type` (absent is tolerated), `expires_in`. */

@@ -1,35 +1,22 @@
-import {
-  agents,
-  type CredentialRow,
-  credentials,
-  type Db,
-  settlementConfigs,
-  totalOf,
-  withTotal,
-} from "@gw/db";
-import { and, asc, count, desc, eq, getTableColumns, gt, isNull, ne, notExists, sql } from "drizzle-orm";
+import { agents, type CredentialRow, credentials, type Db, readPage, settlementConfigs } from "@gw/db";
+import { and, asc, desc, eq, gt, isNull, ne, notExists, sql } from "drizzle-orm";
 
 export type NewCredential = Omit<typeof credentials.$inferInsert, "tenantId" | "createdAt" | "updatedAt">;
+/** The columns that depend on the kind: the api_key header, or an OAuth client's settings. */
+export type KindColumn =
+  | "headerName"
+  | "tokenUrl"
+  | "clientId"
+  | "scope"
+  | "audience"
+  | "authMethod"
+  | "authorizationUrl"
+  | "revocationUrl"
+  | "issuer"
+  | "resource";
 /** A rotation: new sealed secret (and optionally new name, kind, header). `version` goes up by one. */
 export type CredentialRotation = Pick<NewCredential, "ciphertext" | "wrappedKey" | "kekId" | "hint"> &
-  Partial<
-    Pick<
-      NewCredential,
-      | "name"
-      | "kind"
-      | "headerName"
-      | "allowedHosts"
-      | "tokenUrl"
-      | "clientId"
-      | "scope"
-      | "audience"
-      | "authMethod"
-      | "authorizationUrl"
-      | "revocationUrl"
-      | "issuer"
-      | "resource"
-    >
-  >;
+  Partial<Pick<NewCredential, "name" | "kind" | "allowedHosts" | KindColumn>>;
 
 const one = (tenantId: string, id: string) => and(eq(credentials.tenantId, tenantId), eq(credentials.id, id));
 
@@ -65,18 +52,8 @@ export const credentialRepo = {
     q: { limit: number; offset: number },
   ): Promise<{ rows: CredentialRow[]; total: number }> {
     const where = eq(credentials.tenantId, tenantId);
-    const page = await db
-      .select({ ...getTableColumns(credentials), total_: totalOf(credentials, where) })
-      .from(credentials)
-      .where(where)
-      .orderBy(desc(credentials.createdAt), desc(credentials.id))
-      .limit(q.limit)
-      .offset(q.offset);
-    return withTotal(
-      page,
-      q.offset,
-      async () => (await db.select({ n: count() }).from(credentials).where(where))[0]?.n ?? 0,
-    );
+    const order = [desc(credentials.createdAt), desc(credentials.id)];
+    return readPage<CredentialRow>(db, credentials, { where, order, limit: q.limit, offset: q.offset });
   },
 
   /** Replaces the sealed secret and bumps `version` in one statement. Throws on a duplicate name. */

@@ -1,11 +1,10 @@
 import { createHash } from "node:crypto";
+import { isRecord } from "@gw/jsonrpc";
 import * as v from "valibot";
 import { canonicalJson } from "../json/canonical.ts";
 import { BUNDLE_SCHEMA } from "../schemas.ts";
 
-const isPlainObject = (x: unknown): x is Record<string, unknown> =>
-  typeof x === "object" && x !== null && !Array.isArray(x);
-const JsonObject = v.custom<Record<string, unknown>>(isPlainObject, "must be an object");
+const JsonObject = v.custom<Record<string, unknown>>(isRecord, "must be an object");
 const NonEmpty = v.pipe(v.string(), v.minLength(1), v.maxLength(1024));
 const Timestamp = v.pipe(
   v.string(),
