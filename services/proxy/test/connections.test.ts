@@ -21,7 +21,7 @@ import { Client as ClientV1 } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport as TransportV1 } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Provider, startProvider } from "./connections/provider.ts";
+import { handoffCode, type Provider, startProvider } from "./connections/provider.ts";
 import { startGateway } from "./helpers.ts";
 
 // Per-user upstream authorization (docs/connections.md) through the real all-in-one gateway: a
@@ -109,13 +109,23 @@ async function setup(opts: { expiresIn?: number } = {}) {
 }
 type Setup = Awaited<ReturnType<typeof setup>>;
 
-/** The person connects in their browser: POST /v1/connections, consent at the provider, back to the console. */
+/**
+ * The person connects in their browser: POST /v1/connections, consent at the provider, back
+ * through the callback to the console, which completes the connect with the person's own token.
+ */
 async function connect(s: Setup, who: Caller, sub: string) {
   const started = await who("POST", "/v1/connections", { credential_id: s.credId });
   expect(started.status, started.text).toBe(201);
   const back = await provider.consent(started.json.authorize_url, sub);
   expect(back.status).toBe(303);
-  expect(back.location).toBe(`${publicUrl()}/console/#/connections?connected=tracker`);
+  expect(back.location).toMatch(new RegExp(`^${publicUrl()}/console/#/connections\\?complete=`));
+  const done = await who("POST", "/v1/connections/complete", { code: handoffCode(back.location) });
+  expect(done.status, done.text).toBe(201);
+  expect(done.json).toMatchObject({
+    credential_id: s.credId,
+    credential_name: "tracker",
+    status: "connected",
+  });
   return started;
 }
 
@@ -308,8 +318,7 @@ describe("per-user credential", () => {
     const erin = await s.person("erin");
     const started = await erin("POST", "/v1/connections", { credential_id: s.credId });
     const ok = await provider.consent(started.json.authorize_url, "erin");
-    expect(ok.location).toContain("?connected=tracker");
-    await erin("DELETE", `/v1/connections/${s.credId}`);
+    expect(ok.location).toContain("?complete=");
     const failures: string[] = [];
     // Replayed: the callback the provider already sent, again.
     failures.push((await fetchCallback(ok.callback)).location);
@@ -344,6 +353,78 @@ describe("per-user credential", () => {
     expect((await erin("GET", "/v1/connections")).json.data).toEqual([]);
     const stray = await fetchCallback(new URL(`${publicUrl()}/v1/connections/callback?code=x`));
     expect(stray.location).toContain("?error=invalid_state");
+  });
+
+  it("stores nothing when the callback is completed in a browser that did not start the connect", async () => {
+    // Mallory starts a connect and gets Gina's browser to follow it: Gina signs in at the provider
+    // (her account there), the provider sends her browser through the gateway's callback to the
+    // console, and her signed-in console completes it with her own token. Stored for nobody.
+    const mallory = await s.person("mallory");
+    const gina = await s.person("gina");
+    const revokedBefore = provider.revoked.length;
+    const lure = await mallory("POST", "/v1/connections", { credential_id: s.credId });
+    const ginaBrowser = await provider.consent(lure.json.authorize_url, "gina");
+    expect(ginaBrowser.status).toBe(303);
+    // The callback alone stores nothing, for anyone.
+    expect((await mallory("GET", "/v1/connections")).json.data).toEqual([]);
+    const code = handoffCode(ginaBrowser.location);
+    const crossed = await gina("POST", "/v1/connections/complete", { code });
+    expect(crossed.status).toBe(404);
+    expect(crossed.json).toEqual({
+      error: "connect code (it was already used, expired, or started by another user) not found",
+    });
+    // Spent: the one who started it cannot complete it afterwards either.
+    expect((await mallory("POST", "/v1/connections/complete", { code })).status).toBe(404);
+    expect((await mallory("GET", "/v1/connections")).json.data).toEqual([]);
+    expect((await gina("GET", "/v1/connections")).json.data).toEqual([]);
+    expect((await streamHttp(s, mallory)).status).toBe(403);
+    // The tokens issued for Gina's account were revoked at the provider (refresh and access).
+    expect(provider.revoked.length).toBe(revokedBefore + 2);
+
+    // The other way round: Gina's own connect, its code completed by Mallory, another tenant's
+    // person with the same sub, and no one: the code serves its owner only, once.
+    const own = await gina("POST", "/v1/connections", { credential_id: s.credId });
+    const back = handoffCode((await provider.consent(own.json.authorize_url, "gina")).location);
+    expect((await mallory("POST", "/v1/connections/complete", { code: back })).status).toBe(404);
+    const own2 = await gina("POST", "/v1/connections", { credential_id: s.credId });
+    const back2 = handoffCode((await provider.consent(own2.json.authorize_url, "gina")).location);
+    const elsewhere = await recordingCaller(gw, seen, { sub: "gina" });
+    expect((await elsewhere("POST", "/v1/connections/complete", { code: back2 })).status).toBe(404);
+    const own3 = await gina("POST", "/v1/connections", { credential_id: s.credId });
+    const back3 = handoffCode((await provider.consent(own3.json.authorize_url, "gina")).location);
+    const anonymous = await fetch(`${publicUrl()}/v1/connections/complete`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ code: back3 }),
+    });
+    expect(anonymous.status).toBe(401);
+    expect((await gina("GET", "/v1/connections")).json.data).toEqual([]);
+    // Expired: five minutes passed.
+    await gw.rt.store.query(
+      "update connection_handoffs set expires_at = now() - interval '1 second' where tenant_id = $1 and sub = $2",
+      [s.tenant, "gina"],
+    );
+    expect((await gina("POST", "/v1/connections/complete", { code: back3 })).status).toBe(404);
+    expect((await gina("GET", "/v1/connections")).json.data).toEqual([]);
+    // Bad bodies.
+    for (const body of [
+      {},
+      { code: 1 },
+      { code: "" },
+      { code: "x".repeat(129) },
+      { code: back3, extra: 1 },
+    ]) {
+      const bad = await gina("POST", "/v1/connections/complete", body);
+      expect(bad.status, JSON.stringify(body)).toBe(400);
+      expect(typeof bad.json.error).toBe("string");
+    }
+    // Her own code in her own session: connected.
+    await connect(s, gina, "gina");
+    expect((await streamHttp(s, gina)).json).toEqual({ sub: "gina" });
+    const audit = await s.admin("GET", "/v1/audit?action=connection.create");
+    const actors = (audit.json.data as Array<{ actor: string }>).map((e) => e.actor);
+    expect(actors.filter((a) => a === "gina")).toHaveLength(1);
+    expect(actors).not.toContain("mallory");
   });
 
   it("keeps a connection out of reach of another person and another tenant", async () => {
