@@ -34,6 +34,8 @@ let gw: TestApp;
 let provider: Provider;
 let v1: PerUserMcpServer;
 let v2: PerUserMcpServer;
+/** An SDK 1.x member with sessions, each owned by the person whose token opened it. */
+let v1s: PerUserMcpServer;
 let plain: Upstream;
 const seen: Recorded[] = [];
 const secrets: string[] = [];
@@ -49,7 +51,11 @@ beforeAll(async () => {
     const p = await provider.verify(t);
     return p && typeof p.sub === "string" ? { sub: p.sub } : null;
   };
-  [v1, v2] = await Promise.all([startPerUserMcpServer("v1", verify), startPerUserMcpServer("v2", verify)]);
+  [v1, v2, v1s] = await Promise.all([
+    startPerUserMcpServer("v1", verify),
+    startPerUserMcpServer("v2", verify),
+    startPerUserMcpServer("v1", verify, { sessions: true }),
+  ]);
   plain = await startUpstream(async (req, res) => {
     const auth = /^Bearer (\S+)$/.exec(req.headers.authorization ?? "");
     const who = auth?.[1] ? await verify(auth[1]) : null;
@@ -59,7 +65,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await gw?.close();
-  await Promise.all([provider?.close(), v1?.close(), v2?.close(), plain?.close()]);
+  await Promise.all([provider?.close(), v1?.close(), v2?.close(), v1s?.close(), plain?.close()]);
 });
 
 const publicUrl = () => gw.rt.config.publicUrl;
@@ -554,6 +560,88 @@ describe("virtual server", () => {
     } finally {
       await other.close();
     }
+  });
+});
+
+describe("virtual server over an older member with sessions", () => {
+  it("opens the member's session per person: one person's session never serves another's call", async () => {
+    const s = await setup();
+    const mcp = { protocol: "mcp", mcp_transport: "streamable_http" };
+    const pinned = async (revision: string) => {
+      const res = await s.admin("POST", "/v1/agents", {
+        name: `sessions-${revision}`,
+        upstream_url: v1s.url,
+        credential_ref: s.credId,
+        mcp_protocol_version: revision,
+        ...mcp,
+      });
+      expect(res.status, res.text).toBe(201);
+      return res.json.id as string;
+    };
+    const [older, newest] = [await pinned("2025-06-18"), await pinned("2025-11-25")];
+    const portal = await s.admin("POST", "/v1/agents", {
+      name: "portal",
+      protocol: "mcp",
+      members: [
+        { agent_id: older, prefix: "a" },
+        { agent_id: newest, prefix: "b" },
+      ],
+    });
+    expect(portal.status, portal.text).toBe(201);
+    const people = ["nina", "omar"] as const;
+    const callers = new Map<string, Caller>();
+    for (const sub of people) {
+      const who = await s.person(sub);
+      callers.set(sub, who);
+      await connect(s, who, sub);
+    }
+    const whoami = async (sub: string, tool: string) => {
+      const res = await callers.get(sub)?.(
+        "POST",
+        `/v1/proxy/${portal.json.id}/stream`,
+        modernRequest("tools/call", { name: tool, arguments: {} }),
+        { ...modernHeaders("tools/call"), "mcp-name": tool },
+      );
+      expect(res?.status, res?.text).toBe(200);
+      return res?.json.result.content;
+    };
+    // Interleaved, on both members, each person twice: always their own token on their own session.
+    for (const round of [1, 2]) {
+      for (const sub of people) {
+        for (const tool of ["a__whoami", "b__whoami"]) {
+          expect(await whoami(sub, tool), `${sub} ${tool} round ${round}`).toEqual([
+            { type: "text", text: `token of ${sub}, session of ${sub}` },
+          ]);
+        }
+      }
+    }
+    // Concurrent first calls of two more people share nobody's session either.
+    const late = ["pia", "quin"] as const;
+    for (const sub of late) {
+      const who = await s.person(sub);
+      callers.set(sub, who);
+      await connect(s, who, sub);
+    }
+    const answers = await Promise.all(late.map((sub) => whoami(sub, "a__whoami")));
+    expect(answers).toEqual(
+      late.map((sub) => [{ type: "text", text: `token of ${sub}, session of ${sub}` }]),
+    );
+    expect(v1s.crossed()).toBe(0);
+    // One session per person and member, opened once (the pool still serves each person's calls).
+    expect([...v1s.sessions].sort()).toEqual(["nina", "nina", "omar", "omar", "pia", "quin"]);
+    // An older client (SDK 1.x) through the virtual server: its own session too.
+    const transport = new TransportV1(new URL(`${gw.url}/v1/proxy/${portal.json.id}/stream`), {
+      requestInit: { headers: { Authorization: `Bearer ${callers.get("nina")?.token}` } },
+    });
+    const older1 = new ClientV1({ name: "t", version: "1" });
+    await older1.connect(transport);
+    try {
+      const got = await older1.callTool({ name: "a__whoami", arguments: {} });
+      expect(got.content).toEqual([{ type: "text", text: "token of nina, session of nina" }]);
+    } finally {
+      await older1.close();
+    }
+    expect(v1s.crossed()).toBe(0);
   });
 });
 
