@@ -14,3 +14,4 @@ export {
 export { connectionToken, type OpenConnectionDeps } from "./open.ts";
 export { discoverIssuer } from "./provider.ts";
 export type { Owner } from "./repo.ts";
+export { rewrapConnections } from "./rewrap.ts";
