@@ -1,7 +1,8 @@
 // The streaming proxy's CPU per call through a per-user credential (oauth2_authorization_code,
 // docs/connections.md) against a static bearer credential, on the same upstream path. The caller
 // connects once: the bench upstream's /token answers the code exchange (no browser: the callback
-// is called with the state the gateway issued). After the first call the person's access token
+// is called with the state the gateway issued, and its handoff code completed with the caller's
+// token, as the console does). After the first call the person's access token
 // comes from the proxy's cache; what remains per call is the admission check (the credential's
 // kind and the cached token) and step 9's opening of the credential.
 import type { Deployment } from "./deploy.ts";
@@ -48,7 +49,10 @@ async function agentWith(d: Deployment, kind: Kind, path: string): Promise<strin
       },
     );
     const location = back.headers.get("location") ?? "";
-    if (!location.includes("connected=")) throw new Error(`connect failed: ${back.status} ${location}`);
+    const code = /[?&]complete=([^&]+)$/.exec(location)?.[1];
+    if (!code) throw new Error(`connect failed: ${back.status} ${location}`);
+    // The console completes the connect with the same person's token.
+    await post(d, "/v1/connections/complete", { code });
   }
   const agent = await post(d, "/v1/agents", {
     name: `bench-${kind}`,

@@ -355,11 +355,31 @@ export interface paths {
         };
         /**
          * The provider's redirect back
-         * @description Called by the person's browser, redirected by the provider with code and state (no bearer token: the state is the binding). Redeems the state once, exchanges the code and stores the grant; always answers 303 to the console's connections screen, ?connected=<credential name> or ?error=<invalid_state|denied|exchange_failed>.
+         * @description Called by the person's browser, redirected by the provider with code and state (no bearer token: the state is the binding). Redeems the state once and exchanges the code, but does not store the grant: the browser that followed the link may not be the person's who started the connect. Always answers 303 to the console's connections screen: ?complete=<one-time code> (the signed-in console completes it with POST /v1/connections/complete) or ?error=<invalid_state|denied|exchange_failed>.
          */
         get: operations["connectionCallback"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/connections/complete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Complete a connect in the caller's session
+         * @description Stores the grant the callback parked under the one-time code it handed the browser (five minutes, single use), only when the caller is the person who started the connect. A code that is unknown, spent, expired, or was started by another user is spent and stores nothing (404); the tokens of a code completed by another user are revoked at the provider.
+         */
+        post: operations["completeConnection"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1208,6 +1228,9 @@ export interface components {
         };
         CreateConnection: {
             credential_id: string;
+        };
+        CompleteConnection: {
+            code: string;
         };
         Invocation: {
             id: string;
@@ -3015,6 +3038,73 @@ export interface operations {
             };
             /** @description Any query parameter: this route takes none; the message names it. */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected server error; no body. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    completeConnection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CompleteConnection"];
+            };
+        };
+        responses: {
+            /** @description The connection now stored. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Connection"];
+                };
+            };
+            /** @description Invalid body. Any query parameter: this route takes none; the message names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid bearer token, or absent tenant or user claims. No body. */
+            401: {
+                headers: {
+                    /** @description Bearer; `Bearer error="invalid_token"` when a token was presented and refused (RFC 6750 §3). */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No connect of the caller's waits under this code. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 256 KiB, counted as it arrives; the message names the limit. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -19,19 +19,7 @@ export async function audited<T>(
   fn: (tx: Db, audit: Audit) => Promise<T>,
 ): Promise<T> {
   const { tenantId, userId } = c.var.principal;
-  return auditedAs(c, { tenantId, actor: userId }, db, fn);
-}
-
-/**
- * `audited` for a write whose actor is not a bearer token's: the connections callback, where the
- * redeemed state names the tenant and the person.
- */
-export async function auditedAs<T>(
-  c: Context<AppEnv>,
-  who: { tenantId: string; actor: string },
-  db: Db,
-  fn: (tx: Db, audit: Audit) => Promise<T>,
-): Promise<T> {
+  const who = { tenantId, actor: userId };
   const { result, events } = await auditedTransaction(db, { ...who, requestId: c.var.requestId }, fn);
   for (const e of events) {
     const json = auditEventJson(e);

@@ -7,8 +7,9 @@ const WATCHED: ReadonlyArray<[RegExp, Change["kind"]]> = [
   [/^\/v1\/agents\/([^/]+)$/, "agent"],
   [/^\/v1\/agents\/([^/]+)\/tools\/(?:pin|refresh)$/, "tools"],
   [/^\/v1\/credentials\/([^/]+)$/, "credential"],
-  // A disconnect drops the tokens every replica holds for that credential (they are re-read).
-  [/^\/v1\/connections\/([^/]+)$/, "credential"],
+  // A disconnect drops the tokens every replica holds for that credential (they are re-read);
+  // completing a connect publishes its credential itself (the path does not name it).
+  [/^\/v1\/connections\/(?!complete$)([^/]+)$/, "credential"],
   [/^\/v1\/policy$/, "policy"],
   [/^\/v1\/settlement\/config$/, "settlement"],
 ];

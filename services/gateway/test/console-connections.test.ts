@@ -97,7 +97,8 @@ describe.skipIf(skipReason !== undefined && !inCi)("console Connections screen, 
     await expect.poll(() => row.textContent()).toContain("not connected");
     signingIn = "alice";
     await row.getByRole("button", { name: "Connect", exact: true }).click();
-    // The provider sent the browser back through the callback to this screen.
+    // The provider sent the browser back through the callback to this screen, which completed the
+    // connect with the signed-in person's token.
     await expect.poll(() => page.getByRole("status").textContent()).toContain("Connected to tracker.");
     expect(page.url()).toBe(`${gw.url}/console/#/connections?connected=tracker`);
     await expect.poll(() => row.getByRole("button", { name: "Disconnect", exact: true }).count()).toBe(1);
@@ -126,6 +127,36 @@ describe.skipIf(skipReason !== undefined && !inCi)("console Connections screen, 
     expect(page.url()).toBe(`${gw.url}/console/#/connections?error=invalid_state`);
     expect((await client(gw.url, bearer)("GET", "/v1/connections")).json.data).toEqual([]);
     expect(errors).toEqual([]);
+  });
+
+  it("a connect someone else started, followed in this browser, stores nothing and says why", async () => {
+    const tenant = newTenant();
+    const admin = client(gw.url, await token(tenant, "admin"));
+    const cred = await admin("POST", "/v1/credentials", {
+      name: "tracker",
+      kind: "oauth2_authorization_code",
+      client_id: "tracker-app",
+      secret: "tracker-app-secret",
+      issuer: provider.issuer.url,
+    });
+    expect(cred.status, cred.text).toBe(201);
+    const mallory = client(gw.url, await token(tenant, "mallory"));
+    const lure = await mallory("POST", "/v1/connections", { credential_id: cred.json.id });
+    expect(lure.status, lure.text).toBe(201);
+    const bearer = await token(tenant, "carol");
+    const { page, errors } = await newPage();
+    await signIn(page, tenant, bearer);
+    signingIn = "carol";
+    // Carol's browser follows Mallory's link: the provider signs her in and sends her back.
+    await page.goto(lure.json.authorize_url);
+    await expect
+      .poll(() => page.getByRole("alert").first().textContent())
+      .toContain("someone else started it");
+    expect(page.url()).toBe(`${gw.url}/console/#/connections?error=not_completed`);
+    expect((await client(gw.url, bearer)("GET", "/v1/connections")).json.data).toEqual([]);
+    expect((await mallory("GET", "/v1/connections")).json.data).toEqual([]);
+    // The refused completion is the one error the page logged (its 404 in the console).
+    expect(errors.every((e) => e.includes("404"))).toBe(true);
   });
 
   async function newPage(): Promise<{ page: Page; errors: string[] }> {

@@ -15,7 +15,7 @@ import {
   type Upstream,
 } from "@gw/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Provider, startProvider } from "./connections/provider.ts";
+import { handoffCode, type Provider, startProvider } from "./connections/provider.ts";
 
 // Refresh tokens rotate: two refreshes of one grant would revoke it. With one grant whose access
 // token has expired, concurrent calls through two proxy replicas (each its own process cache)
@@ -91,7 +91,8 @@ describe.skipIf(!SPLIT)("per-user grants across two proxy replicas", () => {
     const ivy = client(cp.url, bearer);
     const started = await ivy("POST", "/v1/connections", { credential_id: cred.json.id });
     const back = await provider.consent(started.json.authorize_url, "ivy");
-    expect(back.location).toContain("?connected=tracker");
+    const done = await ivy("POST", "/v1/connections/complete", { code: handoffCode(back.location) });
+    expect(done.status, done.text).toBe(201);
     // Refreshed tokens live an hour.
     const c = provider.clients.get(clientId);
     if (c) c.expiresIn = 3600;

@@ -21,7 +21,7 @@ import { Client as ClientV1 } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport as TransportV1 } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Provider, startProvider } from "./connections/provider.ts";
+import { handoffCode, type Provider, startProvider } from "./connections/provider.ts";
 import { startGateway } from "./helpers.ts";
 
 // Per-user upstream authorization (docs/connections.md) through the real all-in-one gateway: a
@@ -34,6 +34,8 @@ let gw: TestApp;
 let provider: Provider;
 let v1: PerUserMcpServer;
 let v2: PerUserMcpServer;
+/** An SDK 1.x member with sessions, each owned by the person whose token opened it. */
+let v1s: PerUserMcpServer;
 let plain: Upstream;
 const seen: Recorded[] = [];
 const secrets: string[] = [];
@@ -49,7 +51,11 @@ beforeAll(async () => {
     const p = await provider.verify(t);
     return p && typeof p.sub === "string" ? { sub: p.sub } : null;
   };
-  [v1, v2] = await Promise.all([startPerUserMcpServer("v1", verify), startPerUserMcpServer("v2", verify)]);
+  [v1, v2, v1s] = await Promise.all([
+    startPerUserMcpServer("v1", verify),
+    startPerUserMcpServer("v2", verify),
+    startPerUserMcpServer("v1", verify, { sessions: true }),
+  ]);
   plain = await startUpstream(async (req, res) => {
     const auth = /^Bearer (\S+)$/.exec(req.headers.authorization ?? "");
     const who = auth?.[1] ? await verify(auth[1]) : null;
@@ -59,7 +65,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await gw?.close();
-  await Promise.all([provider?.close(), v1?.close(), v2?.close(), plain?.close()]);
+  await Promise.all([provider?.close(), v1?.close(), v2?.close(), v1s?.close(), plain?.close()]);
 });
 
 const publicUrl = () => gw.rt.config.publicUrl;
@@ -109,13 +115,23 @@ async function setup(opts: { expiresIn?: number } = {}) {
 }
 type Setup = Awaited<ReturnType<typeof setup>>;
 
-/** The person connects in their browser: POST /v1/connections, consent at the provider, back to the console. */
+/**
+ * The person connects in their browser: POST /v1/connections, consent at the provider, back
+ * through the callback to the console, which completes the connect with the person's own token.
+ */
 async function connect(s: Setup, who: Caller, sub: string) {
   const started = await who("POST", "/v1/connections", { credential_id: s.credId });
   expect(started.status, started.text).toBe(201);
   const back = await provider.consent(started.json.authorize_url, sub);
   expect(back.status).toBe(303);
-  expect(back.location).toBe(`${publicUrl()}/console/#/connections?connected=tracker`);
+  expect(back.location).toMatch(new RegExp(`^${publicUrl()}/console/#/connections\\?complete=`));
+  const done = await who("POST", "/v1/connections/complete", { code: handoffCode(back.location) });
+  expect(done.status, done.text).toBe(201);
+  expect(done.json).toMatchObject({
+    credential_id: s.credId,
+    credential_name: "tracker",
+    status: "connected",
+  });
   return started;
 }
 
@@ -308,8 +324,7 @@ describe("per-user credential", () => {
     const erin = await s.person("erin");
     const started = await erin("POST", "/v1/connections", { credential_id: s.credId });
     const ok = await provider.consent(started.json.authorize_url, "erin");
-    expect(ok.location).toContain("?connected=tracker");
-    await erin("DELETE", `/v1/connections/${s.credId}`);
+    expect(ok.location).toContain("?complete=");
     const failures: string[] = [];
     // Replayed: the callback the provider already sent, again.
     failures.push((await fetchCallback(ok.callback)).location);
@@ -344,6 +359,78 @@ describe("per-user credential", () => {
     expect((await erin("GET", "/v1/connections")).json.data).toEqual([]);
     const stray = await fetchCallback(new URL(`${publicUrl()}/v1/connections/callback?code=x`));
     expect(stray.location).toContain("?error=invalid_state");
+  });
+
+  it("stores nothing when the callback is completed in a browser that did not start the connect", async () => {
+    // Mallory starts a connect and gets Gina's browser to follow it: Gina signs in at the provider
+    // (her account there), the provider sends her browser through the gateway's callback to the
+    // console, and her signed-in console completes it with her own token. Stored for nobody.
+    const mallory = await s.person("mallory");
+    const gina = await s.person("gina");
+    const revokedBefore = provider.revoked.length;
+    const lure = await mallory("POST", "/v1/connections", { credential_id: s.credId });
+    const ginaBrowser = await provider.consent(lure.json.authorize_url, "gina");
+    expect(ginaBrowser.status).toBe(303);
+    // The callback alone stores nothing, for anyone.
+    expect((await mallory("GET", "/v1/connections")).json.data).toEqual([]);
+    const code = handoffCode(ginaBrowser.location);
+    const crossed = await gina("POST", "/v1/connections/complete", { code });
+    expect(crossed.status).toBe(404);
+    expect(crossed.json).toEqual({
+      error: "connect code (it was already used, expired, or started by another user) not found",
+    });
+    // Spent: the one who started it cannot complete it afterwards either.
+    expect((await mallory("POST", "/v1/connections/complete", { code })).status).toBe(404);
+    expect((await mallory("GET", "/v1/connections")).json.data).toEqual([]);
+    expect((await gina("GET", "/v1/connections")).json.data).toEqual([]);
+    expect((await streamHttp(s, mallory)).status).toBe(403);
+    // The tokens issued for Gina's account were revoked at the provider (refresh and access).
+    expect(provider.revoked.length).toBe(revokedBefore + 2);
+
+    // The other way round: Gina's own connect, its code completed by Mallory, another tenant's
+    // person with the same sub, and no one: the code serves its owner only, once.
+    const own = await gina("POST", "/v1/connections", { credential_id: s.credId });
+    const back = handoffCode((await provider.consent(own.json.authorize_url, "gina")).location);
+    expect((await mallory("POST", "/v1/connections/complete", { code: back })).status).toBe(404);
+    const own2 = await gina("POST", "/v1/connections", { credential_id: s.credId });
+    const back2 = handoffCode((await provider.consent(own2.json.authorize_url, "gina")).location);
+    const elsewhere = await recordingCaller(gw, seen, { sub: "gina" });
+    expect((await elsewhere("POST", "/v1/connections/complete", { code: back2 })).status).toBe(404);
+    const own3 = await gina("POST", "/v1/connections", { credential_id: s.credId });
+    const back3 = handoffCode((await provider.consent(own3.json.authorize_url, "gina")).location);
+    const anonymous = await fetch(`${publicUrl()}/v1/connections/complete`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ code: back3 }),
+    });
+    expect(anonymous.status).toBe(401);
+    expect((await gina("GET", "/v1/connections")).json.data).toEqual([]);
+    // Expired: five minutes passed.
+    await gw.rt.store.query(
+      "update connection_handoffs set expires_at = now() - interval '1 second' where tenant_id = $1 and sub = $2",
+      [s.tenant, "gina"],
+    );
+    expect((await gina("POST", "/v1/connections/complete", { code: back3 })).status).toBe(404);
+    expect((await gina("GET", "/v1/connections")).json.data).toEqual([]);
+    // Bad bodies.
+    for (const body of [
+      {},
+      { code: 1 },
+      { code: "" },
+      { code: "x".repeat(129) },
+      { code: back3, extra: 1 },
+    ]) {
+      const bad = await gina("POST", "/v1/connections/complete", body);
+      expect(bad.status, JSON.stringify(body)).toBe(400);
+      expect(typeof bad.json.error).toBe("string");
+    }
+    // Her own code in her own session: connected.
+    await connect(s, gina, "gina");
+    expect((await streamHttp(s, gina)).json).toEqual({ sub: "gina" });
+    const audit = await s.admin("GET", "/v1/audit?action=connection.create");
+    const actors = (audit.json.data as Array<{ actor: string }>).map((e) => e.actor);
+    expect(actors.filter((a) => a === "gina")).toHaveLength(1);
+    expect(actors).not.toContain("mallory");
   });
 
   it("keeps a connection out of reach of another person and another tenant", async () => {
@@ -473,6 +560,88 @@ describe("virtual server", () => {
     } finally {
       await other.close();
     }
+  });
+});
+
+describe("virtual server over an older member with sessions", () => {
+  it("opens the member's session per person: one person's session never serves another's call", async () => {
+    const s = await setup();
+    const mcp = { protocol: "mcp", mcp_transport: "streamable_http" };
+    const pinned = async (revision: string) => {
+      const res = await s.admin("POST", "/v1/agents", {
+        name: `sessions-${revision}`,
+        upstream_url: v1s.url,
+        credential_ref: s.credId,
+        mcp_protocol_version: revision,
+        ...mcp,
+      });
+      expect(res.status, res.text).toBe(201);
+      return res.json.id as string;
+    };
+    const [older, newest] = [await pinned("2025-06-18"), await pinned("2025-11-25")];
+    const portal = await s.admin("POST", "/v1/agents", {
+      name: "portal",
+      protocol: "mcp",
+      members: [
+        { agent_id: older, prefix: "a" },
+        { agent_id: newest, prefix: "b" },
+      ],
+    });
+    expect(portal.status, portal.text).toBe(201);
+    const people = ["nina", "omar"] as const;
+    const callers = new Map<string, Caller>();
+    for (const sub of people) {
+      const who = await s.person(sub);
+      callers.set(sub, who);
+      await connect(s, who, sub);
+    }
+    const whoami = async (sub: string, tool: string) => {
+      const res = await callers.get(sub)?.(
+        "POST",
+        `/v1/proxy/${portal.json.id}/stream`,
+        modernRequest("tools/call", { name: tool, arguments: {} }),
+        { ...modernHeaders("tools/call"), "mcp-name": tool },
+      );
+      expect(res?.status, res?.text).toBe(200);
+      return res?.json.result.content;
+    };
+    // Interleaved, on both members, each person twice: always their own token on their own session.
+    for (const round of [1, 2]) {
+      for (const sub of people) {
+        for (const tool of ["a__whoami", "b__whoami"]) {
+          expect(await whoami(sub, tool), `${sub} ${tool} round ${round}`).toEqual([
+            { type: "text", text: `token of ${sub}, session of ${sub}` },
+          ]);
+        }
+      }
+    }
+    // Concurrent first calls of two more people share nobody's session either.
+    const late = ["pia", "quin"] as const;
+    for (const sub of late) {
+      const who = await s.person(sub);
+      callers.set(sub, who);
+      await connect(s, who, sub);
+    }
+    const answers = await Promise.all(late.map((sub) => whoami(sub, "a__whoami")));
+    expect(answers).toEqual(
+      late.map((sub) => [{ type: "text", text: `token of ${sub}, session of ${sub}` }]),
+    );
+    expect(v1s.crossed()).toBe(0);
+    // One session per person and member, opened once (the pool still serves each person's calls).
+    expect([...v1s.sessions].sort()).toEqual(["nina", "nina", "omar", "omar", "pia", "quin"]);
+    // An older client (SDK 1.x) through the virtual server: its own session too.
+    const transport = new TransportV1(new URL(`${gw.url}/v1/proxy/${portal.json.id}/stream`), {
+      requestInit: { headers: { Authorization: `Bearer ${callers.get("nina")?.token}` } },
+    });
+    const older1 = new ClientV1({ name: "t", version: "1" });
+    await older1.connect(transport);
+    try {
+      const got = await older1.callTool({ name: "a__whoami", arguments: {} });
+      expect(got.content).toEqual([{ type: "text", text: "token of nina, session of nina" }]);
+    } finally {
+      await older1.close();
+    }
+    expect(v1s.crossed()).toBe(0);
   });
 });
 

@@ -1,7 +1,7 @@
-import { useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { unwrap } from "../api.ts";
 import { Table } from "../list/index.ts";
-import { useRoute } from "../router.ts";
+import { href, useRoute } from "../router.ts";
 import type { Connection, Credential } from "../types.ts";
 import { ErrorBox, fmtTime, Page, useAction, useLoad, useSession } from "../ui.tsx";
 
@@ -9,13 +9,23 @@ const FAILURES: Record<string, string> = {
   invalid_state: "The connect link expired or was already used. Connect again.",
   denied: "The provider did not grant access.",
   exchange_failed: "The provider's answer could not be used. Connect again, or ask an operator.",
+  not_completed:
+    "This connect could not be completed in your session: it was already used, it expired, or someone else started it. Nothing was stored. Connect again.",
 };
+
+/** Moves to another hash of this screen without a history entry (a spent code is not kept there). */
+function replaceHash(query: Record<string, string>) {
+  location.replace(`${location.pathname}${location.search}${href("/connections", query)}`);
+}
 
 /**
  * Connections (docs/connections.md): the signed-in person's own grants for the tenant's per-user
- * credentials. Connect sends the browser to the provider, which sends it back here
- * (`#/connections?connected=<name>` or `?error=<reason>`); Disconnect removes the grant. A
- * "connection required" answer points people at `#/connections/<credential id>`.
+ * credentials. Connect sends the browser to the provider, which sends it back through the
+ * gateway's callback here with a one-time code (`#/connections?complete=<code>`, or
+ * `?error=<reason>`): the screen completes it with the signed-in person's own token, so a connect
+ * finishes only in the session of whoever started it, then shows `?connected=<name>`. Disconnect
+ * removes the grant. A "connection required" answer points people at
+ * `#/connections/<credential id>`.
  */
 export function ConnectionsScreen() {
   const { api } = useSession();
@@ -36,6 +46,20 @@ export function ConnectionsScreen() {
   const connected = route.query.get("connected");
   const failed = route.query.get("error");
   const mine = (c: Credential) => load.data?.mine.get(c.id);
+  const completing = route.query.get("complete");
+  const spent = useRef<string>();
+
+  useEffect(() => {
+    if (!completing || spent.current === completing) return;
+    spent.current = completing;
+    unwrap(api.POST("/v1/connections/complete", { body: { code: completing } })).then(
+      (done) => {
+        replaceHash({ connected: done.credential_name });
+        load.reload();
+      },
+      () => replaceHash({ error: "not_completed" }),
+    );
+  }, [completing]);
 
   // The row's buttons stay disabled while the browser leaves for the provider.
   const connect = async (credentialId: string) => {
@@ -63,7 +87,11 @@ export function ConnectionsScreen() {
         Some agents act on your behalf at another service: connect your own account there once, and the
         gateway uses your access for your calls only.
       </p>
-      {connected ? (
+      {completing ? (
+        <p class="notice" role="status">
+          Completing the connection…
+        </p>
+      ) : connected ? (
         <p class="notice" role="status">
           Connected to {connected}.
         </p>

@@ -54,3 +54,30 @@ export const connectionStates = pgTable(
   (t) => [index("connection_states_expires_idx").on(t.expiresAt)],
 );
 export type ConnectionStateRow = typeof connectionStates.$inferSelect;
+
+/**
+ * A connect the provider's redirect completed, waiting for the person's own confirmation: the
+ * callback sealed the grant here (as a connection seals it) and handed the browser a one-time
+ * code, keyed by its sha256; the signed-in console redeems it with the bearer token of the same
+ * sub, which moves the grant to `connections`. Five minutes, single use.
+ */
+export const connectionHandoffs = pgTable(
+  "connection_handoffs",
+  {
+    codeHash: text("code_hash").primaryKey(),
+    tenantId: text("tenant_id").notNull(),
+    sub: text("sub").notNull(),
+    credentialId: text("credential_id")
+      .notNull()
+      .references(() => credentials.id, { onDelete: "cascade" }),
+    ciphertext: bytea("ciphertext").notNull(),
+    wrappedKey: bytea("wrapped_key").notNull(),
+    kekId: text("kek_id").notNull(),
+    /** When the grant's access token expires; null when the provider did not say. */
+    tokenExpiresAt: tstz("token_expires_at"),
+    scopes: text("scopes"),
+    expiresAt: tstz("expires_at").notNull(),
+  },
+  (t) => [index("connection_handoffs_expires_idx").on(t.expiresAt)],
+);
+export type ConnectionHandoffRow = typeof connectionHandoffs.$inferSelect;

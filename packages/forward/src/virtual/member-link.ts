@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from "node:http";
 import { isRecord, parseJson } from "@gw/jsonrpc";
 import type { Logger } from "@gw/telemetry";
+import { PER_USER_KIND } from "@gw/vault";
 import {
   GATEWAY_ENVELOPE,
   isOlderRevision,
@@ -48,44 +49,77 @@ const MAX_LINKS = 10_000;
 
 /**
  * The links of this process, per member agent as last written (a write forgets what was learnt:
- * its key changes). A settled link is read synchronously on the hot path; one handshake at a time
- * per member; a handshake that failed is not kept (the next call tries again).
+ * its key changes) and, for a member whose credential is per-user (docs/connections.md), per
+ * caller: an older member's session is opened with the caller's own grant and serves that caller
+ * only, never another person's call. A settled link is read synchronously on the hot path; one
+ * handshake at a time per key; a handshake that failed is not kept (the next call tries again).
  */
 const settled = new Map<string, Link>();
 const pending = new Map<string, Promise<Link>>();
+/**
+ * Per member as last written: whether its credential is per-user, and until when that is
+ * trusted (a credential's kind may change on rotation; re-read through the kind cache after).
+ */
+const perUser = new Map<string, { yes: boolean; until: number }>();
+const PER_USER_TTL_MS = 30_000;
 
-function keyOf(member: Member): string {
+function memberKeyOf(member: Member): string {
   return `${member.agentId}\u0000${member.writtenAt ?? 0}`;
 }
 
-/** The member's link when this process already knows it (no await on the hot path). */
-export function knownLink(member: Member): Link | undefined {
+/** The link's key: the member's, and the caller's sub when its credential is per-user. */
+function keyOf(member: Member, caller: string | null): string {
+  const key = memberKeyOf(member);
+  return caller === null ? key : `${key}\u0000${caller}`;
+}
+
+/** Whose link the call uses: the caller's (per-user credential), nobody's (null), or not known yet. */
+function callerOf(member: Member, call: ForwardCall): string | null | undefined {
+  const known = perUser.get(memberKeyOf(member));
+  if (!known || known.until <= Date.now()) return undefined;
+  return known.yes ? (call.sub ?? "") : null;
+}
+
+async function learnCaller(member: Member, call: ForwardCall, deps: GatewayCallDeps): Promise<string | null> {
+  const kind = member.credentialRef
+    ? await deps.oauth.kindOf(deps.store.db, call.tenantId, member.credentialRef)
+    : undefined;
+  if (perUser.size >= MAX_LINKS) perUser.clear();
+  const yes = kind === PER_USER_KIND;
+  perUser.set(memberKeyOf(member), { yes, until: Date.now() + PER_USER_TTL_MS });
+  return yes ? (call.sub ?? "") : null;
+}
+
+/** The member's link when this process already knows it for this caller (no await on the hot path). */
+export function knownLink(member: Member, call: ForwardCall): Link | undefined {
   if (member.revision && isStateless(member.revision)) return STATELESS;
-  return settled.get(keyOf(member));
+  const caller = callerOf(member, call);
+  return caller === undefined ? undefined : settled.get(keyOf(member, caller));
 }
 
 const STATELESS: Link = { kind: "stateless" };
 
 /**
- * The member's link: known, or settled now (once per member: the probe, then for an older member
- * its session). `stale` names a session the member refused (404): a new one is opened unless
- * another call already did.
+ * The member's link: known, or settled now (once per member, or per member and caller for a
+ * per-user credential: the probe, then for an older member its session). `stale` names a session
+ * the member refused (404): a new one is opened unless another call already did.
  */
-export function linkOf(
+export async function linkOf(
   member: Member,
   call: ForwardCall,
   deps: GatewayCallDeps,
   log: Logger,
   stale?: Link,
 ): Promise<Link> {
-  const key = keyOf(member);
+  const caller = callerOf(member, call) ?? (await learnCaller(member, call, deps));
+  const key = keyOf(member, caller);
   const known = settled.get(key);
-  if (known && known !== stale) return Promise.resolve(known);
+  if (known && known !== stale) return known;
   if (stale && known === stale) settled.delete(key);
   const inFlight = pending.get(key);
   if (inFlight) return inFlight;
   const opening = handshake(member, call, deps, log, stale).then((link) => {
-    forget(member.agentId);
+    forget(member);
     if (settled.size >= MAX_LINKS) settled.delete(settled.keys().next().value as string);
     settled.set(key, link);
     return link;
@@ -96,9 +130,13 @@ export function linkOf(
   return opening;
 }
 
-/** Whatever was learnt of the member under an earlier write. */
-function forget(agentId: string): void {
-  for (const key of settled.keys()) if (key.startsWith(`${agentId}\u0000`)) settled.delete(key);
+/** Whatever was learnt of the member under an earlier write (every caller's links of it). */
+function forget(member: Member): void {
+  const prefix = `${member.agentId}\u0000`;
+  const current = memberKeyOf(member);
+  for (const key of settled.keys()) {
+    if (key.startsWith(prefix) && key !== current && !key.startsWith(`${current}\u0000`)) settled.delete(key);
+  }
 }
 
 async function handshake(

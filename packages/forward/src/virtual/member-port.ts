@@ -32,7 +32,7 @@ export function memberPort(
 ): MemberPort {
   return {
     call: async (member, body, method) => {
-      const known = knownLink(member);
+      const known = knownLink(member, call);
       let link: Link;
       try {
         link = known ?? (await linkOf(member, call, deps, log));
@@ -128,7 +128,7 @@ export async function openListens(
   const opened = await Promise.all(
     members.map(async (member) => {
       // An older member has no subscriptions/listen: it adds no stream (docs/mcp.md, Older revisions).
-      const link = knownLink(member) ?? (await linkOf(member, call, deps, log).catch(() => null));
+      const link = knownLink(member, call) ?? (await linkOf(member, call, deps, log).catch(() => null));
       if (link?.kind === "session") return undefined;
       const mcall = memberCall(call, member, null, "subscriptions/listen");
       const credential = await openCallCredential(mcall, member.target.host, deps, { log });

@@ -29,7 +29,7 @@ export function routeToMember(
 ): Route | Promise<Route> {
   const { member } = route;
   if (!member) return route;
-  const known = knownLink(member);
+  const known = knownLink(member, route.call);
   if (known) return decide(route, server, known);
   return linkOf(member, route.call, deps, log).then(
     (link) => decide(route, server, link),

@@ -1,5 +1,5 @@
 import { LIMITS } from "@gw/core";
-import { ConnectionResource, ConnectStartResource, CreateConnection } from "@gw/vault";
+import { CompleteConnection, ConnectionResource, ConnectStartResource, CreateConnection } from "@gw/vault";
 import * as v from "valibot";
 import { bodyTooLarge, error, noContent, ok } from "../common.ts";
 import type { Route } from "../route.ts";
@@ -48,10 +48,26 @@ export const connectionsRoutes: Route[] = [
     operationId: "connectionCallback",
     summary: "The provider's redirect back",
     description:
-      "Called by the person's browser, redirected by the provider with code and state (no bearer token: the state is the binding). Redeems the state once, exchanges the code and stores the grant; always answers 303 to the console's connections screen, ?connected=<credential name> or ?error=<invalid_state|denied|exchange_failed>.",
+      "Called by the person's browser, redirected by the provider with code and state (no bearer token: the state is the binding). Redeems the state once and exchanges the code, but does not store the grant: the browser that followed the link may not be the person's who started the connect. Always answers 303 to the console's connections screen: ?complete=<one-time code> (the signed-in console completes it with POST /v1/connections/complete) or ?error=<invalid_state|denied|exchange_failed>.",
     tags,
     public: true,
     responses: { "303": { description: "To the console's connections screen." } },
+  },
+  {
+    method: "post",
+    path: "/v1/connections/complete",
+    operationId: "completeConnection",
+    summary: "Complete a connect in the caller's session",
+    description:
+      "Stores the grant the callback parked under the one-time code it handed the browser (five minutes, single use), only when the caller is the person who started the connect. A code that is unknown, spent, expired, or was started by another user is spent and stores nothing (404); the tokens of a code completed by another user are revoked at the provider.",
+    tags,
+    body: { json: CompleteConnection, required: true },
+    responses: {
+      "201": ok("The connection now stored.", ConnectionResource),
+      "400": error("Invalid body."),
+      "404": error("No connect of the caller's waits under this code."),
+      "413": bodyTooLarge(LIMITS.jsonBodyMaxBytes),
+    },
   },
   {
     method: "delete",
@@ -69,4 +85,5 @@ export const connectionsComponents = {
   Connection: ConnectionResource,
   ConnectStart: ConnectStartResource,
   CreateConnection,
+  CompleteConnection,
 } satisfies Record<string, v.GenericSchema>;

@@ -8,7 +8,7 @@ import { credentialRepo } from "../repos/credentials.ts";
 import { PER_USER_KIND } from "../schema.ts";
 import { connectionRedirectUri } from "../serialize.ts";
 import { providerOf } from "./provider.ts";
-import { connectionRepo, type Owner, stateRepo } from "./repo.ts";
+import { type connectionRepo, type Owner, stateRepo } from "./repo.ts";
 import { openVerifier, sealGrant, sealVerifier, usableToken } from "./tokens.ts";
 
 /** How long a connect may take, from `POST /v1/connections` to the provider's redirect back. */
@@ -84,8 +84,9 @@ export class ConnectFailed extends Error {
  * The provider's redirect back (`GET /v1/connections/callback?code&state`): redeems the state
  * (once; a replayed, expired or unknown one is `invalid_state`), exchanges the code with the
  * sealed verifier, and seals the grant. Answers the owner, the credential and the sealed grant,
- * which `saveConnection` stores (in the caller's audited transaction). The state is spent even when
- * the exchange then fails: a state never serves twice.
+ * which is not stored as a connection here: `handOff` parks it until the signed-in console of the
+ * same person completes it (the browser that followed the redirect may not be theirs). The state
+ * is spent even when the exchange then fails: a state never serves twice.
  */
 export async function finishConnection(
   ctx: ConnectionsCtx,
@@ -133,11 +134,6 @@ export async function finishConnection(
 }
 
 export type SealedGrant = Parameters<typeof connectionRepo.put>[2];
-
-/** Stores (or replaces) a person's grant; `db` may be the audited write's transaction. */
-export async function saveConnection(db: Db, owner: Owner, grant: SealedGrant): Promise<void> {
-  await connectionRepo.put(db, owner, grant);
-}
 
 /** The library's error code (`OAUTH_…`) or the OAuth error the provider answered; nothing else. */
 function codeOf(e: unknown): string | undefined {

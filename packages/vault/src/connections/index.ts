@@ -1,6 +1,7 @@
 // Per-user upstream authorization (docs/connections.md): a credential of kind
 // oauth2_authorization_code and each person's grant for it.
 export * from "./connect.ts";
+export * from "./handoff.ts";
 export {
   type ConnectionJson,
   ConnectionResource,
@@ -8,7 +9,9 @@ export {
   CreateConnection,
   listConnections,
   removeConnection,
+  revokeGrant,
 } from "./manage.ts";
 export { connectionToken, type OpenConnectionDeps } from "./open.ts";
 export { discoverIssuer } from "./provider.ts";
 export type { Owner } from "./repo.ts";
+export { rewrapConnections } from "./rewrap.ts";

@@ -6,7 +6,7 @@ import { credentialRepo } from "../repos/credentials.ts";
 import { PER_USER_KIND } from "../schema.ts";
 import type { ConnectionsCtx } from "./connect.ts";
 import { providerOf } from "./provider.ts";
-import { connectionRepo, type Owner } from "./repo.ts";
+import { connectionRepo, type Owner, type SealedTokens } from "./repo.ts";
 import { openGrant } from "./tokens.ts";
 
 const Time = v.pipe(v.string(), v.isoTimestamp());
@@ -69,28 +69,31 @@ export async function removeConnection(
 ): Promise<{ revoke: (ctx: ConnectionsCtx) => Promise<void> } | undefined> {
   const removed = await connectionRepo.remove(tx, owner);
   if (!removed) return undefined;
-  return {
-    revoke: async (ctx) => {
-      const credential = await credentialRepo.get(ctx.db, owner.tenantId, owner.credentialId);
-      if (!credential?.revocationUrl || credential.kind !== PER_USER_KIND) return;
-      const grant = openGrant(ctx.keyring, owner, removed);
-      const p = providerOf(
-        credential,
-        ctx.keyring.open({ tenantId: credential.tenantId, credentialId: credential.id }, credential),
-        ctx,
-      );
-      // RFC 7009: the refresh token revokes the grant (and, at most providers, its access tokens).
-      for (const [token, hint] of [
-        [grant.refresh, "refresh_token"],
-        [grant.access, "access_token"],
-      ] as const) {
-        if (!token) continue;
-        const res = await oauth.revocationRequest(p.as, p.client, p.auth, token, {
-          ...p.options,
-          additionalParameters: { token_type_hint: hint },
-        });
-        await oauth.processRevocationResponse(res);
-      }
-    },
-  };
+  return { revoke: (ctx) => revokeGrant(ctx, owner, removed) };
+}
+
+/**
+ * Revokes a sealed grant's tokens at the credential's revocation endpoint (RFC 7009) when it has
+ * one: the refresh token revokes the grant (and, at most providers, its access tokens).
+ */
+export async function revokeGrant(ctx: ConnectionsCtx, owner: Owner, sealed: SealedTokens): Promise<void> {
+  const credential = await credentialRepo.get(ctx.db, owner.tenantId, owner.credentialId);
+  if (!credential?.revocationUrl || credential.kind !== PER_USER_KIND) return;
+  const grant = openGrant(ctx.keyring, owner, sealed);
+  const p = providerOf(
+    credential,
+    ctx.keyring.open({ tenantId: credential.tenantId, credentialId: credential.id }, credential),
+    ctx,
+  );
+  for (const [token, hint] of [
+    [grant.refresh, "refresh_token"],
+    [grant.access, "access_token"],
+  ] as const) {
+    if (!token) continue;
+    const res = await oauth.revocationRequest(p.as, p.client, p.auth, token, {
+      ...p.options,
+      additionalParameters: { token_type_hint: hint },
+    });
+    await oauth.processRevocationResponse(res);
+  }
 }

@@ -1,6 +1,8 @@
 import {
+  type ConnectionHandoffRow,
   type ConnectionRow,
   type ConnectionStateRow,
+  connectionHandoffs,
   connectionStates,
   connections,
   credentials,
@@ -119,6 +121,27 @@ export const stateRepo = {
     const [row] = await db
       .delete(connectionStates)
       .where(eq(connectionStates.stateHash, stateHash))
+      .returning();
+    return row;
+  },
+};
+
+export const handoffRepo = {
+  async insert(db: Db, row: ConnectionHandoffRow): Promise<void> {
+    await db.insert(connectionHandoffs).values(row);
+    // As for states: each new handoff sweeps a few expired ones.
+    await db
+      .delete(connectionHandoffs)
+      .where(
+        sql`${connectionHandoffs.codeHash} IN (SELECT ${connectionHandoffs.codeHash} FROM ${connectionHandoffs} WHERE ${lt(connectionHandoffs.expiresAt, new Date())} LIMIT 100)`,
+      );
+  },
+
+  /** Redeems a handoff: deleted in the same statement that reads it, so it serves once. */
+  async take(db: Db, codeHash: string): Promise<ConnectionHandoffRow | undefined> {
+    const [row] = await db
+      .delete(connectionHandoffs)
+      .where(eq(connectionHandoffs.codeHash, codeHash))
       .returning();
     return row;
   },

@@ -6,17 +6,18 @@ import type { Owner } from "./repo.ts";
 export type Grant = { access: string; refresh: string | null };
 
 /** Bound to tenant, credential and person: a sealed grant copied to another row does not open. */
-const bindingOf = (o: Owner) => ({
+export const grantBinding = (o: Owner) => ({
   tenantId: o.tenantId,
   credentialId: `connection:${o.credentialId}:${o.sub}`,
 });
-const stateBindingOf = (o: Owner) => ({
+/** The PKCE verifier of a connect in progress: bound like a grant, under a label of its own. */
+export const verifierBinding = (o: Owner) => ({
   tenantId: o.tenantId,
   credentialId: `connection-state:${o.credentialId}:${o.sub}`,
 });
 
 export function sealGrant(keyring: Keyring, o: Owner, g: Grant) {
-  return keyring.seal(bindingOf(o), JSON.stringify({ a: g.access, r: g.refresh }));
+  return keyring.seal(grantBinding(o), JSON.stringify({ a: g.access, r: g.refresh }));
 }
 
 /** Throws CredentialError (decrypt_failed, unknown_kek) when it does not open. */
@@ -25,12 +26,12 @@ export function openGrant(
   o: Owner,
   row: Pick<ConnectionRow, "ciphertext" | "wrappedKey" | "kekId">,
 ): Grant {
-  const { a, r } = JSON.parse(keyring.open(bindingOf(o), row)) as { a: string; r: string | null };
+  const { a, r } = JSON.parse(keyring.open(grantBinding(o), row)) as { a: string; r: string | null };
   return { access: a, refresh: r };
 }
 
 export function sealVerifier(keyring: Keyring, o: Owner, verifier: string) {
-  return keyring.seal(stateBindingOf(o), verifier);
+  return keyring.seal(verifierBinding(o), verifier);
 }
 
 export function openVerifier(
@@ -38,7 +39,7 @@ export function openVerifier(
   o: Owner,
   row: Pick<ConnectionRow, "ciphertext" | "wrappedKey" | "kekId">,
 ): string {
-  return keyring.open(stateBindingOf(o), row);
+  return keyring.open(verifierBinding(o), row);
 }
 
 /** An access token becomes one header value: printable ASCII, bounded like a static secret. */

@@ -110,4 +110,14 @@ export async function follow(callback: URL) {
   };
 }
 
+/**
+ * The one-time code a callback handed the browser (`#/connections?complete=<code>`), which the
+ * signed-in console completes; fails the test when the callback redirected anywhere else.
+ */
+export function handoffCode(location: string): string {
+  const code = /#\/connections\?complete=([A-Za-z0-9_-]{43})$/.exec(location)?.[1];
+  if (!code) throw new Error(`the callback did not hand over a code: ${location}`);
+  return code;
+}
+
 export type Provider = Awaited<ReturnType<typeof startProvider>>;

@@ -1,7 +1,10 @@
 import type { Runtime } from "@gw/runtime";
 import type { ConnectionsCtx } from "@gw/vault";
 
-export type ConnectionRouteDeps = Pick<Runtime, "store" | "keyring" | "ssrf" | "dispatcher" | "config">;
+export type ConnectionRouteDeps = Pick<
+  Runtime,
+  "store" | "keyring" | "ssrf" | "dispatcher" | "config" | "changes"
+>;
 
 export function connectionsCtx(deps: ConnectionRouteDeps): ConnectionsCtx {
   return {
