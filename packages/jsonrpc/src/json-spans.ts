@@ -51,13 +51,16 @@ function ws(text: string, i: number): number {
   }
 }
 
+/** One past the string literal at `i`: its next quote not escaped (an even run of backslashes before it). */
 function skipString(text: string, i: number): number {
   let j = i + 1;
   for (;;) {
-    const c = text.charCodeAt(j);
-    if (c === 0x5c) j += 2;
-    else if (c === 0x22) return j + 1;
-    else j++;
+    const q = text.indexOf('"', j);
+    if (q < 0) return text.length;
+    let b = q;
+    while (b > j && text.charCodeAt(b - 1) === 0x5c) b--;
+    if ((q - b) % 2 === 0) return q + 1;
+    j = q + 1;
   }
 }
 
