@@ -4,6 +4,21 @@ import { credentials } from "./credentials.ts";
 import { bytea } from "./invocations.ts";
 
 /**
+ * Whose grant a row seals (tenant, sub, credential) and the sealed bytes under their data key:
+ * the columns a grant and a connect in progress share.
+ */
+const sealedForPerson = () => ({
+  tenantId: text("tenant_id").notNull(),
+  sub: text("sub").notNull(),
+  credentialId: text("credential_id")
+    .notNull()
+    .references(() => credentials.id, { onDelete: "cascade" }),
+  ciphertext: bytea("ciphertext").notNull(),
+  wrappedKey: bytea("wrapped_key").notNull(),
+  kekId: text("kek_id").notNull(),
+});
+
+/**
  * One person's grant for one per-user credential (docs/connections.md): the access and refresh
  * tokens, sealed together under a data key bound to tenant, sub and credential. The row is also
  * the lock a refresh holds (`SELECT … FOR UPDATE`), so one replica refreshes at a time.
@@ -11,14 +26,7 @@ import { bytea } from "./invocations.ts";
 export const connections = pgTable(
   "connections",
   {
-    tenantId: text("tenant_id").notNull(),
-    sub: text("sub").notNull(),
-    credentialId: text("credential_id")
-      .notNull()
-      .references(() => credentials.id, { onDelete: "cascade" }),
-    ciphertext: bytea("ciphertext").notNull(),
-    wrappedKey: bytea("wrapped_key").notNull(),
-    kekId: text("kek_id").notNull(),
+    ...sealedForPerson(),
     /** When the access token expires; null when the provider did not say. */
     expiresAt: tstz("expires_at"),
     /** The scopes the provider granted (space-separated), as it said. */
@@ -41,14 +49,7 @@ export const connectionStates = pgTable(
   "connection_states",
   {
     stateHash: text("state_hash").primaryKey(),
-    tenantId: text("tenant_id").notNull(),
-    sub: text("sub").notNull(),
-    credentialId: text("credential_id")
-      .notNull()
-      .references(() => credentials.id, { onDelete: "cascade" }),
-    ciphertext: bytea("ciphertext").notNull(),
-    wrappedKey: bytea("wrapped_key").notNull(),
-    kekId: text("kek_id").notNull(),
+    ...sealedForPerson(),
     expiresAt: tstz("expires_at").notNull(),
   },
   (t) => [index("connection_states_expires_idx").on(t.expiresAt)],
