@@ -5,7 +5,7 @@ export type { Middleware } from "openapi-fetch";
 import type { components, paths } from "./schema.ts";
 
 export type { components, paths } from "./schema.ts";
-export { AGENT_PROTOCOLS, AUDIT_ACTIONS } from "./values.ts";
+export { AGENT_PROTOCOLS, AUDIT_ACTIONS, RECORDED_FIELDS } from "./values.ts";
 export type GatewayClient = Client<paths>;
 /** A named schema of the API, e.g. `Schema<"Agent">`. */
 export type Schema<N extends keyof components["schemas"]> = components["schemas"][N];

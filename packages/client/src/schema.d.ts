@@ -1241,8 +1241,6 @@ export interface components {
             status: "pending" | "running" | "succeeded" | "failed";
             error_class: ("timeout" | "upstream_5xx" | "upstream_4xx" | "ssrf_blocked" | "credential_error" | "cancelled" | "internal") | null;
             model: string | null;
-            mcp_method: string | null;
-            mcp_tool: string | null;
             payment_network: string | null;
             payment_asset: string | null;
             payment_amount: string | null;
@@ -1265,6 +1263,8 @@ export interface components {
             answer_findings: {
                 [key: string]: number;
             } | null;
+            mcp_method: string | null;
+            mcp_tool: string | null;
             a2a_method: string | null;
             a2a_task_id: string | null;
             a2a_context_id: string | null;
@@ -1279,8 +1279,6 @@ export interface components {
             status: "pending" | "running" | "succeeded" | "failed";
             error_class: ("timeout" | "upstream_5xx" | "upstream_4xx" | "ssrf_blocked" | "credential_error" | "cancelled" | "internal") | null;
             model: string | null;
-            mcp_method: string | null;
-            mcp_tool: string | null;
             payment_network: string | null;
             payment_asset: string | null;
             payment_amount: string | null;
@@ -1303,6 +1301,8 @@ export interface components {
             answer_findings: {
                 [key: string]: number;
             } | null;
+            mcp_method: string | null;
+            mcp_tool: string | null;
             a2a_method: string | null;
             a2a_task_id: string | null;
             a2a_context_id: string | null;
@@ -1357,8 +1357,6 @@ export interface components {
             status: "pending" | "running" | "succeeded" | "failed";
             error_class: ("timeout" | "upstream_5xx" | "upstream_4xx" | "ssrf_blocked" | "credential_error" | "cancelled" | "internal") | null;
             model: string | null;
-            mcp_method: string | null;
-            mcp_tool: string | null;
             payment_network: string | null;
             payment_asset: string | null;
             payment_amount: string | null;
@@ -1381,6 +1379,8 @@ export interface components {
             answer_findings: {
                 [key: string]: number;
             } | null;
+            mcp_method: string | null;
+            mcp_tool: string | null;
             a2a_method: string | null;
             a2a_task_id: string | null;
             a2a_context_id: string | null;
@@ -3193,12 +3193,12 @@ export interface operations {
                 policy?: "allow" | "warn";
                 /** @description Only this agent's invocations; a value naming no agent matches nothing. */
                 agent_id?: string;
-                /** @description Every invocation of this A2A task (docs/a2a.md), oldest first instead of newest first. */
-                a2a_task_id?: string;
                 /** @description Only calls of this JSON-RPC method, whatever the protocol: an MCP method (`mcp_method`, e.g. `tools/call`) or an A2A one (`a2a_method`, e.g. `SendMessage`). Exact match; at most 128 bytes, no NUL. */
                 method?: string;
                 /** @description Only calls of this MCP tool (`mcp_tool`: `params.name` of a `tools/call`, as the caller named it). Exact match; at most 256 bytes, no NUL. */
                 tool?: string;
+                /** @description Every invocation of this A2A task (docs/a2a.md), oldest first instead of newest first. */
+                a2a_task_id?: string;
                 /** @description Inclusive lower bound on created_at. RFC 3339 date-time. */
                 since?: string;
                 /** @description Inclusive upper bound on created_at. RFC 3339 date-time. */
@@ -3224,7 +3224,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid status, mode, settlement, policy, since, until, limit or offset; an agent_id, a2a_task_id, method or tool that is too long or holds a NUL; since after until. A query parameter this route does not list, or one given twice; the message names it. */
+            /** @description Invalid status, mode, settlement, policy, since, until, limit or offset; an agent_id, method, tool or a2a_task_id that is too long or holds a NUL; since after until. A query parameter this route does not list, or one given twice; the message names it. */
             400: {
                 headers: {
                     [name: string]: unknown;

@@ -4,6 +4,13 @@ export {
   INVOCATION_MODES,
   INVOCATION_STATUSES,
   type InvocationStatus,
+  RECORDED,
+  RECORDED_FIELDS,
+  RECORDED_FILTERS,
+  type RecordedEntry,
+  type RecordedField,
+  type RecordedKey,
+  type RequestRecordedKey,
   type Reservation,
 } from "@gw/db";
 export * from "./heartbeat.ts";

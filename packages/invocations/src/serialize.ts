@@ -1,4 +1,11 @@
-import { ERROR_CLASSES, INVOCATION_MODES, INVOCATION_STATUSES, type InvocationRow } from "@gw/db";
+import {
+  ERROR_CLASSES,
+  INVOCATION_MODES,
+  INVOCATION_STATUSES,
+  type InvocationRow,
+  RECORDED_FIELDS,
+  type RecordedName,
+} from "@gw/db";
 import * as v from "valibot";
 import type { InvocationResult } from "./repos/invocations.ts";
 import type { InvocationItemRow } from "./repos/poll.ts";
@@ -23,6 +30,13 @@ export const SettlementResource = v.object({
   settled_at: v.optional(Time),
 });
 
+/** One nullable string per recorded field (the only type declared so far). */
+function recordedEntries() {
+  return Object.fromEntries(RECORDED_FIELDS.map((f) => [f.name, NullableString])) as {
+    [K in RecordedName]: typeof NullableString;
+  };
+}
+
 /**
  * The invocation list item (docs/interface.md, Invocation). The OpenAPI document is generated from these schemas and
  * the serializers below are typed by them, so document and answers cannot drift apart.
@@ -34,8 +48,6 @@ export const InvocationItem = v.object({
   status: v.picklist(INVOCATION_STATUSES),
   error_class: v.nullable(v.picklist(ERROR_CLASSES)),
   model: NullableString,
-  mcp_method: NullableString,
-  mcp_tool: NullableString,
   payment_network: NullableString,
   payment_asset: NullableString,
   payment_amount: NullableString,
@@ -58,13 +70,8 @@ export const InvocationItem = v.object({
   answer_action: v.nullable(v.picklist(["redacted", "blocked", "warned"])),
   /** The acting answer rule's findings: kind → count, never the matched text; null: none. */
   answer_findings: v.nullable(v.record(v.string(), Int)),
-  /** An A2A call (docs/a2a.md): its JSON-RPC method as sent; null for other protocols. */
-  a2a_method: NullableString,
-  /** The A2A task: from the request, or else learned from the answer. */
-  a2a_task_id: NullableString,
-  a2a_context_id: NullableString,
-  /** The last task state the answer carried (`TASK_STATE_COMPLETED`, v0.3 `completed`, ...). */
-  a2a_task_state: NullableString,
+  /** The protocols' recorded fields (schema/recorded.ts in packages/db): null for a call of any other protocol. */
+  ...recordedEntries(),
 });
 export type InvocationItemJson = v.InferOutput<typeof InvocationItem>;
 
@@ -96,15 +103,13 @@ export const Accepted = v.object({ invocation_id: v.pipe(v.string(), v.regex(/^i
 
 /** The invocation list item (docs/interface.md, Invocation). Bodies never appear here. */
 export function invocationJson(row: InvocationItemRow): InvocationItemJson {
-  return {
+  const out: Omit<InvocationItemJson, RecordedName> = {
     id: row.id,
     agent_id: row.agentId,
     mode: row.mode,
     status: row.status,
     error_class: row.errorClass,
     model: row.model,
-    mcp_method: row.mcpMethod,
-    mcp_tool: row.mcpTool,
     payment_network: row.paymentNetwork,
     payment_asset: row.paymentAsset,
     payment_amount: row.paymentAmount,
@@ -124,11 +129,10 @@ export function invocationJson(row: InvocationItemRow): InvocationItemJson {
     routed_agent_id: row.routedAgentId,
     answer_action: row.answerAction,
     answer_findings: row.answerFindings,
-    a2a_method: row.a2aMethod,
-    a2a_task_id: row.a2aTaskId,
-    a2a_context_id: row.a2aContextId,
-    a2a_task_state: row.a2aTaskState,
   };
+  const item = out as InvocationItemJson;
+  for (const f of RECORDED_FIELDS) item[f.name] = row[f.key];
+  return item;
 }
 
 /** The single-record read: the list item plus the body-capture fields. */

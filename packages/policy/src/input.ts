@@ -1,3 +1,5 @@
+import type { AgentProtocol } from "@gw/db";
+
 /**
  * What a call looks like to the policy: metadata only, never the body or the caller's token. A file of
  * its own because both the matcher (compile.ts) and the CEL variables (cel/variables.ts) read it.
@@ -5,7 +7,7 @@
 export type PolicyInput = {
   tenantId: string;
   agentId: string;
-  protocol: "http" | "mcp" | "a2a";
+  protocol: AgentProtocol;
   /**
    * The JSON-RPC method: MCP's, or an A2A call's (`SendMessage`, v0.3 `message/send`, ...); named
    * for no one protocol. The tool (`mcpTool`) is MCP's alone.

@@ -1,3 +1,5 @@
+import { RECORDED_FIELDS } from "@gw/client";
+import type { ComponentChildren } from "preact";
 import { unwrap } from "../api.ts";
 import { href } from "../router.ts";
 import type { InvocationDetail as Detail, Invocation } from "../types.ts";
@@ -13,7 +15,7 @@ import {
   useLoad,
   useSession,
 } from "../ui.tsx";
-import { A2aTask } from "./a2a-task.tsx";
+import { TaskInvocations } from "./a2a-task.tsx";
 
 export function InvocationDetail({ id }: { id: string }) {
   const { api, me, caps } = useSession();
@@ -28,7 +30,7 @@ export function InvocationDetail({ id }: { id: string }) {
       {d ? (
         <>
           <Summary d={d} />
-          {d.a2a_method ? <A2aTask d={d} /> : null}
+          <Recorded d={d} />
           {d.settlement ? (
             <>
               <h2>Settlement</h2>
@@ -72,8 +74,6 @@ function Summary({ d }: { d: Detail }) {
         ["Request size", fmtBytes(d.req_size)],
         ["Response size", fmtBytes(d.resp_size)],
         ["Model", d.model],
-        ["MCP method", d.mcp_method],
-        ["MCP tool", d.mcp_tool],
         [
           "Policy",
           d.policy_action ? `${d.policy_action} (rule ${d.policy_matched_rule || "default"})` : null,
@@ -93,6 +93,39 @@ function Summary({ d }: { d: Detail }) {
         ["Completed", fmtTime(d.completed_at)],
       ]}
     />
+  );
+}
+
+/**
+ * More of a protocol's section than its recorded fields: an A2A call's place in its task (every
+ * invocation of the task in order, this one marked; docs/a2a.md).
+ */
+const MORE: { readonly [P in keyof typeof RECORDED_FIELDS]?: (d: Detail) => ComponentChildren } = {
+  a2a: (d) => (d.a2a_task_id ? <TaskInvocations taskId={d.a2a_task_id} current={d.id} /> : null),
+};
+
+/**
+ * What the call's protocol recorded of it (the fields each protocol declares, with their labels):
+ * a section per protocol that recorded anything, titled as declared ("MCP call", "A2A task").
+ */
+function Recorded({ d }: { d: Detail }) {
+  return (
+    <>
+      {Object.entries(RECORDED_FIELDS).map(([protocol, { title, fields }]) => {
+        const rows = fields.map((f): [string, ComponentChildren] => {
+          const value = d[f.name];
+          return [f.label, value ? <code key={f.name}>{value}</code> : null];
+        });
+        if (rows.every(([, v]) => v === null)) return null;
+        return (
+          <section key={protocol} data-testid={title.toLowerCase().replace(/[^a-z0-9]+/g, "-")}>
+            <h2>{title}</h2>
+            <Fields rows={rows} />
+            {MORE[protocol as keyof typeof RECORDED_FIELDS]?.(d)}
+          </section>
+        );
+      })}
+    </>
   );
 }
 

@@ -9,6 +9,7 @@ export * from "./invocations.ts";
 export * from "./mcp-tools.ts";
 export * from "./policies.ts";
 export * from "./receipts.ts";
+export * from "./recorded.ts";
 export * from "./reliability.ts";
 export * from "./reservations.ts";
 export * from "./settlement-configs.ts";

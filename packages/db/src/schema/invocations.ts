@@ -1,6 +1,17 @@
 import { sql } from "drizzle-orm";
-import { bigint, boolean, customType, index, integer, jsonb, pgTable, text } from "drizzle-orm/pg-core";
+import {
+  bigint,
+  boolean,
+  customType,
+  index,
+  integer,
+  jsonb,
+  type PgTextBuilderInitial,
+  pgTable,
+  text,
+} from "drizzle-orm/pg-core";
 import { tstz } from "./columns.ts";
+import { RECORDED_FIELDS, type RecordedKey } from "./recorded.ts";
 
 export const bytea = customType<{ data: Buffer; driverData: Buffer | Uint8Array }>({
   dataType: () => "bytea",
@@ -35,6 +46,12 @@ export type ErrorClass = (typeof ERROR_CLASSES)[number];
 
 const int64 = (name: string) => bigint(name, { mode: "number" });
 
+/** The columns of the protocols' recorded fields (schema/recorded.ts): nullable text, each its own. */
+const recordedColumns = () =>
+  Object.fromEntries(RECORDED_FIELDS.map((f) => [f.key, text(f.name)])) as {
+    [K in RecordedKey]: PgTextBuilderInitial<string, [string, ...string[]]>;
+  };
+
 export const invocations = pgTable(
   "invocations",
   {
@@ -45,8 +62,6 @@ export const invocations = pgTable(
     status: text("status", { enum: INVOCATION_STATUSES }).notNull().default("pending"),
     errorClass: text("error_class", { enum: ERROR_CLASSES }),
     model: text("model"),
-    mcpMethod: text("mcp_method"),
-    mcpTool: text("mcp_tool"),
     paymentNetwork: text("payment_network"),
     paymentAsset: text("payment_asset"),
     paymentAmount: text("payment_amount"),
@@ -80,13 +95,7 @@ export const invocations = pgTable(
     answerAction: text("answer_action").$type<"redacted" | "blocked" | "warned">(),
     /** The acting answer rule's findings, kind → count (never the matched text). */
     answerFindings: jsonb("answer_findings").$type<Record<string, number>>(),
-    /** An A2A call (docs/a2a.md): its JSON-RPC method as sent. */
-    a2aMethod: text("a2a_method"),
-    /** The A2A task: from the request, or else learned from the answer. */
-    a2aTaskId: text("a2a_task_id"),
-    a2aContextId: text("a2a_context_id"),
-    /** The last task state the answer carried (`TASK_STATE_COMPLETED`, v0.3 `completed`, ...). */
-    a2aTaskState: text("a2a_task_state"),
+    ...recordedColumns(),
   },
   (t) => [
     index("invocations_tenant_created_idx").on(t.tenantId, t.createdAt.desc(), t.id.desc()),
@@ -96,10 +105,13 @@ export const invocations = pgTable(
     index("invocations_unfinished_idx")
       .on(t.mode, t.status, t.createdAt)
       .where(sql`${t.completedAt} is null`),
-    // Every invocation of one A2A task, in order (migration 0019).
-    index("invocations_a2a_task_idx")
-      .on(t.tenantId, t.a2aTaskId, t.createdAt)
-      .where(sql`${t.a2aTaskId} is not null`),
+    // A recorded field a list filter matches: its rows in order, partial on the rows that have it
+    // (migrations 0019, 0025; ADR 0045). The A2A task's is also its invocations in order.
+    ...RECORDED_FIELDS.filter((f) => f.filter).map((f) =>
+      index(`invocations_${f.name}_idx`)
+        .on(t.tenantId, t[f.key], t.createdAt)
+        .where(sql`${t[f.key]} is not null`),
+    ),
   ],
 );
 

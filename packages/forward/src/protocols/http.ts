@@ -1,3 +1,4 @@
+import { RECORDED } from "@gw/invocations";
 import type { Protocol } from "./protocol.ts";
 
 const NONE: readonly never[] = [];
@@ -8,11 +9,12 @@ const NOTHING = Object.freeze({});
  * be retried on a transient failure, none is repeated after a worker crash (the upstream may have
  * done the work), the answer is stored as it came, and no answer hook applies (answer rules do not read it).
  */
-export const http: Protocol = {
+export const http: Protocol<"http"> = {
   name: "http",
   streamMethods: new Set(),
   holdsBody: false,
   parse: () => null,
+  records: RECORDED.http,
   recorded: () => NOTHING,
   learn: () => null,
   annotate: () => {},

@@ -13,7 +13,7 @@ export * from "./a2a/index.ts";
 export { CONNECT_REQUEST_STATE, connectionRequired, MCP_URL_ELICITATION_REQUIRED } from "./connect.ts";
 export * from "./protocol.ts";
 
-const PROTOCOLS: Readonly<Record<ProtocolName, Protocol>> = { http, mcp, a2a };
+const PROTOCOLS: { readonly [N in ProtocolName]: Protocol<N> } = { http, mcp, a2a };
 
 /** The protocol an agent speaks (a lookup: resolve it once per call and keep it). */
 export function protocolOf(name: ProtocolName): Protocol {

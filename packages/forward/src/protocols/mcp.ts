@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders } from "node:http";
+import { RECORDED } from "@gw/invocations";
 import { checkMcpHeaders, isRetryableMcpMethod, parseMcpRequest } from "@gw/mcp";
 import { annotateMcpSpan, traceMcpCall } from "@gw/telemetry";
 import { mcpAnswerTexts } from "./mcp-answer.ts";
@@ -21,7 +22,7 @@ import type { AnswerHook, Protocol } from "./protocol.ts";
  * request's span becomes the MCP call's span (OpenTelemetry MCP conventions), in the trace of
  * `params._meta.traceparent` when no traceparent header came (docs/operations.md, Telemetry).
  */
-export const mcp: Protocol = {
+export const mcp: Protocol<"mcp"> = {
   name: "mcp",
   streamMethods: new Set(["GET", "DELETE"]),
   holdsBody: true,
@@ -35,6 +36,7 @@ export const mcp: Protocol = {
     traceMcpCall(message, headers);
     return message;
   },
+  records: RECORDED.mcp,
   recorded: (facts) => ({ mcpMethod: facts?.method ?? null, mcpTool: facts?.tool ?? null }),
   learn: () => null,
   annotate: annotateMcpSpan,

@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from "node:http";
 /** The protocols an agent may speak: the one list (`agents.protocol`), each with its module here. */
 import type { AgentProtocol } from "@gw/db";
-import type { Facts, NewInvocation } from "@gw/invocations";
+import type { Facts, NewInvocation, RECORDED, RequestRecordedKey } from "@gw/invocations";
 import type { JsonRpcId } from "@gw/jsonrpc";
 import type { PaymentResponse } from "@gw/payments";
 import type { Forwarded } from "../forwarded.ts";
@@ -34,11 +34,11 @@ export type RequestFacts = {
   readonly pushUrls?: readonly string[];
 };
 
-/** The invocation fields a parsed request fills (`Protocol.recorded`). */
-export type RecordedFields = Pick<
-  NewInvocation,
-  "mcpMethod" | "mcpTool" | "a2aMethod" | "a2aTaskId" | "a2aContextId"
->;
+/**
+ * The invocation fields a parsed request fills (`Protocol.recorded`): those of the recorded fields
+ * declared as learned from the request (`RECORDED` in packages/db, schema/recorded.ts).
+ */
+export type RecordedFields = Partial<Pick<NewInvocation, RequestRecordedKey>>;
 
 /**
  * Learns record fields from an answer as it passes (A2A: the task, its context and state), fed
@@ -228,8 +228,8 @@ export type AnswerHooks = Readonly<Partial<Record<ProtocolName, readonly AnswerH
  * (docs/architecture.md, Adding a protocol). A process resolves it once per call (`protocolOf`:
  * a lookup).
  */
-export type Protocol = {
-  readonly name: ProtocolName;
+export type Protocol<N extends ProtocolName = ProtocolName> = {
+  readonly name: N;
   /** Methods served on the streaming path besides POST (GET: a standalone stream; DELETE: session end). */
   readonly streamMethods: ReadonlySet<string>;
   /** Whether a streamed POST's body is held (read whole, under the transactional cap) to be parsed. */
@@ -239,7 +239,13 @@ export type Protocol = {
    * request of this protocol; null when the protocol learns nothing from a body (http).
    */
   parse(body: Buffer, headers: IncomingHttpHeaders, agent?: CalledAgent): RequestFacts | null;
-  /** The invocation fields of a parsed request (null: nothing was parsed). */
+  /**
+   * What the protocol records of its calls beyond what every call has: its entry of the one
+   * declaration (`RECORDED` in packages/db, schema/recorded.ts), which the stored record, the list
+   * filters, the API and the console derive from.
+   */
+  readonly records: (typeof RECORDED)[N];
+  /** The request-side recorded fields of a parsed request (null: nothing was parsed). */
   recorded(facts: RequestFacts | null): RecordedFields;
   /** A learner of record fields from this answer, or null (every protocol but A2A: nothing to learn). */
   learn(head: AnswerHead): AnswerLearner | null;

@@ -1,4 +1,4 @@
-import { coalesce, type Query } from "@gw/db";
+import { coalesce, type Query, RECORDED_FIELDS } from "@gw/db";
 import { DECISIONS_CTE, type DecisionRecord, decisionsParam } from "./decision-rows.ts";
 import type { InvocationResult, InvocationUpdate, NewInvocation } from "./invocations.ts";
 
@@ -27,8 +27,6 @@ const INSERT_COLS = [
   ["mode", "text"],
   ["status", "text"],
   ["model", "text"],
-  ["mcp_method", "text"],
-  ["mcp_tool", "text"],
   ["req_size", "int8"],
   ["started_at", "timestamptz"],
   ["policy_action", "text"],
@@ -45,10 +43,8 @@ const INSERT_COLS = [
   ["routed_agent_id", "text"],
   ["answer_action", "text"],
   ["answer_findings", "jsonb"],
-  ["a2a_method", "text"],
-  ["a2a_task_id", "text"],
-  ["a2a_context_id", "text"],
-  ["a2a_task_state", "text"],
+  // The protocols' recorded fields (schema/recorded.ts).
+  ...RECORDED_FIELDS.map((f) => [f.name, f.type] as const),
   // A record written once its call already ended carries its outcome too (a quick stream).
   ["error_class", "text"],
   ["upstream_status", "int4"],
@@ -124,6 +120,17 @@ export type NewRow = {
 const NO_UPDATE: InvocationUpdate = {};
 
 /**
+ * The recorded fields of a row written whole: what the request gave wins, unless the field is
+ * learned from the answer only (then the outcome's value wins), as a completion would write it.
+ */
+function recordedInto(out: Record<string, unknown>, { row: r, set: u = NO_UPDATE }: NewRow) {
+  for (const f of RECORDED_FIELDS) {
+    const v = f.from === "answer" ? (u[f.key] ?? r[f.key]) : (r[f.key] ?? u[f.key]);
+    if (v !== null && v !== undefined) out[f.name] = v;
+  }
+}
+
+/**
  * The JSON of `INSERT_SQL` for a batch. A row written once its call already ended comes with its
  * outcome (`set`): a value given there wins over the row's (`set.x ?? row.x`), read field by field
  * instead of merged into a new object (a spread per call cost more than the rest of the row).
@@ -136,8 +143,6 @@ export function insertParams(items: ReadonlyArray<NewRow>): [string, string] {
     mode: r.mode,
     status: opt(u.status ?? r.status),
     model: opt(u.model ?? r.model),
-    mcp_method: opt(u.mcpMethod ?? r.mcpMethod),
-    mcp_tool: opt(u.mcpTool ?? r.mcpTool),
     req_size: opt(u.reqSize ?? r.reqSize),
     started_at: ms(u.startedAt ?? r.startedAt),
     policy_action: opt(u.policyAction ?? r.policyAction),
@@ -154,11 +159,6 @@ export function insertParams(items: ReadonlyArray<NewRow>): [string, string] {
     routed_agent_id: opt(u.routedAgentId ?? r.routedAgentId),
     answer_action: opt(u.answerAction ?? r.answerAction),
     answer_findings: opt(u.answerFindings ?? r.answerFindings),
-    // The request's task and context win over those learned from the answer (docs/a2a.md).
-    a2a_method: opt(r.a2aMethod),
-    a2a_task_id: opt(r.a2aTaskId ?? u.a2aTaskId),
-    a2a_context_id: opt(r.a2aContextId ?? u.a2aContextId),
-    a2a_task_state: opt(u.a2aTaskState ?? r.a2aTaskState),
     error_class: opt(u.errorClass ?? r.errorClass),
     upstream_status: opt(u.upstreamStatus ?? r.upstreamStatus),
     latency_ms: opt(u.latencyMs ?? r.latencyMs),
@@ -170,9 +170,11 @@ export function insertParams(items: ReadonlyArray<NewRow>): [string, string] {
     resp_body: json(u.respBody ?? r.respBody),
     created_at: ms(u.createdAt ?? r.createdAt),
   }));
+  for (let i = 0; i < items.length; i++) recordedInto(rows[i] as Record<string, unknown>, items[i] as NewRow);
   return [JSON.stringify(rows), decisionsParam(items)];
 }
 
+const ANSWER_FIELDS = RECORDED_FIELDS.filter((f) => f.from !== "request");
 const UPDATE_COLS = [
   ["status", "text"],
   ["error_class", "text"],
@@ -193,9 +195,8 @@ const UPDATE_COLS = [
   ["routed_agent_id", "text"],
   ["answer_action", "text"],
   ["answer_findings", "jsonb"],
-  ["a2a_task_id", "text"],
-  ["a2a_context_id", "text"],
-  ["a2a_task_state", "text"],
+  // A completion writes what the answer taught (a field learned from the request alone is never rewritten).
+  ...ANSWER_FIELDS.map((f) => [f.name, f.type] as const),
 ] as const;
 const RESULT_COLS = [
   ["invocation_id", "text"],
@@ -207,8 +208,10 @@ const RESULT_COLS = [
   ["expires_at", "timestamptz"],
 ] as const;
 
-/** Columns a completion fills only when still null: an A2A request's own task and context win over the answer's. */
-const KEEP_FIRST: ReadonlySet<string> = new Set(["a2a_task_id", "a2a_context_id"]);
+/** Columns a completion fills only when still null: the request's value wins over the answer's (an A2A task). */
+const KEEP_FIRST: ReadonlySet<string> = new Set(
+  RECORDED_FIELDS.filter((f) => f.from === "request-or-answer").map((f) => f.name),
+);
 
 const cols = (list: ReadonlyArray<readonly [string, string]>) =>
   list.map(([c, t]) => `${c} ${jsonType(t)}`).join(", ");
@@ -252,10 +255,12 @@ function updateParams(items: readonly Update[]): [string, string] {
     routed_agent_id: u.routedAgentId,
     answer_action: u.answerAction,
     answer_findings: u.answerFindings,
-    a2a_task_id: u.a2aTaskId,
-    a2a_context_id: u.a2aContextId,
-    a2a_task_state: u.a2aTaskState,
   }));
+  for (let i = 0; i < items.length; i++) {
+    const out = updates[i] as Record<string, unknown>;
+    const u = (items[i] as Update).set;
+    for (const f of ANSWER_FIELDS) out[f.name] = u[f.key];
+  }
   const results = items.flatMap(({ id, tenantId, result: r }) =>
     r
       ? [

@@ -5,6 +5,8 @@ import {
   type InvocationStatus,
   invocationResults,
   invocations,
+  RECORDED_FILTERS,
+  type RecordedParam,
   readPage,
 } from "@gw/db";
 import { and, asc, desc, eq, getTableColumns, gte, lt, lte, or, type SQL } from "drizzle-orm";
@@ -29,12 +31,11 @@ export type InvocationFilter = {
   settlement?: string | undefined;
   policy?: "allow" | "warn" | undefined;
   agentId?: string | undefined;
-  /** Every invocation of one A2A task, oldest first (docs/a2a.md). */
-  a2aTaskId?: string | undefined;
-  /** The JSON-RPC method called, whatever the protocol: MCP's (`mcp_method`) or A2A's (`a2a_method`). */
-  method?: string | undefined;
-  /** The MCP tool called (`mcp_tool`: `params.name` of a `tools/call`). */
-  tool?: string | undefined;
+  /**
+   * The recorded fields' filters by query parameter (schema/recorded.ts in packages/db): `tool`,
+   * `method` (MCP's or A2A's), `a2a_task_id` (every invocation of one task, oldest first).
+   */
+  recorded?: Partial<Record<RecordedParam, string | undefined>> | undefined;
   since?: Date | undefined;
   until?: Date | undefined;
   limit: number;
@@ -83,6 +84,11 @@ export const invocationRepo = {
     tenantId: string,
     f: InvocationFilter,
   ): Promise<{ rows: InvocationRow[]; total: number }> {
+    // A filter shared by several fields (`method`) matches any: a row carries its own protocol's only.
+    const recorded = RECORDED_FILTERS.flatMap((r) => {
+      const value = f.recorded?.[r.param];
+      return value === undefined ? [] : [{ ...r, value }];
+    });
     const conds: Array<SQL | undefined> = [
       eq(invocations.tenantId, tenantId),
       f.status ? statusIs(f.status) : undefined,
@@ -90,12 +96,7 @@ export const invocationRepo = {
       f.settlement ? eq(invocations.settlementStatus, f.settlement) : undefined,
       f.policy ? eq(invocations.policyAction, f.policy) : undefined,
       f.agentId !== undefined ? eq(invocations.agentId, f.agentId) : undefined,
-      f.a2aTaskId !== undefined ? eq(invocations.a2aTaskId, f.a2aTaskId) : undefined,
-      // A row carries the method of its own protocol only, so one of the two columns is null.
-      f.method !== undefined
-        ? or(eq(invocations.mcpMethod, f.method), eq(invocations.a2aMethod, f.method))
-        : undefined,
-      f.tool !== undefined ? eq(invocations.mcpTool, f.tool) : undefined,
+      ...recorded.map(({ value, fields }) => or(...fields.map((c) => eq(invocations[c.key], value)))),
       f.since ? gte(invocations.createdAt, f.since) : undefined,
       f.until ? lte(invocations.createdAt, f.until) : undefined,
     ];
@@ -103,10 +104,9 @@ export const invocationRepo = {
     // Bodies are never part of a list: select every column but them.
     const { reqBody: _r, respBody: _s, ...columns } = getTableColumns(invocations);
     // A task's invocations read as its history: oldest first.
-    const order =
-      f.a2aTaskId !== undefined
-        ? [asc(invocations.createdAt), asc(invocations.id)]
-        : [desc(invocations.createdAt), desc(invocations.id)];
+    const order = recorded.some((r) => r.oldestFirst)
+      ? [asc(invocations.createdAt), asc(invocations.id)]
+      : [desc(invocations.createdAt), desc(invocations.id)];
     const { rows, total } = await readPage<Omit<InvocationRow, "reqBody" | "respBody">>(db, invocations, {
       where,
       order,

@@ -1,4 +1,4 @@
-import type { InvocationRow, Query } from "@gw/db";
+import { type InvocationRow, type Query, RECORDED_FIELDS } from "@gw/db";
 import type { InvocationResult } from "./invocations.ts";
 import { statusSql } from "./run-state.ts";
 
@@ -18,12 +18,11 @@ export type InvocationItemRow = Omit<
 
 // One prepared statement for the poll path: the row and, once terminal, its result. Clients poll
 // at least once per transactional call, so this read is as hot as the 202 (docs/performance.md).
-const POLL_SQL = `select i.id, i.agent_id, i.mode, ${statusSql("i.")} as status, i.error_class, i.model, i.mcp_method, i.mcp_tool,
+const POLL_SQL = `select i.id, i.agent_id, i.mode, ${statusSql("i.")} as status, i.error_class, i.model,
   i.payment_network, i.payment_asset, i.payment_amount, i.payment_payer, i.payment_nonce,
   i.policy_action, i.receipt_artifact_id, i.policy_matched_rule, i.settlement, i.upstream_status,
   i.latency_ms, i.ttft_ms, i.req_size, i.resp_size, i.created_at, i.completed_at,
-  i.routed_agent_id, i.answer_action, i.answer_findings, i.a2a_method, i.a2a_task_id, i.a2a_context_id,
-  i.a2a_task_state,
+  i.routed_agent_id, i.answer_action, i.answer_findings, ${RECORDED_FIELDS.map((f) => `i.${f.name}`).join(", ")},
   r.status as r_status, r.content_type as r_content_type, r.headers as r_headers, r.body as r_body,
   r.expires_at as r_expires_at, i.created_by
 from invocations i
@@ -57,8 +56,6 @@ export async function pollRow(
     status: r.status,
     errorClass: r.error_class,
     model: str(r.model),
-    mcpMethod: str(r.mcp_method),
-    mcpTool: str(r.mcp_tool),
     paymentNetwork: str(r.payment_network),
     paymentAsset: str(r.payment_asset),
     paymentAmount: str(r.payment_amount),
@@ -77,12 +74,9 @@ export async function pollRow(
     routedAgentId: str(r.routed_agent_id),
     answerAction: r.answer_action ?? null,
     answerFindings: r.answer_findings ?? null,
-    a2aMethod: str(r.a2a_method),
-    a2aTaskId: str(r.a2a_task_id),
-    a2aContextId: str(r.a2a_context_id),
-    a2aTaskState: str(r.a2a_task_state),
     completedAt: r.completed_at === null || r.completed_at === undefined ? null : date(r.completed_at),
   } as InvocationItemRow;
+  for (const f of RECORDED_FIELDS) row[f.key] = str(r[f.name]);
   const createdBy = str(r.created_by);
   if (r.r_status === null || r.r_status === undefined) return { row, createdBy, result: undefined };
   const body = r.r_body as Buffer | Uint8Array;

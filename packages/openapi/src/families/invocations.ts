@@ -3,6 +3,7 @@ import {
   INVOCATION_STATUSES,
   InvocationDetail,
   InvocationItem,
+  RECORDED_FILTERS,
   SettlementResource,
 } from "@gw/invocations";
 import * as v from "valibot";
@@ -36,33 +37,20 @@ export const invocationsRoutes: Route[] = [
         description: "Only this agent's invocations; a value naming no agent matches nothing.",
         schema: v.pipe(v.string(), v.maxLength(128)),
       },
-      {
-        name: "a2a_task_id",
-        in: "query",
-        description: "Every invocation of this A2A task (docs/a2a.md), oldest first instead of newest first.",
-        schema: v.pipe(v.string(), v.maxLength(256)),
-      },
-      {
-        name: "method",
-        in: "query",
-        description:
-          "Only calls of this JSON-RPC method, whatever the protocol: an MCP method (`mcp_method`, e.g. `tools/call`) or an A2A one (`a2a_method`, e.g. `SendMessage`). Exact match; at most 128 bytes, no NUL.",
-        schema: v.pipe(v.string(), v.maxLength(128)),
-      },
-      {
-        name: "tool",
-        in: "query",
-        description:
-          "Only calls of this MCP tool (`mcp_tool`: `params.name` of a `tools/call`, as the caller named it). Exact match; at most 256 bytes, no NUL.",
-        schema: v.pipe(v.string(), v.maxLength(256)),
-      },
+      // The protocols' recorded fields' filters (schema/recorded.ts in packages/db).
+      ...RECORDED_FILTERS.map((r) => ({
+        name: r.param,
+        in: "query" as const,
+        description: r.description,
+        schema: v.pipe(v.string(), v.maxLength(r.maxBytes)),
+      })),
       timeQuery("since", "Inclusive lower bound on created_at."),
       timeQuery("until", "Inclusive upper bound on created_at."),
     ],
     responses: {
       "200": ok("A page of invocations.", listOf(InvocationItem)),
       "400": error(
-        "Invalid status, mode, settlement, policy, since, until, limit or offset; an agent_id, a2a_task_id, method or tool that is too long or holds a NUL; since after until.",
+        `Invalid status, mode, settlement, policy, since, until, limit or offset; an ${["agent_id", ...RECORDED_FILTERS.map((r) => r.param)].join(", ").replace(/, ([^,]*)$/, " or $1")} that is too long or holds a NUL; since after until.`,
       ),
     },
   },

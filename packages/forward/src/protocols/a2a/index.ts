@@ -1,3 +1,4 @@
+import { RECORDED } from "@gw/invocations";
 import { annotateA2aSpan, traceA2aCall } from "@gw/telemetry";
 import type { AnswerHook, Protocol, RequestFacts } from "../protocol.ts";
 import { A2aLearner } from "./answer.ts";
@@ -25,7 +26,7 @@ export { A2A_INSPECTED_METHODS, a2aAnswerTexts } from "./texts.ts";
  * `message/send`, `tasks/get`; `texts.ts`); SSE answers pass unread. The request's span carries
  * the GenAI agent attributes.
  */
-export const a2a: Protocol = {
+export const a2a: Protocol<"a2a"> = {
   name: "a2a",
   streamMethods: new Set(),
   holdsBody: true,
@@ -34,6 +35,7 @@ export const a2a: Protocol = {
     traceA2aCall(request, agent);
     return request;
   },
+  records: RECORDED.a2a,
   recorded(facts: RequestFacts | null) {
     const r = facts as A2aRequest | null;
     return {

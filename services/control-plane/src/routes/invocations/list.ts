@@ -8,7 +8,13 @@ import {
   takesQuery,
   textParam,
 } from "@gw/http";
-import { INVOCATION_MODES, INVOCATION_STATUSES, invocationJson, listInvocations } from "@gw/invocations";
+import {
+  INVOCATION_MODES,
+  INVOCATION_STATUSES,
+  invocationJson,
+  listInvocations,
+  RECORDED_FILTERS,
+} from "@gw/invocations";
 import type { Runtime } from "@gw/runtime";
 import type { Hono } from "hono";
 
@@ -25,9 +31,7 @@ export function registerListInvocations(app: Hono<AppEnv>, deps: Pick<Runtime, "
       "settlement",
       "policy",
       "agent_id",
-      "a2a_task_id",
-      "method",
-      "tool",
+      ...RECORDED_FILTERS.map((r) => r.param),
     ),
     async (c) => {
       const q = c.req.query();
@@ -41,11 +45,10 @@ export function registerListInvocations(app: Hono<AppEnv>, deps: Pick<Runtime, "
         policy: enumParam(q.policy, "policy", ["allow", "warn"] as const),
         // Any other string simply matches nothing; a NUL or an over-long value is a 400.
         agentId: textParam(q.agent_id, "agent_id", 128),
-        // Every invocation of one A2A task, oldest first (docs/a2a.md).
-        a2aTaskId: textParam(q.a2a_task_id, "a2a_task_id", 256),
-        // What was called (MCP or A2A method, MCP tool): exact values, like agent_id.
-        method: textParam(q.method, "method", 128),
-        tool: textParam(q.tool, "tool", 256),
+        // The protocols' recorded fields (`method`, `tool`, `a2a_task_id`, ...): exact values, like agent_id.
+        recorded: Object.fromEntries(
+          RECORDED_FILTERS.map((r) => [r.param, textParam(q[r.param], r.param, r.maxBytes)]),
+        ),
       };
       const { rows, total } = await listInvocations({
         ctx: { db: deps.store.db, tenantId: c.var.principal.tenantId },
