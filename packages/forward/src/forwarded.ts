@@ -98,7 +98,7 @@ export const ForwardedSchema = v.object({
   clientAddress: v.optional(Text),
   /** The verified x402 payment, settled before the dial when its tenant has a facilitator. */
   payment: v.nullable(Payment),
-  /** A `tools/list` of an agent with per-tool prices: the prices its answer shows; null otherwise. */
+  /** A `tools/list` (or a search-mode `search_tools`) of an agent with per-tool prices: the prices its answer shows; null otherwise. */
   prices: v.optional(v.nullable(Prices), null),
   /**
    * The answer rules step 6 chose for the call's answer (docs/policy.md "Answer guardrails"): the

@@ -1,5 +1,6 @@
 import type { Forwarded } from "@gw/forward";
 import { forwardableHeaders } from "@gw/upstream";
+import { SEARCH_TOOL } from "@gw/virtual";
 import type { Call } from "./call.ts";
 
 /**
@@ -40,11 +41,16 @@ export function forwardedOf(call: Call): Forwarded {
 }
 
 /**
- * The prices a `tools/list` answer shows (packages/forward, mcp-x402.ts): the cached agent row
- * itself when streamed (its price table is built once per row), a copy of the two fields when stored.
+ * The prices a `tools/list` answer shows, and a search-mode virtual server's `search_tools` answer
+ * (packages/forward, mcp-x402.ts): the cached agent row itself when streamed (its price table is
+ * built once per row), a copy of the two fields when stored.
  */
 function pricesOf(call: Call): Forwarded["prices"] {
-  const { agent } = call;
-  if (!agent.toolPrices || call.request?.method !== "tools/list") return null;
+  const { agent, request } = call;
+  if (!agent.toolPrices) return null;
+  const shown =
+    request?.method === "tools/list" ||
+    (request?.method === "tools/call" && request.tool === SEARCH_TOOL && agent.toolDiscovery === "search");
+  if (!shown) return null;
   return call.mode === "streaming" ? agent : { toolPrices: agent.toolPrices, price: agent.price };
 }

@@ -31,8 +31,9 @@ const utf8 = new TextDecoder("utf-8", { fatal: true });
 
 /**
  * x402 over MCP on the answer side (docs/payments.md, MCP tool calls), for both paths and for
- * virtual servers' own answers: a `tools/list` result of an agent with per-tool prices gets
- * `_meta["x402/price"]` on each priced tool; the result of a settled tool call gets
+ * virtual servers' own answers: a `tools/list` result of an agent with per-tool prices, and a
+ * search-mode virtual server's `search_tools` result, get `_meta["x402/price"]` on each priced
+ * tool; the result of a settled tool call gets
  * `_meta["x402/payment-response"]`. Every other answer costs two comparisons. A JSON answer is
  * held (bounded); of an SSE answer only the response message to the request is held, every earlier
  * event passes as it came. An answer with a Content-Encoding is left as it is.
@@ -45,9 +46,16 @@ export const x402AnswerHook: AnswerHook = (call, head) => {
   if (call.rpcMethod === "tools/list" && call.prices) {
     const table = toolPriceTable(call.prices);
     if (table) edit = (result) => priceTools(result, table);
-  } else if (call.rpcMethod === "tools/call" && call.paymentResponse) {
+  } else if (call.rpcMethod === "tools/call") {
+    // Prices on a tools/call: a search-mode virtual server's search_tools (set for nothing else).
+    const table = call.prices ? toolPriceTable(call.prices) : null;
     const response = call.paymentResponse;
-    edit = (result) => addPaymentResponse(result, response);
+    if (table || response) {
+      edit = (result) => {
+        const priced = table !== null && priceFound(result, table);
+        return (response ? addPaymentResponse(result, response) : false) || priced;
+      };
+    }
   }
   if (edit === null || encoded(head.headers)) return null;
   const rewrite = rewriter(id, edit);
@@ -72,6 +80,18 @@ function priceTools(result: Record<string, unknown>, table: ToolPriceTable): boo
     changed = true;
   }
   return changed;
+}
+
+/**
+ * A `search_tools` result: its found tools (`structuredContent.tools`) priced as `tools/list`
+ * prices them, and the text content, the same JSON, written again.
+ */
+function priceFound(result: Record<string, unknown>, table: ToolPriceTable): boolean {
+  const found = result.structuredContent;
+  if (!isRecord(found) || !priceTools(found, table)) return false;
+  const first = Array.isArray(result.content) ? result.content[0] : undefined;
+  if (isRecord(first) && first.type === "text") first.text = JSON.stringify(found);
+  return true;
 }
 
 function addPaymentResponse(result: Record<string, unknown>, response: PaymentResponse): boolean {
