@@ -15,7 +15,7 @@ const cpuUs = (t0: NodeJS.CpuUsage) => {
 
 const PII = ["email", "phone", "credit_card", "iban", "us_ssn", "ip_address"];
 const PATTERNS = ["ACME-[0-9]{6}", "(?i)confidential", "internal\\.example\\.net"];
-/** Eight patterns without a literal prefix: one pass of the rule's RE2 set (docs/adr/0046). */
+/** Eight patterns without a literal prefix: one pass of the rule's RE2 set (docs/adr/0043). */
 const MANY = [
   "(?i)confidential",
   "(?i)secret",

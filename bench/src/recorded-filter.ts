@@ -1,7 +1,7 @@
 // `pnpm bench:recorded [--reseed] [--keep] [--runs N]`: seeds 1,000,000 invocations for one tenant
 // into DATABASE_URL (in SQL) with the protocols' recorded fields filled as calls fill them, then
 // times the invocation list (`GET /v1/invocations`' repository read: a page of 50 and its total)
-// filtered by each recorded field's filter, and prints p50/p99 and each plan (ADR 0045). The seed
+// filtered by each recorded field's filter, and prints p50/p99 and each plan (ADR 0042). The seed
 // is removed at the end; `--keep` leaves it for the next run to reuse. See docs/performance.md.
 import { migrate, openStore, type Store } from "@gw/db";
 import { listInvocations } from "@gw/invocations";

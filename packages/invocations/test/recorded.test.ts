@@ -9,7 +9,7 @@ import { InvocationItem, invocationJson } from "../src/serialize.ts";
 
 // The protocols' recorded fields are declared once (packages/db/src/schema/recorded.ts); the
 // migrations must give each its column, and each filterable one its index, or a protocol's new field
-// would be written nowhere and filtered by a scan of the tenant's every row (ADR 0045).
+// would be written nowhere and filtered by a scan of the tenant's every row (ADR 0042).
 const stores: Array<[string, string | undefined]> = [["embedded", undefined]];
 if (process.env.DATABASE_URL) stores.push(["postgres", process.env.DATABASE_URL]);
 

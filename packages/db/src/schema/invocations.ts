@@ -106,7 +106,7 @@ export const invocations = pgTable(
       .on(t.mode, t.status, t.createdAt)
       .where(sql`${t.completedAt} is null`),
     // A recorded field a list filter matches: its rows in order, partial on the rows that have it
-    // (migrations 0019, 0025; ADR 0045). The A2A task's is also its invocations in order.
+    // (migrations 0019, 0025; ADR 0042). The A2A task's is also its invocations in order.
     ...RECORDED_FIELDS.filter((f) => f.filter).map((f) =>
       index(`invocations_${f.name}_idx`)
         .on(t.tenantId, t[f.key], t.createdAt)

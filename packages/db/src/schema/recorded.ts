@@ -6,7 +6,7 @@ import type { AgentProtocol } from "./agents.ts";
  * insert and completion, the poll, the list item and its OpenAPI schema, the list filters and the
  * console's invocation view all read it; a protocol module (packages/forward/src/protocols) names
  * its own list (`Protocol.recordedFields`) and fills the request-side fields (`Protocol.recorded`).
- * A new field needs its column in a migration (and an index when it is filterable, ADR 0045).
+ * A new field needs its column in a migration (and an index when it is filterable, ADR 0042).
  */
 export type RecordedField = {
   /** The API field and its column, snake_case (`a2a_task_id`); the record's key is its camelCase. */

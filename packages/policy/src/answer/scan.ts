@@ -27,7 +27,7 @@ export type AnswerScan = (text: string, extra: Detector | null) => Finding[];
 const SET_DFA_BYTES = 1 << 20;
 
 /**
- * A rule's detectors in one pass per text (docs/adr/0046-answer-scan-in-one-pass.md): the gates of
+ * A rule's detectors in one pass per text (docs/adr/0043-answer-scan-in-one-pass.md): the gates of
  * its RE2 detectors in one RE2 set, whose one linear pass says which of them have a match in the
  * text, so only those search for their matches; the candidate characters of its own detectors
  * looked for once per text, so a text without them is not scanned for those kinds. Each detector
