@@ -2,6 +2,7 @@ export * from "./cursor.ts";
 export * from "./fanout.ts";
 export * from "./initialize.ts";
 export * from "./listen.ts";
+export * from "./member-id.ts";
 export * from "./members.ts";
 export * from "./merge.ts";
 export * from "./names.ts";

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { type SessionIds, sessionIds } from "@gw/virtual";
+import { type MemberIds, memberIds, type SessionIds, sessionIds } from "@gw/virtual";
 
 /** The configuration the session ids of older-revision clients are signed from. */
 export type SessionKeyConfig = {
@@ -9,7 +9,14 @@ export type SessionKeyConfig = {
 
 /** The development key when neither GW_MCP_SESSION_SECRET nor GW_KMS_KEY is set (docs/mcp.md, Older revisions). */
 const DEV_SECRET = "agent-gateway development mcp session key";
-const cache = new WeakMap<object, SessionIds>();
+const sessionCache = new WeakMap<object, SessionIds>();
+const memberCache = new WeakMap<object, MemberIds>();
+
+/** A key of its own per label, from GW_MCP_SESSION_SECRET, else GW_KMS_KEY, else the development key. */
+function keyFor(config: SessionKeyConfig, label: string): Buffer {
+  const material = config.GW_MCP_SESSION_SECRET ?? config.GW_KMS_KEY?.toString("base64") ?? DEV_SECRET;
+  return createHash("sha256").update(label).update("\u0000").update(material).digest();
+}
 
 /**
  * The signer of virtual MCP servers' client session ids (`Mcp-Session-Id` of older revisions),
@@ -19,11 +26,23 @@ const cache = new WeakMap<object, SessionIds>();
  * tenant; the signature makes ids that name another tenant or agent, or that were never issued, 404.
  */
 export function sessionsOf(config: SessionKeyConfig): SessionIds {
-  let ids = cache.get(config);
+  let ids = sessionCache.get(config);
   if (!ids) {
-    const material = config.GW_MCP_SESSION_SECRET ?? config.GW_KMS_KEY?.toString("base64") ?? DEV_SECRET;
-    ids = sessionIds(createHash("sha256").update("gw mcp session id v1\u0000").update(material).digest());
-    cache.set(config, ids);
+    ids = sessionIds(keyFor(config, "gw mcp session id v1"));
+    sessionCache.set(config, ids);
+  }
+  return ids;
+}
+
+/**
+ * The signer of member-scoped gateway ids (a member's request relayed to the client, a member's
+ * task): the same key material as session ids under a label of its own.
+ */
+export function memberIdsOf(config: SessionKeyConfig): MemberIds {
+  let ids = memberCache.get(config);
+  if (!ids) {
+    ids = memberIds(keyFor(config, "gw mcp member id v1"));
+    memberCache.set(config, ids);
   }
   return ids;
 }
