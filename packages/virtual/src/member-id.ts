@@ -1,4 +1,4 @@
-import { createHmac, timingSafeEqual } from "node:crypto";
+import { signed } from "./signed.ts";
 
 /**
  * What a gateway id handed to a virtual server's client names, when the id stands for something a
@@ -37,29 +37,13 @@ export type MemberIds = {
  * does not verify as another's: a forged or foreign id is simply unknown.
  */
 export function memberIds(key: Buffer): MemberIds {
-  const mac = (payload: string) => createHmac("sha256", key).update(PREFIX).update(payload).digest();
+  const ids = signed(key, PREFIX, MAX_ID_CHARS);
   return {
-    issue: (c) => {
-      const payload = Buffer.from(
-        JSON.stringify([KIND_CODE[c.kind], c.tenantId, c.agentId, c.member, c.memberSession, c.id]),
-      ).toString("base64url");
-      return `${PREFIX}${payload}.${mac(payload).toString("base64url")}`;
-    },
+    issue: (c) => ids.seal([KIND_CODE[c.kind], c.tenantId, c.agentId, c.member, c.memberSession, c.id]),
     verify: (kind, id, tenantId, agentId) => {
-      if (typeof id !== "string" || id.length > MAX_ID_CHARS || !id.startsWith(PREFIX)) return null;
-      const [payload, sig, extra] = id.slice(PREFIX.length).split(".");
-      if (!payload || !sig || extra !== undefined) return null;
-      const given = Buffer.from(sig, "base64url");
-      const expected = mac(payload);
-      if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
-      let value: unknown;
-      try {
-        value = JSON.parse(Buffer.from(payload, "base64url").toString("utf8"));
-      } catch {
-        return null;
-      }
-      if (!Array.isArray(value) || value.length !== 6) return null;
-      const [k, t, a, member, memberSession, own] = value as unknown[];
+      const value = ids.open(id);
+      if (value?.length !== 6) return null;
+      const [k, t, a, member, memberSession, own] = value;
       if (k !== KIND_CODE[kind] || t !== tenantId || a !== agentId) return null;
       if (typeof member !== "string" || typeof memberSession !== "string") return null;
       if (typeof own !== "string" && typeof own !== "number") return null;

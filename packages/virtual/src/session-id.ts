@@ -1,4 +1,4 @@
-import { createHmac, timingSafeEqual } from "node:crypto";
+import { signed } from "./signed.ts";
 
 /** What a client session id of a virtual server names (docs/mcp.md, Older revisions). */
 export type SessionClaims = {
@@ -27,29 +27,13 @@ export type SessionIds = {
  * ASCII as the transport requires. Any replica with the same key verifies them; nothing is stored.
  */
 export function sessionIds(key: Buffer): SessionIds {
-  const mac = (payload: string) => createHmac("sha256", key).update(PREFIX).update(payload).digest();
+  const ids = signed(key, PREFIX, MAX_ID_CHARS);
   return {
-    issue: (c, now = Date.now()) => {
-      const payload = Buffer.from(JSON.stringify([c.tenantId, c.agentId, c.revision, now])).toString(
-        "base64url",
-      );
-      return `${PREFIX}${payload}.${mac(payload).toString("base64url")}`;
-    },
+    issue: (c, now = Date.now()) => ids.seal([c.tenantId, c.agentId, c.revision, now]),
     verify: (id, now = Date.now()) => {
-      if (id.length > MAX_ID_CHARS || !id.startsWith(PREFIX)) return null;
-      const [payload, sig, extra] = id.slice(PREFIX.length).split(".");
-      if (!payload || !sig || extra !== undefined) return null;
-      const given = Buffer.from(sig, "base64url");
-      const expected = mac(payload);
-      if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
-      let value: unknown;
-      try {
-        value = JSON.parse(Buffer.from(payload, "base64url").toString("utf8"));
-      } catch {
-        return null;
-      }
-      if (!Array.isArray(value) || value.length !== 4) return null;
-      const [tenantId, agentId, revision, issuedAt] = value as unknown[];
+      const value = ids.open(id);
+      if (value?.length !== 4) return null;
+      const [tenantId, agentId, revision, issuedAt] = value;
       if (typeof tenantId !== "string" || typeof agentId !== "string" || typeof revision !== "string")
         return null;
       if (typeof issuedAt !== "number" || issuedAt > now + 60_000 || now - issuedAt > SESSION_LIFETIME_MS)

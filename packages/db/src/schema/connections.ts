@@ -5,7 +5,7 @@ import { bytea } from "./invocations.ts";
 
 /**
  * Whose grant a row seals (tenant, sub, credential) and the sealed bytes under their data key:
- * the columns a grant and a connect in progress share.
+ * the columns a grant, a connect in progress and a handoff share.
  */
 const sealedForPerson = () => ({
   tenantId: text("tenant_id").notNull(),
@@ -66,14 +66,7 @@ export const connectionHandoffs = pgTable(
   "connection_handoffs",
   {
     codeHash: text("code_hash").primaryKey(),
-    tenantId: text("tenant_id").notNull(),
-    sub: text("sub").notNull(),
-    credentialId: text("credential_id")
-      .notNull()
-      .references(() => credentials.id, { onDelete: "cascade" }),
-    ciphertext: bytea("ciphertext").notNull(),
-    wrappedKey: bytea("wrapped_key").notNull(),
-    kekId: text("kek_id").notNull(),
+    ...sealedForPerson(),
     /** When the grant's access token expires; null when the provider did not say. */
     tokenExpiresAt: tstz("token_expires_at"),
     scopes: text("scopes"),

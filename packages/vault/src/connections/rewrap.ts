@@ -1,36 +1,27 @@
-import { connectionHandoffs, connectionStates, connections, type Db } from "@gw/db";
+import { connectionHandoffs, connectionStates, connections } from "@gw/db";
 import { and, asc, eq, gt, ne, sql } from "drizzle-orm";
-import { CredentialError, type Keyring } from "../keyring.ts";
-import type { RewrapReport } from "../rewrap.ts";
+import {
+  type RewrapArgs,
+  type RewrapReport,
+  rewrapTables,
+  type Sealed,
+  type SealedTable,
+} from "../rewrap.ts";
 import type { Owner } from "./repo.ts";
 import { grantBinding, verifierBinding } from "./tokens.ts";
-
-type Row = Owner & { wrappedKey: Buffer; kekId: string };
 
 /**
  * The sealed rows of connections (docs/connections.md), each a table of its own: people's grants,
  * connects in progress (their PKCE verifier) and connects waiting for the console (their grant).
- * `id` names a row in the report (never a token); `next` reads the next batch after `after`.
+ * A row is named in the report by credential id and sub (never a token).
  */
-type Table = {
-  name: string;
-  binding: (o: Owner) => { tenantId: string; credentialId: string };
-  next: (
-    db: Db,
-    exceptKekId: string,
-    after: string[] | null,
-    limit: number,
-  ) => Promise<Array<Row & { key: string[] }>>;
-  swap: (
-    db: Db,
-    row: Row & { key: string[] },
-    from: Row,
-    to: { wrappedKey: Buffer; kekId: string },
-  ) => Promise<boolean>;
-};
+type Row = Owner & Sealed & { key: string[] };
+type Table = SealedTable<Row, string[]>;
+const label = (name: string) => (row: Row) => `${name} ${row.credentialId} ${row.sub}`;
 
 const grants: Table = {
-  name: "connection",
+  label: label("connection"),
+  key: (row) => row.key,
   binding: grantBinding,
   next: async (db, exceptKekId, after, limit) => {
     const rows = await db
@@ -54,7 +45,7 @@ const grants: Table = {
       .limit(limit);
     return rows.map((r) => ({ ...r, key: [r.tenantId, r.sub, r.credentialId] }));
   },
-  swap: async (db, row, from, to) => {
+  swap: async (db, row, to) => {
     const done = await db
       .update(connections)
       .set(to)
@@ -63,8 +54,8 @@ const grants: Table = {
           eq(connections.tenantId, row.tenantId),
           eq(connections.sub, row.sub),
           eq(connections.credentialId, row.credentialId),
-          eq(connections.kekId, from.kekId),
-          eq(connections.wrappedKey, from.wrappedKey),
+          eq(connections.kekId, row.kekId),
+          eq(connections.wrappedKey, row.wrappedKey),
         ),
       )
       .returning({ sub: connections.sub });
@@ -80,7 +71,8 @@ function byHash(
   binding: Table["binding"],
 ): Table {
   return {
-    name,
+    label: label(name),
+    key: (row) => row.key,
     binding,
     next: async (db, exceptKekId, after, limit) => {
       const rows = await db
@@ -98,12 +90,12 @@ function byHash(
         .limit(limit);
       return rows.map(({ hash: h, ...r }) => ({ ...r, key: [h] }));
     },
-    swap: async (db, row, from, to) => {
+    swap: async (db, row, to) => {
       const done = await db
         .update(table)
         .set(to)
         .where(
-          and(eq(hash, row.key[0] ?? ""), eq(table.kekId, from.kekId), eq(table.wrappedKey, from.wrappedKey)),
+          and(eq(hash, row.key[0] ?? ""), eq(table.kekId, row.kekId), eq(table.wrappedKey, row.wrappedKey)),
         )
         .returning({ kekId: table.kekId });
       return done.length > 0;
@@ -123,40 +115,6 @@ const TABLES: Table[] = [
  * `wrapped_key` and `kek_id` change, a row rotated meanwhile (a refresh re-seals its grant) is
  * left to the next run, and rows are named in the report by credential id and sub, never a token.
  */
-export async function rewrapConnections({
-  db,
-  from,
-  to,
-  batchSize = 200,
-}: {
-  db: Db;
-  from: Keyring;
-  to: Keyring;
-  batchSize?: number;
-}): Promise<RewrapReport> {
-  if (from.kekId === to.kekId) throw new Error("the old and the new key-encryption keys are the same");
-  const report: RewrapReport = { rewrapped: 0, unknownKek: [], failed: [], raced: [] };
-  for (const table of TABLES) {
-    let after: string[] | null = null;
-    for (;;) {
-      const batch = await table.next(db, to.kekId, after, batchSize);
-      for (const row of batch) {
-        const id = `${table.name} ${row.credentialId} ${row.sub}`;
-        let wrappedKey: Buffer;
-        try {
-          wrappedKey = from.rewrap(table.binding(row), row, to);
-        } catch (e) {
-          if (!(e instanceof CredentialError)) throw e;
-          (e.reason === "unknown_kek" ? report.unknownKek : report.failed).push(id);
-          continue;
-        }
-        if (await table.swap(db, row, row, { wrappedKey, kekId: to.kekId })) report.rewrapped++;
-        else report.raced.push(id);
-      }
-      const last = batch.at(-1);
-      if (!last || batch.length < batchSize) break;
-      after = last.key;
-    }
-  }
-  return report;
+export function rewrapConnections(args: RewrapArgs): Promise<RewrapReport> {
+  return rewrapTables(TABLES, args);
 }
