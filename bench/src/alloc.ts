@@ -4,12 +4,10 @@
 // sampled estimate: slow) and the sites that allocate most over a second, c=8 window. See
 // docs/performance.md.
 import type { ChildProcess } from "node:child_process";
-import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { build, deploy, storesOrExplain } from "./deploy.ts";
 import { load } from "./load.ts";
-import { stopAll } from "./procs.ts";
+import { probeWindow, runMain } from "./probe.ts";
 
 const argv = process.argv.slice(2);
 const arg = (name: string, fallback: number) => {
@@ -29,22 +27,8 @@ type Probe = {
   top?: [string, { objects: number; bytes: number }][];
 };
 
-async function measured(
-  proc: ChildProcess,
-  sample: boolean,
-  run: () => Promise<number>,
-): Promise<Probe & { calls: number }> {
-  const file = `/tmp/gw-alloc-${proc.pid}.json`;
-  const flag = `/tmp/gw-alloc-${proc.pid}.sample`;
-  rmSync(file, { force: true });
-  if (sample) writeFileSync(flag, "");
-  else rmSync(flag, { force: true });
-  proc.kill("SIGUSR2");
-  await sleep(200);
-  const calls = await run();
-  proc.kill("SIGUSR2");
-  for (let i = 0; i < 600 && !existsSync(file); i++) await sleep(100);
-  return { ...(JSON.parse(readFileSync(file, "utf8")) as Probe), calls };
+function measured(proc: ChildProcess, sample: boolean, run: () => Promise<number>) {
+  return probeWindow<Probe>(proc, "gw-alloc", "sample", sample, run);
 }
 
 async function main(): Promise<number> {
@@ -103,13 +87,4 @@ async function main(): Promise<number> {
   return 0;
 }
 
-main()
-  .then(async (code) => {
-    await stopAll();
-    process.exit(code);
-  })
-  .catch(async (e) => {
-    console.error(e);
-    await stopAll();
-    process.exit(1);
-  });
+runMain(main);

@@ -4,26 +4,21 @@
 // (the database is often the test suites' own, whose whole-table checks it would slow down);
 // `--keep` leaves it for the next run to reuse. See docs/performance.md.
 import { analyticsRepo } from "@gw/analytics";
-import { migrate, openStore, type Store } from "@gw/db";
-import { percentile } from "./stats.ts";
+import type { Store } from "@gw/db";
+import { SEEDED_ROWS as ROWS, RUNS, seedInvocations, timed, withSeed } from "./seeded.ts";
 
-const ROWS = 1_000_000;
 const AGENTS = 20;
 const TENANT = "t_bench_analytics";
 const DAY = 86_400_000;
-const argv = process.argv.slice(2);
-const runsAt = argv.indexOf("--runs");
-const RUNS = runsAt >= 0 ? Number(argv[runsAt + 1]) : 50;
 
 /**
  * 1M rows spread evenly over the 31 days before `end`, written in time order: 20 agents, 90 % succeeded, 8 % failed,
  * 2 % still pending (no latency), exponential latencies around 200 ms, 10 % settled payments.
  */
-async function seed(store: Store, end: Date) {
-  await store.query("delete from invocations where tenant_id = $1", [TENANT]);
-  const t0 = performance.now();
-  await store.query(
-    `insert into invocations (id, tenant_id, agent_id, mode, status, error_class, latency_ms, req_size,
+function seed(store: Store, end: Date) {
+  return seedInvocations(store, TENANT, async () => {
+    await store.query(
+      `insert into invocations (id, tenant_id, agent_id, mode, status, error_class, latency_ms, req_size,
        resp_size, settlement, settlement_status, created_at, completed_at)
      select 'inv_' || gen_random_uuid(), $1,
        'agt_00000000-0000-7000-8000-' || lpad((g % ${AGENTS})::text, 12, '0'),
@@ -45,26 +40,14 @@ async function seed(store: Store, end: Date) {
          $2::timestamptz - interval '31 days' + (g::float8 / ${ROWS}) * interval '31 days' - random() * interval '1 second' as created_at
        from (select g, random() as r from generate_series(1, ${ROWS}) as g) as x
      ) as s`,
-    [TENANT, end.toISOString()],
-  );
-  const t1 = performance.now();
-  await store.query("vacuum analyze invocations", []);
-  console.log(
-    `seeded ${ROWS.toLocaleString("en")} invocations in ${((t1 - t0) / 1000).toFixed(1)} s (vacuum analyze ${((performance.now() - t1) / 1000).toFixed(1)} s)`,
-  );
+      [TENANT, end.toISOString()],
+    );
+  });
 }
 
 async function measure(store: Store, name: string, q: Parameters<typeof analyticsRepo.buckets>[2]) {
-  for (let i = 0; i < 3; i++) await analyticsRepo.buckets(store.query, TENANT, q); // warm caches and the prepared plan
-  const ms: number[] = [];
-  let groups = 0;
-  for (let i = 0; i < RUNS; i++) {
-    const t = performance.now();
-    groups = (await analyticsRepo.buckets(store.query, TENANT, q)).length;
-    ms.push(performance.now() - t);
-  }
-  const p50 = percentile(ms, 50).toFixed(1);
-  const p99 = percentile(ms, 99).toFixed(1);
+  const { p50, p99, last } = await timed(() => analyticsRepo.buckets(store.query, TENANT, q));
+  const groups = last.length;
   console.log(`\n## ${name}: ${groups} rows out; ${RUNS} runs: p50 ${p50} ms, p99 ${p99} ms`);
   const { text, params } = analyticsRepo.statement(TENANT, q);
   const plan = await store.query(`explain (analyze, buffers) ${text}`, params);
@@ -72,60 +55,20 @@ async function measure(store: Store, name: string, q: Parameters<typeof analytic
   return { name, groups, p50, p99 };
 }
 
-/** The seeded tenant's rows in every table that has them (invocations, the rollup, ...). */
-async function unseed(store: Store) {
-  const tables = await store.query(
-    `select table_name from information_schema.columns
-     where table_schema = current_schema() and column_name = 'tenant_id'`,
-    [],
-  );
-  for (const { table_name } of tables)
-    await store.query(`delete from "${String(table_name)}" where tenant_id = $1`, [TENANT]);
-  console.log("seed removed (--keep leaves it for the next run)");
-}
-
-async function main() {
-  const url = process.env.DATABASE_URL;
-  if (!url) {
-    console.error("DATABASE_URL is required: the bench seeds 1M rows into that Postgres database");
-    return 1;
-  }
-  const store = await openStore(url, { maxConnections: 2 });
-  try {
-    await migrate(store);
-    const [have] = await store.query(
-      "select count(*)::int as n, max(created_at) as last from invocations where tenant_id = $1",
-      [TENANT],
-    );
-    // The window ends at the top of the hour after the newest seeded row, so reruns measure the same rows.
-    if (argv.includes("--reseed") || Number(have?.n) !== ROWS) {
-      await seed(store, new Date(Math.floor(Date.now() / 3_600_000) * 3_600_000));
-    } else console.log(`reusing ${ROWS.toLocaleString("en")} seeded invocations (--reseed to redo)`);
-    const [last] = await store.query("select max(created_at) as last from invocations where tenant_id = $1", [
-      TENANT,
-    ]);
-    const until = new Date(Math.ceil(new Date(String(last?.last)).getTime() / 3_600_000) * 3_600_000);
-    const [version] = await store.query("select version() as v", []);
-    console.log(String(version?.v));
-    const results = [
-      await measure(store, "31 days by day", {
-        since: new Date(until.getTime() - 31 * DAY),
-        until,
-        bucket: "day",
-      }),
-      await measure(store, "1 day by hour", {
-        since: new Date(until.getTime() - DAY),
-        until,
-        bucket: "hour",
-      }),
-    ];
-    console.log("\n| query | rows out | p50 ms | p99 ms |\n|---|---|---|---|");
-    for (const r of results) console.log(`| ${r.name} | ${r.groups} | ${r.p50} | ${r.p99} |`);
-    if (!argv.includes("--keep")) await unseed(store);
-    return 0;
-  } finally {
-    await store.close();
-  }
-}
-
-process.exitCode = await main();
+process.exitCode = await withSeed(TENANT, seed, async (store) => {
+  // The window ends at the top of the hour after the newest seeded row, so reruns measure the same rows.
+  const [last] = await store.query("select max(created_at) as last from invocations where tenant_id = $1", [
+    TENANT,
+  ]);
+  const until = new Date(Math.ceil(new Date(String(last?.last)).getTime() / 3_600_000) * 3_600_000);
+  const results = [
+    await measure(store, "31 days by day", {
+      since: new Date(until.getTime() - 31 * DAY),
+      until,
+      bucket: "day",
+    }),
+    await measure(store, "1 day by hour", { since: new Date(until.getTime() - DAY), until, bucket: "hour" }),
+  ];
+  console.log("\n| query | rows out | p50 ms | p99 ms |\n|---|---|---|---|");
+  for (const r of results) console.log(`| ${r.name} | ${r.groups} | ${r.p50} | ${r.p99} |`);
+});

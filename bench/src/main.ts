@@ -1,5 +1,6 @@
-// `pnpm bench [--quick] [--no-build] [--profile] [--json <file>] [--only stream,oauth,connections,policy,quota,a2a,transact,transfer,sse,tools,guard,virtual,virtual-v1,search,x402-mcp,audit,scale]`: the split deployment against a
+// `pnpm bench [--quick] [--no-build] [--profile] [--json <file>] [--only steps,stream,oauth,connections,policy,quota,a2a,transact,transfer,sse,tools,guard,virtual,virtual-v1,search,x402-mcp,audit,scale]`: the split deployment against a
 // direct upstream and a bare Node proxy, side by side in one run. See docs/performance.md.
+import { spawnSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { join } from "node:path";
@@ -34,7 +35,7 @@ const P = quick
   ? { rounds: 1, seconds: 2, latSeconds: 1, bytes: 256 * 2 ** 20, sseEvents: 100, sseStreams: 4 }
   : { rounds: 3, seconds: 5, latSeconds: 3, bytes: 2 ** 30, sseEvents: 400, sseStreams: 4 };
 const onlyAt = argv.indexOf("--only");
-/** `--only stream,oauth,connections,policy,quota,a2a,transact,transfer,sse,tools,guard,virtual,virtual-v1,search,x402-mcp,audit,scale`: run just those sections (for iterating on one figure). */
+/** `--only steps,stream,oauth,connections,policy,quota,a2a,transact,transfer,sse,tools,guard,virtual,virtual-v1,search,x402-mcp,audit,scale`: run just those sections (for iterating on one figure). */
 const only = onlyAt >= 0 ? new Set((argv[onlyAt + 1] ?? "").split(",")) : null;
 const want = (section: string) => only === null || only.has(section);
 const CONCURRENCY = 64;
@@ -46,6 +47,18 @@ const results = join(ROOT, "bench", "results");
 const profileDir = argv.includes("--profile") ? join(results, `prof-${Date.now()}`) : undefined;
 
 async function main(): Promise<number> {
+  // `--only steps`: the per-step table (steps.ts), on a deployment of its own (its proxy is profiled).
+  if (only?.has("steps")) {
+    const args = argv.filter((a, i) => a !== "--only" && i !== onlyAt + 1);
+    const steps = spawnSync(
+      process.execPath,
+      ["--import", "tsx", join(ROOT, "bench/src/steps.ts"), ...args],
+      {
+        stdio: "inherit",
+      },
+    );
+    if (steps.status !== 0 || only.size === 1) return steps.status ?? 1;
+  }
   const stores = await storesOrExplain();
   if (!stores) return 1;
   if (!argv.includes("--no-build")) {

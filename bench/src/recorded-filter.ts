@@ -3,27 +3,22 @@
 // times the invocation list (`GET /v1/invocations`' repository read: a page of 50 and its total)
 // filtered by each recorded field's filter, and prints p50/p99 and each plan (ADR 0042). The seed
 // is removed at the end; `--keep` leaves it for the next run to reuse. See docs/performance.md.
-import { migrate, openStore, type Store } from "@gw/db";
+import type { Store } from "@gw/db";
 import { listInvocations } from "@gw/invocations";
-import { percentile } from "./stats.ts";
+import { SEEDED_ROWS as ROWS, RUNS, seedInvocations, timed, withSeed } from "./seeded.ts";
 
-const ROWS = 1_000_000;
 const TOOLS = 200;
 const TENANT = "t_bench_recorded";
-const argv = process.argv.slice(2);
-const runsAt = argv.indexOf("--runs");
-const RUNS = runsAt >= 0 ? Number(argv[runsAt + 1]) : 50;
 
 /**
  * 1M rows over 31 days in time order: 60 % MCP (80 % `tools/call` over 200 tools, 20 %
  * `tools/list`), 30 % A2A (`message/send`, five calls per task, each task's context), 10 % HTTP;
  * one call of a tool called once (`rare`). 90 % succeeded, 8 % failed, 2 % pending.
  */
-async function seed(store: Store, end: Date) {
-  await store.query("delete from invocations where tenant_id = $1", [TENANT]);
-  const t0 = performance.now();
-  await store.query(
-    `insert into invocations (id, tenant_id, agent_id, mode, status, latency_ms, created_at, completed_at,
+function seed(store: Store, end: Date) {
+  return seedInvocations(store, TENANT, async () => {
+    await store.query(
+      `insert into invocations (id, tenant_id, agent_id, mode, status, latency_ms, created_at, completed_at,
        mcp_method, mcp_tool, a2a_method, a2a_task_id, a2a_context_id, a2a_task_state)
      select 'inv_' || gen_random_uuid(), $1,
        'agt_00000000-0000-7000-8000-' || lpad((g % 10)::text, 12, '0'),
@@ -45,19 +40,15 @@ async function seed(store: Store, end: Date) {
          $2::timestamptz - interval '31 days' + (g::float8 / ${ROWS}) * interval '31 days' - random() * interval '1 second' as created_at
        from (select g, random() as r from generate_series(1, ${ROWS}) as g) as x
      ) as s`,
-    [TENANT, end.toISOString()],
-  );
-  // One call of a tool called nowhere else, early in the window: the filter's worst case.
-  await store.query(
-    `update invocations set mcp_tool = 'rare' where id = (select id from invocations
-       where tenant_id = $1 and mcp_tool is not null order by created_at limit 1)`,
-    [TENANT],
-  );
-  const t1 = performance.now();
-  await store.query("vacuum analyze invocations", []);
-  console.log(
-    `seeded ${ROWS.toLocaleString("en")} invocations in ${((t1 - t0) / 1000).toFixed(1)} s (vacuum analyze ${((performance.now() - t1) / 1000).toFixed(1)} s)`,
-  );
+      [TENANT, end.toISOString()],
+    );
+    // One call of a tool called nowhere else, early in the window: the filter's worst case.
+    await store.query(
+      `update invocations set mcp_tool = 'rare' where id = (select id from invocations
+         where tenant_id = $1 and mcp_tool is not null order by created_at limit 1)`,
+      [TENANT],
+    );
+  });
 }
 
 type Filter = Parameters<typeof listInvocations>[0]["filter"];
@@ -65,57 +56,21 @@ type Filter = Parameters<typeof listInvocations>[0]["filter"];
 async function measure(store: Store, name: string, recorded: Filter["recorded"]) {
   const list = () =>
     listInvocations({ ctx: { db: store.db, tenantId: TENANT }, filter: { limit: 50, offset: 0, recorded } });
-  for (let i = 0; i < 3; i++) await list();
-  const ms: number[] = [];
-  let total = 0;
-  let page = 0;
-  for (let i = 0; i < RUNS; i++) {
-    const t = performance.now();
-    const r = await list();
-    ms.push(performance.now() - t);
-    total = r.total;
-    page = r.rows.length;
-  }
-  const p50 = percentile(ms, 50).toFixed(1);
-  const p99 = percentile(ms, 99).toFixed(1);
-  console.log(`\n## ${name}: ${page} on the page of ${total}; ${RUNS} runs: p50 ${p50} ms, p99 ${p99} ms`);
-  return { name, total, p50, p99 };
+  const { p50, p99, last } = await timed(list);
+  console.log(
+    `\n## ${name}: ${last.rows.length} on the page of ${last.total}; ${RUNS} runs: p50 ${p50} ms, p99 ${p99} ms`,
+  );
+  return { name, total: last.total, p50, p99 };
 }
 
-async function main() {
-  const url = process.env.DATABASE_URL;
-  if (!url) {
-    console.error("DATABASE_URL is required: the bench seeds 1M rows into that Postgres database");
-    return 1;
-  }
-  const store = await openStore(url, { maxConnections: 2 });
-  try {
-    await migrate(store);
-    const [have] = await store.query("select count(*)::int as n from invocations where tenant_id = $1", [
-      TENANT,
-    ]);
-    if (argv.includes("--reseed") || Number(have?.n) !== ROWS) {
-      await seed(store, new Date(Math.floor(Date.now() / 3_600_000) * 3_600_000));
-    } else console.log(`reusing ${ROWS.toLocaleString("en")} seeded invocations (--reseed to redo)`);
-    const [version] = await store.query("select version() as v", []);
-    console.log(String(version?.v));
-    const results = [
-      await measure(store, "tool (one of 200)", { tool: "tool-7" }),
-      await measure(store, "tool (called once)", { tool: "rare" }),
-      await measure(store, "a2a_task_id (5 calls)", { a2a_task_id: "task-4242" }),
-      await measure(store, "method (A2A, 30 %)", { method: "message/send" }),
-      await measure(store, "no filter", {}),
-    ];
-    console.log("\n| filter | matching | p50 ms | p99 ms |\n|---|---|---|---|");
-    for (const r of results) console.log(`| ${r.name} | ${r.total} | ${r.p50} | ${r.p99} |`);
-    if (!argv.includes("--keep")) {
-      await store.query("delete from invocations where tenant_id = $1", [TENANT]);
-      console.log("seed removed (--keep leaves it for the next run)");
-    }
-    return 0;
-  } finally {
-    await store.close();
-  }
-}
-
-process.exitCode = await main();
+process.exitCode = await withSeed(TENANT, seed, async (store) => {
+  const results = [
+    await measure(store, "tool (one of 200)", { tool: "tool-7" }),
+    await measure(store, "tool (called once)", { tool: "rare" }),
+    await measure(store, "a2a_task_id (5 calls)", { a2a_task_id: "task-4242" }),
+    await measure(store, "method (A2A, 30 %)", { method: "message/send" }),
+    await measure(store, "no filter", {}),
+  ];
+  console.log("\n| filter | matching | p50 ms | p99 ms |\n|---|---|---|---|");
+  for (const r of results) console.log(`| ${r.name} | ${r.total} | ${r.p50} | ${r.p99} |`);
+});
