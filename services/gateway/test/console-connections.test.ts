@@ -4,8 +4,7 @@
 // browser to the provider, which sends it back through the gateway's callback to the screen;
 // the person's calls then carry their own token; Disconnect removes the grant.
 import { existsSync } from "node:fs";
-import { createServer } from "node:net";
-import { client, newTenant, startUpstream, type TestApp, token, type Upstream } from "@gw/testkit";
+import { client, freePort, newTenant, startUpstream, type TestApp, token, type Upstream } from "@gw/testkit";
 import { createRemoteJWKSet, jwtVerify } from "jose";
 import { Events, OAuth2Server } from "oauth2-mock-server";
 import { type Browser, chromium, type Page } from "playwright-core";
@@ -176,11 +175,3 @@ describe.skipIf(skipReason !== undefined && !inCi)("console Connections screen, 
     await expect.poll(() => page.getByTestId("identity").textContent()).toContain(tenant);
   }
 });
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  const { port } = server.address() as { port: number };
-  await new Promise((r) => server.close(r));
-  return port;
-}

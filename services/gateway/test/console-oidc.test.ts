@@ -6,9 +6,8 @@
 // (the tenant claim, a short lifetime, a forged or refused answer, a replayed code, a token from
 // another issuer) the test asks of it through its documented hooks, one sign-in at a time.
 import { existsSync, mkdirSync } from "node:fs";
-import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
-import type { TestApp } from "@gw/testkit";
+import { freePort, type TestApp } from "@gw/testkit";
 import { Events, OAuth2Server } from "oauth2-mock-server";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -58,14 +57,6 @@ async function startIdp(): Promise<OAuth2Server> {
   // It names itself http://localhost:<port>; the page and the gateway use its address.
   server.issuer.url = `http://127.0.0.1:${new URL(server.issuer.url as string).port}`;
   return server;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  const { port } = server.address() as { port: number };
-  await new Promise((r) => server.close(r));
-  return port;
 }
 
 /** A token the identity provider signs for `tenantId` (as an API client would hold one). */

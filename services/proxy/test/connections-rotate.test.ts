@@ -1,13 +1,12 @@
 // @stores once: Postgres only: rotate-kek is an operator command run against DATABASE_URL.
 import { execFile } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
-import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import {
   client,
+  freePort,
   newTenant,
-  startUpstream,
   TEST_DATABASE_URL,
   type TestApp,
   token,
@@ -15,7 +14,7 @@ import {
 } from "@gw/testkit";
 import { kekIdOf } from "@gw/vault";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { handoffCode, type Provider, startProvider } from "./connections/provider.ts";
+import { handoffCode, type Provider, startProvider, startWhoami } from "./connections/provider.ts";
 import { startGateway } from "./helpers.ts";
 
 // Rotating the key-encryption key (docs/credentials.md) with people's grants in the database
@@ -36,12 +35,7 @@ describe.skipIf(!TEST_DATABASE_URL)("rotate-kek with per-user grants", () => {
 
   beforeAll(async () => {
     provider = await startProvider();
-    upstream = await startUpstream(async (req, res) => {
-      const auth = /^Bearer (\S+)$/.exec(req.headers.authorization ?? "");
-      const payload = auth?.[1] ? await provider.verify(auth[1]) : null;
-      res.writeHead(payload ? 200 : 401, { "content-type": "application/json" });
-      res.end(JSON.stringify({ sub: payload?.sub ?? null }));
-    });
+    upstream = await startWhoami(provider);
     // A database of its own: the command rewraps every row of the database it is given (made
     // through a gateway on the shared test database).
     const shared = await startGateway();
@@ -166,11 +160,3 @@ describe.skipIf(!TEST_DATABASE_URL)("rotate-kek with per-user grants", () => {
     });
   });
 });
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  const { port } = server.address() as { port: number };
-  await new Promise((r) => server.close(r));
-  return port;
-}

@@ -1,13 +1,12 @@
 // @stores once: Postgres and Redis only: two proxy replicas of the split deployment share one grant.
 import { randomBytes } from "node:crypto";
-import { createServer } from "node:net";
 import { createControlPlaneApp } from "@gw/control-plane";
 import { createProxyApp } from "@gw/proxy";
 import {
   client,
+  freePort,
   newTenant,
   serveApp,
-  startUpstream,
   TEST_DATABASE_URL,
   TEST_REDIS_URL,
   type TestApp,
@@ -15,7 +14,7 @@ import {
   type Upstream,
 } from "@gw/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { handoffCode, type Provider, startProvider } from "./connections/provider.ts";
+import { handoffCode, type Provider, startProvider, startWhoami } from "./connections/provider.ts";
 
 // Refresh tokens rotate: two refreshes of one grant would revoke it. With one grant whose access
 // token has expired, concurrent calls through two proxy replicas (each its own process cache)
@@ -33,12 +32,7 @@ describe.skipIf(!SPLIT)("per-user grants across two proxy replicas", () => {
 
   beforeAll(async () => {
     provider = await startProvider();
-    upstream = await startUpstream(async (req, res) => {
-      const auth = /^Bearer (\S+)$/.exec(req.headers.authorization ?? "");
-      const payload = auth?.[1] ? await provider.verify(auth[1]) : null;
-      res.writeHead(payload ? 200 : 401, { "content-type": "application/json" });
-      res.end(JSON.stringify({ sub: payload?.sub ?? null }));
-    });
+    upstream = await startWhoami(provider);
     const port = await freePort();
     const env = { GW_KMS_KEY: KEY, GW_PUBLIC_URL: `http://127.0.0.1:${port}` };
     const proxy = () =>
@@ -109,11 +103,3 @@ describe.skipIf(!SPLIT)("per-user grants across two proxy replicas", () => {
     expect((await ivy("GET", "/v1/connections")).json.data[0]).toMatchObject({ status: "connected" });
   });
 });
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  const { port } = server.address() as { port: number };
-  await new Promise((r) => server.close(r));
-  return port;
-}

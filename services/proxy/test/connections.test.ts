@@ -1,8 +1,8 @@
 // @stores once: per-user grants through the all-in-one gateway; the split deployment has its own file.
 import { randomBytes } from "node:crypto";
-import { createServer } from "node:net";
 import {
   type Caller,
+  freePort,
   newTenant,
   type PerUserMcpServer,
   pollDone,
@@ -717,12 +717,4 @@ async function fetchCallback(url: URL) {
   const res = await fetch(url, { redirect: "manual" });
   await res.arrayBuffer();
   return { status: res.status, location: res.headers.get("location") ?? "" };
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  const { port } = server.address() as { port: number };
-  await new Promise((r) => server.close(r));
-  return port;
 }

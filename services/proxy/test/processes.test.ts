@@ -1,9 +1,8 @@
 // @stores once: Postgres and Redis only: several proxy processes.
 import { type ChildProcess, spawn } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
-import { type TestApp, testEnv } from "@gw/testkit";
+import { freePort, type TestApp, testEnv } from "@gw/testkit";
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Caller, caller, createAgent, startGateway, upstreamPool } from "./helpers.ts";
@@ -12,15 +11,6 @@ import { type Caller, caller, createAgent, startGateway, upstreamPool } from "./
 // processes share Postgres and Redis, so the suite needs both.
 const shared = Boolean(process.env.DATABASE_URL && process.env.REDIS_URL);
 const REPO = fileURLToPath(new URL("../../../", import.meta.url));
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 /** Runs `check` until it passes (its last failure is thrown after `ms`). */
 async function until(check: () => unknown, ms: number): Promise<void> {

@@ -1,22 +1,12 @@
 import { randomUUID } from "node:crypto";
-import { createServer } from "node:net";
 import {
   ClientFactory,
   ClientFactoryOptions,
   DefaultAgentCardResolver,
   JsonRpcTransportFactory,
 } from "@a2a-js/sdk/client";
-import type { Caller, TestApp } from "@gw/testkit";
+import { type Caller, freePort, type TestApp } from "@gw/testkit";
 import { startGateway } from "../helpers.ts";
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 /**
  * The gateway on a port known up front, so GW_PUBLIC_URL (where the cards it serves point

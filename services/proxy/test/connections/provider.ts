@@ -1,4 +1,5 @@
 import type { IncomingMessage } from "node:http";
+import { startUpstream } from "@gw/testkit";
 import { Events } from "oauth2-mock-server";
 import { request } from "undici";
 import { startAuthServer } from "../oauth-server.ts";
@@ -121,3 +122,13 @@ export function handoffCode(location: string): string {
 }
 
 export type Provider = Awaited<ReturnType<typeof startProvider>>;
+
+/** An upstream that answers whose token of the provider it was called with: `{sub}`, or 401. */
+export function startWhoami(provider: Provider) {
+  return startUpstream(async (req, res) => {
+    const auth = /^Bearer (\S+)$/.exec(req.headers.authorization ?? "");
+    const payload = auth?.[1] ? await provider.verify(auth[1]) : null;
+    res.writeHead(payload ? 200 : 401, { "content-type": "application/json" });
+    res.end(JSON.stringify({ sub: payload?.sub ?? null }));
+  });
+}
