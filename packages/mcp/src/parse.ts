@@ -38,6 +38,14 @@ type McpRequestMessage = {
   id: JsonRpcId;
   isNotification: false;
   /**
+   * The MCP task the request names (`params.taskId` of `tasks/get`, `tasks/result`, `tasks/update`
+   * and `tasks/cancel`; docs/mcp.md, Tasks) when the record can hold it (a string of at most
+   * MCP_NAME_MAX_BYTES, storable), else null. Recorded only: the upstream judges the id.
+   */
+  taskId: string | null;
+  /** A task-augmented `tools/call` (`params.task` is an object): its answer creates a task. */
+  taskAugmented: boolean;
+  /**
    * `params.arguments` of a tools/call as parsed (any JSON value, undefined when absent), for
    * policy conditions; never recorded.
    */
@@ -124,6 +132,8 @@ function requestOf(method: string, id: JsonRpcId, params: JsonObject | unknown[]
     revision: revisionOf(params),
     id,
     isNotification: false,
+    taskId: taskIdOf(method, params),
+    taskAugmented: tool !== null && isRecord(params) && isRecord(params.task),
     arguments: tool !== null && isRecord(params) ? params.arguments : undefined,
   };
   const traceContext = traceContextOf(params);
@@ -176,6 +186,17 @@ function routedName(method: string, params: unknown): string | null {
           ? params.taskId
           : undefined;
   return typeof value === "string" ? value : null;
+}
+
+/** MCP's task methods that name their task (`params.taskId`): 2025-11-25's and the extension's. */
+const NAMING_TASK: ReadonlySet<string> = new Set(["tasks/get", "tasks/result", "tasks/update", "tasks/cancel"]);
+
+/** The task id to record: a string the record can hold, else null (the call goes on unrecorded). */
+function taskIdOf(method: string, params: unknown): string | null {
+  if (!NAMING_TASK.has(method) || !isRecord(params)) return null;
+  const id = params.taskId;
+  if (typeof id !== "string" || id === "" || byteLength(id) > MCP_NAME_MAX_BYTES) return null;
+  return id.includes("\u0000") || LONE_SURROGATE.test(id) ? null : id;
 }
 
 /** The tasks extension's methods that name their task (`params.taskId`). */
