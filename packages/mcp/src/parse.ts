@@ -189,7 +189,12 @@ function routedName(method: string, params: unknown): string | null {
 }
 
 /** MCP's task methods that name their task (`params.taskId`): 2025-11-25's and the extension's. */
-const NAMING_TASK: ReadonlySet<string> = new Set(["tasks/get", "tasks/result", "tasks/update", "tasks/cancel"]);
+const NAMING_TASK: ReadonlySet<string> = new Set([
+  "tasks/get",
+  "tasks/result",
+  "tasks/update",
+  "tasks/cancel",
+]);
 
 /** The task id to record: a string the record can hold, else null (the call goes on unrecorded). */
 function taskIdOf(method: string, params: unknown): string | null {
