@@ -127,4 +127,31 @@ describe("MCP tasks through a plain agent", () => {
     expect(unnamed.every((r) => r.mcp_task_status === null)).toBe(true);
     await client.close();
   });
+
+  it("policy methods and conditions match the task methods", async () => {
+    const tenant = await caller(gw);
+    const id = await createAgent(tenant, { name: "tasker", upstream_url: member.url, protocol: "mcp" });
+    const policy = await tenant("PUT", "/v1/policy", {
+      rules: [
+        { action: "deny", match: { methods: ["tasks/cancel"] } },
+        { action: "deny", when: 'call.method == "tasks/list"' },
+      ],
+    });
+    expect(policy.status).toBe(200);
+    const client = await connect(tenant, id);
+    const held = await client.request(
+      {
+        method: "tools/call",
+        params: { name: "work", arguments: { text: "p", hold: true }, task: { ttl: 60_000 } },
+      },
+      CreateTaskResultSchema,
+    );
+    const { taskId } = held.task;
+    expect((await client.experimental.tasks.getTask(taskId)).status).toBe("working");
+    await expect(client.experimental.tasks.cancelTask(taskId)).rejects.toThrow(/403|denied/);
+    await expect(client.experimental.tasks.listTasks()).rejects.toThrow(/403|denied/);
+    // The denied cancel went nowhere: the task still works.
+    expect((await client.experimental.tasks.getTask(taskId)).status).toBe("working");
+    await client.close();
+  });
 });

@@ -7,7 +7,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { CallToolResultSchema, CreateTaskResultSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Caller, caller, startGateway } from "../helpers.ts";
-import { memberAgent, memberPool, virtualAgent } from "./fixture.ts";
+import { memberAgent, memberPool, rpc, stream, transact, virtualAgent } from "./fixture.ts";
 
 // MCP tasks through a virtual server (docs/mcp.md, Tasks): an SDK 1.x member serving tasks behind
 // a virtual server, the official SDK 1.x client on two proxy replicas. The task ids the client sees
@@ -150,5 +150,27 @@ describe.skipIf(!TEST_DATABASE_URL)("virtual MCP server: tasks", () => {
     const foreign = await connect(gw, other, ov);
     await invalidParams(foreign.experimental.tasks.getTask(task.taskId));
     await foreign.close();
+  });
+
+  it("serves 2026-07-28 requests too: Mcp-Name is the gateway's task id; streaming and transactional", async () => {
+    const created = await stream(
+      call,
+      v,
+      rpc("tools/call", { name: "a__work", arguments: { text: "n" }, task: { ttl: 60_000 } }),
+    );
+    expect(created.status).toBe(200);
+    const taskId = created.json.result.task.taskId as string;
+    expect(taskId.startsWith("gw1.")).toBe(true);
+    const get = rpc("tasks/get", { taskId });
+    get.headers["mcp-name"] = taskId;
+    const got = await stream(call, v, get);
+    expect(got.json.result).toMatchObject({ taskId, status: "completed" });
+    const polled = await transact(call, v, get);
+    expect(polled.body.result).toMatchObject({ taskId, status: "completed" });
+    // A forged id: invalid params, as the revision answers an unknown name.
+    const forged = rpc("tasks/get", { taskId: "gw1.forged.id" });
+    forged.headers["mcp-name"] = "gw1.forged.id";
+    const refused = await stream(call, v, forged);
+    expect(refused.json.error.code).toBe(-32602);
   });
 });
