@@ -3203,7 +3203,7 @@ export interface operations {
                 method?: string;
                 /** @description Only calls of this MCP tool (`mcp_tool`: `params.name` of a `tools/call`, as the caller named it). Exact match; at most 256 bytes, no NUL. */
                 tool?: string;
-                /** @description Every invocation of this MCP task (`mcp_task_id`: the task a task-augmented `tools/call` created, or the `params.taskId` of a `tasks/*` call; docs/mcp.md, Tasks), oldest first instead of newest first. Exact match; at most 256 bytes, no NUL. */
+                /** @description Every invocation of this MCP task (`mcp_task_id`: the task a task-augmented `tools/call` created, or the `params.taskId` of a `tasks/*` call; docs/mcp.md, Tasks), oldest first instead of newest first. Exact match; at most 1024 bytes, no NUL. */
                 mcp_task_id?: string;
                 /** @description Every invocation of this A2A task (docs/a2a.md), oldest first instead of newest first. */
                 a2a_task_id?: string;

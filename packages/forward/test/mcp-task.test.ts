@@ -39,7 +39,7 @@ describe("the MCP task learner", () => {
     expect(mcpTaskLearner({ ...JSON_HEAD, status: 500 }, "tasks/get")).toBeNull();
     const big = msg({ content: [{ type: "text", text: "x".repeat(20_000) }], task: { taskId: "t" } });
     expect(learn(JSON_HEAD, "tools/call", big)).toEqual({});
-    expect(learn(JSON_HEAD, "tasks/get", msg({ taskId: "a".repeat(300), status: "s\u0000" }))).toEqual({});
+    expect(learn(JSON_HEAD, "tasks/get", msg({ taskId: "a".repeat(1100), status: "s\u0000" }))).toEqual({});
     expect(learn(JSON_HEAD, "tasks/get", "not json")).toEqual({});
     expect(learn(JSON_HEAD, "tools/call", msg({ content: [] }))).toEqual({});
   });

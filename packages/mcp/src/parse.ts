@@ -3,6 +3,11 @@ import { isRecord, type JsonObject, type JsonRpcId, readMessage } from "@gw/json
 
 /** Recorded method and tool names are capped like the model header: they land in invocation rows. */
 export const MCP_NAME_MAX_BYTES = LIMITS.nameMaxBytes;
+/**
+ * A recorded MCP task id is at most this long: longer than a name, because a virtual server's task
+ * ids (signed, naming the member, its session and the member's id) run to a few hundred bytes.
+ */
+export const MCP_TASK_ID_MAX_BYTES = 1024;
 
 export type { JsonRpcId } from "@gw/jsonrpc";
 
@@ -40,7 +45,7 @@ type McpRequestMessage = {
   /**
    * The MCP task the request names (`params.taskId` of `tasks/get`, `tasks/result`, `tasks/update`
    * and `tasks/cancel`; docs/mcp.md, Tasks) when the record can hold it (a string of at most
-   * MCP_NAME_MAX_BYTES, storable), else null. Recorded only: the upstream judges the id.
+   * MCP_TASK_ID_MAX_BYTES, storable), else null. Recorded only: the upstream judges the id.
    */
   taskId: string | null;
   /** A task-augmented `tools/call` (`params.task` is an object): its answer creates a task. */
@@ -200,7 +205,7 @@ const NAMING_TASK: ReadonlySet<string> = new Set([
 function taskIdOf(method: string, params: unknown): string | null {
   if (!NAMING_TASK.has(method) || !isRecord(params)) return null;
   const id = params.taskId;
-  if (typeof id !== "string" || id === "" || byteLength(id) > MCP_NAME_MAX_BYTES) return null;
+  if (typeof id !== "string" || id === "" || byteLength(id) > MCP_TASK_ID_MAX_BYTES) return null;
   return id.includes("\u0000") || LONE_SURROGATE.test(id) ? null : id;
 }
 

@@ -1,6 +1,11 @@
 import { DomainError } from "@gw/core";
 import { describe, expect, it } from "vitest";
-import { isRetryableMcpMethod, MCP_NAME_MAX_BYTES, parseMcpRequest } from "../src/parse.ts";
+import {
+  isRetryableMcpMethod,
+  MCP_NAME_MAX_BYTES,
+  MCP_TASK_ID_MAX_BYTES,
+  parseMcpRequest,
+} from "../src/parse.ts";
 
 const bytes = (v: unknown) => new TextEncoder().encode(typeof v === "string" ? v : JSON.stringify(v));
 
@@ -328,7 +333,7 @@ describe("parseMcpRequest: MCP tasks (docs/mcp.md, Tasks)", () => {
   });
 
   it("records no task id the record cannot hold; the request is still accepted", () => {
-    for (const taskId of [7, "", "a".repeat(MCP_NAME_MAX_BYTES + 1), "nul\u0000", "\ud800", null]) {
+    for (const taskId of [7, "", "a".repeat(MCP_TASK_ID_MAX_BYTES + 1), "nul\u0000", "\ud800", null]) {
       expect(req("tasks/get", { taskId }), JSON.stringify(taskId)).toMatchObject({
         kind: "request",
         taskId: null,

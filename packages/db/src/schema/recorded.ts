@@ -75,9 +75,10 @@ export const RECORDED = {
         label: "MCP task",
         filter: {
           param: "mcp_task_id",
-          maxBytes: 256,
+          // packages/mcp's MCP_TASK_ID_MAX_BYTES: a virtual server's signed task ids are long.
+          maxBytes: 1024,
           description:
-            "Every invocation of this MCP task (`mcp_task_id`: the task a task-augmented `tools/call` created, or the `params.taskId` of a `tasks/*` call; docs/mcp.md, Tasks), oldest first instead of newest first. Exact match; at most 256 bytes, no NUL.",
+            "Every invocation of this MCP task (`mcp_task_id`: the task a task-augmented `tools/call` created, or the `params.taskId` of a `tasks/*` call; docs/mcp.md, Tasks), oldest first instead of newest first. Exact match; at most 1024 bytes, no NUL.",
           oldestFirst: true,
         },
       },

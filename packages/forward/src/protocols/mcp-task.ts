@@ -6,6 +6,7 @@ import {
   parseJson,
   SseParser,
 } from "@gw/jsonrpc";
+import { MCP_TASK_ID_MAX_BYTES } from "@gw/mcp";
 import type { AnswerHead, AnswerLearner } from "./protocol.ts";
 
 /**
@@ -33,8 +34,8 @@ const RELATED_TASK = "io.modelcontextprotocol/related-task";
 const CALL_MAX_BYTES = 16 * 1024;
 /** A task method's answer is read up to this size (a `tasks/result` carries the tool's result). */
 const TASK_MAX_BYTES = 1024 * 1024;
-/** Bounds the parsed id and status: longer values are not recorded (the record holds at most so much). */
-const MAX_VALUE_BYTES = 256;
+/** Bounds the learned id and status: longer values are not recorded (the filter's bound, MCP_TASK_ID_MAX_BYTES). */
+const MAX_VALUE_BYTES = MCP_TASK_ID_MAX_BYTES;
 
 /**
  * Learns from an MCP answer as it passes, chunk by chunk, after each chunk was delivered: it never

@@ -21,6 +21,7 @@ import type { AnswerSink, ForwardCall } from "../call.ts";
 import { openCallCredential } from "../credential.ts";
 import type { ForwardDeps } from "../deps.ts";
 import { dialCollect } from "../dial.ts";
+import { type LearnedMcpTask, learnMcpTask } from "../protocols/mcp-task.ts";
 import type { Tap } from "../tap.ts";
 import { memberCall, type Route } from "../target.ts";
 import { deliver, failed } from "./deliver.ts";
@@ -76,6 +77,10 @@ export async function servedTask(
     });
   const answered = (member: Member, status: number, message: Json) => {
     tap.routedAgentId = member.agentId;
+    // The record learns the task (under the gateway's id) as a plain agent's call would.
+    const learned: LearnedMcpTask = {};
+    learnMcpTask(message.result, learned);
+    tap.learner = { add: () => {}, facts: () => learned };
     const shaped = shapedFor(message, plan.client ?? REVISION);
     return deliver(call, tap, settled, sink, deps, { status, body: encode(shaped), reached: true });
   };

@@ -1,7 +1,14 @@
 // @stores once: two proxy replicas on one Postgres (an embedded store is one process's).
 import { memberIdsOf } from "@gw/forward";
 import { createProxyApp } from "@gw/proxy";
-import { type McpV1Server, serveApp, startMcpV1Server, TEST_DATABASE_URL, type TestApp } from "@gw/testkit";
+import {
+  eventually,
+  type McpV1Server,
+  serveApp,
+  startMcpV1Server,
+  TEST_DATABASE_URL,
+  type TestApp,
+} from "@gw/testkit";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { CallToolResultSchema, CreateTaskResultSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
@@ -59,7 +66,9 @@ async function connect(app: TestApp, who: Caller = call, agent = v): Promise<Cli
   const client = new Client({ name: "sdk1", version: "1.0.0" });
   const url = new URL(`${app.url}/v1/proxy/${agent}/stream`);
   await client.connect(
-    new StreamableHTTPClientTransport(url, { requestInit: { headers: { Authorization: `Bearer ${who.token}` } } }),
+    new StreamableHTTPClientTransport(url, {
+      requestInit: { headers: { Authorization: `Bearer ${who.token}` } },
+    }),
   );
   return client;
 }
@@ -104,6 +113,20 @@ describe.skipIf(!TEST_DATABASE_URL)("virtual MCP server: tasks", () => {
     // tasks/list merges the members' lists, under the gateway's ids.
     const listed = (await a.experimental.tasks.listTasks()).tasks.map((t) => t.taskId);
     expect(listed).toEqual(expect.arrayContaining([taskId, held.task.taskId]));
+    // The record holds the gateway's id, as a plain agent's holds the member's: the task's history.
+    const rows = await eventually(async () => {
+      const res = await call("GET", `/v1/invocations?mcp_task_id=${encodeURIComponent(taskId)}`);
+      const data = res.json.data as Array<{ mcp_method: string; mcp_task_status: string | null }>;
+      return data.length === 5 ? data : undefined;
+    });
+    expect(rows.map((r) => r.mcp_method)).toEqual([
+      "tools/call",
+      "tasks/get",
+      "tasks/result",
+      "tasks/get",
+      "tasks/result",
+    ]);
+    expect(rows[1]?.mcp_task_status).toBe("completed");
     await a.close();
     await b.close();
   });
@@ -119,7 +142,10 @@ describe.skipIf(!TEST_DATABASE_URL)("virtual MCP server: tasks", () => {
     const seen = tasker.requests.slice(before).filter((r) => r.rpcMethod === "tasks/get");
     expect(seen.map((r) => r.headers["mcp-session-id"])).toEqual([claims?.memberSession]);
     // The same member and task id under another member session: that session has no such task.
-    const elsewhere = ids.issue({ ...(claims as NonNullable<typeof claims>), memberSession: "no-such-session" });
+    const elsewhere = ids.issue({
+      ...(claims as NonNullable<typeof claims>),
+      memberSession: "no-such-session",
+    });
     await invalidParams(client.experimental.tasks.getTask(elsewhere));
     await client.close();
   });
