@@ -4,7 +4,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { CallToolResultSchema, CreateTaskResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Caller, createAgent, startGateway } from "./helpers.ts";
+import { type Caller, createAgent, pollDone, recordDone, startGateway } from "./helpers.ts";
 
 // MCP tasks (2025-11-25) through a plain MCP agent (docs/mcp.md, Tasks): the calls pass as any
 // call; each invocation records the task it created or named and the last status its answer
@@ -103,6 +103,40 @@ describe("MCP tasks through a plain agent", () => {
     // Another tenant sees none of them.
     const other = await caller(gw);
     expect(await rowsOf(taskId, other)).toEqual([]);
+  });
+
+  it("records a task call made through the transactional path (the stored answer read as it is stored)", async () => {
+    const transport = new StreamableHTTPClientTransport(new URL(`${gw.url}/v1/proxy/${agent}/stream`), {
+      requestInit: { headers: { Authorization: `Bearer ${call.token}` } },
+    });
+    const client = new Client({ name: "sdk1", version: "1.0.0" });
+    await client.connect(transport);
+    const created = await client.request(
+      { method: "tools/call", params: { name: "work", arguments: { text: "t" }, task: { ttl: 60_000 } } },
+      CreateTaskResultSchema,
+    );
+    const { taskId } = created.task;
+    const accepted = await call(
+      "POST",
+      `/v1/proxy/${agent}`,
+      { jsonrpc: "2.0", id: 9, method: "tasks/get", params: { taskId } },
+      {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "mcp-protocol-version": "2025-11-25",
+        "mcp-session-id": transport.sessionId as string,
+      },
+    );
+    expect(accepted.status).toBe(202);
+    const done = await pollDone(call, agent, accepted.json.invocation_id);
+    expect(done.json.status).toBe("succeeded");
+    const record = await recordDone(call, accepted.json.invocation_id);
+    expect(record.json).toMatchObject({
+      mcp_method: "tasks/get",
+      mcp_task_id: taskId,
+      mcp_task_status: "completed",
+    });
+    await client.close();
   });
 
   it("refuses bad mcp_task_id filters with 400; an unknown task id lists nothing", async () => {

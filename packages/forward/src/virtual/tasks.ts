@@ -27,6 +27,7 @@ import { memberCall, type Route } from "../target.ts";
 import { deliver, failed } from "./deliver.ts";
 import { linkedBody, linkedCall, mcpNameOf } from "./member-adapt.ts";
 import { knownLink, type Link, LinkError, linkOf } from "./member-link.ts";
+import { memberPort } from "./member-port.ts";
 import { memberIdsOf } from "./session-key.ts";
 
 type Served = Extract<Route, { kind: "virtual" }>;
@@ -92,6 +93,8 @@ export async function servedTask(
         r: await ask(call, m, null, plan.message, plan.client, deps, log),
       })),
     );
+    const port = memberPort(call, deps, log, plan.client);
+    for (const { m, r } of replies) if (r.kind === "failure") port.failed(m, plan.method, r.reason);
     const pages = replies.flatMap(({ m, r }) =>
       r.kind === "answer" && r.message && isRecord(r.message.result)
         ? [{ result: r.message.result, issue: issuer(m, r.session) }]
@@ -121,10 +124,7 @@ export async function servedTask(
   }
   const reply = await ask(call, member, session, message, plan.client, deps, log);
   if (reply.kind === "failure") {
-    log.warn(
-      { invocation_id: call.invocationId, member_agent_id: member.agentId, mcp_method: plan.method },
-      "virtual server member gave no usable answer to a task request",
-    );
+    memberPort(call, deps, log, plan.client).failed(member, plan.method, reply.reason);
     return failed(call, tap, settled, sink, reply.reason === "timeout" ? "timeout" : "unreachable");
   }
   // The member session the task lives in is gone (404), and its tasks with it.
