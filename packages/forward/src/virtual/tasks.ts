@@ -140,6 +140,9 @@ function encode(message: Json): Buffer {
 /**
  * One task request to a member, in its revision: on its session as this process knows it, or on
  * `session` (the one a gateway task id names) when given; read whole, the credential redacted.
+ * A request on this process's own session that the member answers 404 (the session expired) is
+ * sent once more on a new one, as any member call is; a named session is never replaced (its tasks
+ * are gone with it).
  */
 async function ask(
   call: ForwardCall,
@@ -159,9 +162,31 @@ async function ask(
   }
   if (session !== null && link.kind === "session")
     link = { ...link, sessionId: session === "" ? null : session };
+  const first = await askOn(call, member, link, message, client, deps, log);
+  if (session !== null || link.kind !== "session" || first.kind !== "answer" || first.status !== 404)
+    return first;
+  try {
+    link = await linkOf(member, call, deps, log, link);
+  } catch (e) {
+    if (e instanceof LinkError) return { kind: "failure", reason: e.reason };
+    throw e;
+  }
+  return askOn(call, member, link, message, client, deps, log);
+}
+
+async function askOn(
+  call: ForwardCall,
+  member: Member,
+  link: Link,
+  message: Json,
+  client: string | null,
+  deps: ForwardDeps,
+  log: Logger,
+): Promise<Asked> {
   const method = typeof message.method === "string" ? message.method : "";
   const body = Buffer.from(JSON.stringify(message));
   const taskId = namedTask(message);
+  // 2026-07-28's Mcp-Name: the member's own task id, or the tool's own name.
   const name = NAMED_BY_TASK.has(method)
     ? typeof taskId === "string"
       ? taskId

@@ -147,6 +147,14 @@ describe.skipIf(!TEST_DATABASE_URL)("virtual MCP server: tasks", () => {
       memberSession: "no-such-session",
     });
     await invalidParams(client.experimental.tasks.getTask(elsewhere));
+    // The member drops its sessions: their tasks are unknown; a new task is made on a new session.
+    await tasker.expireSessions();
+    await invalidParams(client.experimental.tasks.getTask(task.taskId));
+    const renewed = await work(client, "r");
+    expect(ids.verify("task", renewed.task.taskId, call.tenant, v)?.memberSession).not.toBe(
+      claims?.memberSession,
+    );
+    expect((await client.experimental.tasks.getTask(renewed.task.taskId)).status).toBe("completed");
     await client.close();
   });
 
