@@ -48,7 +48,7 @@ export function inProcessMicros(): { send: number; stream: number } {
   const one = (body: string, type: string, chunks: Buffer[]) => () => {
     const facts = a2a.parse(Buffer.from(body), {});
     a2a.recorded(facts);
-    const learner = a2a.learn({ status: 200, headers: { "content-type": type } });
+    const learner = a2a.learn({ status: 200, headers: { "content-type": type } }, facts?.method ?? null);
     for (const c of chunks) learner?.add(c);
     return learner?.facts();
   };

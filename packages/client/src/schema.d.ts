@@ -1265,6 +1265,8 @@ export interface components {
             } | null;
             mcp_method: string | null;
             mcp_tool: string | null;
+            mcp_task_id: string | null;
+            mcp_task_status: string | null;
             a2a_method: string | null;
             a2a_task_id: string | null;
             a2a_context_id: string | null;
@@ -1303,6 +1305,8 @@ export interface components {
             } | null;
             mcp_method: string | null;
             mcp_tool: string | null;
+            mcp_task_id: string | null;
+            mcp_task_status: string | null;
             a2a_method: string | null;
             a2a_task_id: string | null;
             a2a_context_id: string | null;
@@ -1381,6 +1385,8 @@ export interface components {
             } | null;
             mcp_method: string | null;
             mcp_tool: string | null;
+            mcp_task_id: string | null;
+            mcp_task_status: string | null;
             a2a_method: string | null;
             a2a_task_id: string | null;
             a2a_context_id: string | null;
@@ -3197,6 +3203,8 @@ export interface operations {
                 method?: string;
                 /** @description Only calls of this MCP tool (`mcp_tool`: `params.name` of a `tools/call`, as the caller named it). Exact match; at most 256 bytes, no NUL. */
                 tool?: string;
+                /** @description Every invocation of this MCP task (`mcp_task_id`: the task a task-augmented `tools/call` created, or the `params.taskId` of a `tasks/*` call; docs/mcp.md, Tasks), oldest first instead of newest first. Exact match; at most 1024 bytes, no NUL. */
+                mcp_task_id?: string;
                 /** @description Every invocation of this A2A task (docs/a2a.md), oldest first instead of newest first. */
                 a2a_task_id?: string;
                 /** @description Inclusive lower bound on created_at. RFC 3339 date-time. */
@@ -3224,7 +3232,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid status, mode, settlement, policy, since, until, limit or offset; an agent_id, method, tool or a2a_task_id that is too long or holds a NUL; since after until. A query parameter this route does not list, or one given twice; the message names it. */
+            /** @description Invalid status, mode, settlement, policy, since, until, limit or offset; an agent_id, method, tool, mcp_task_id or a2a_task_id that is too long or holds a NUL; since after until. A query parameter this route does not list, or one given twice; the message names it. */
             400: {
                 headers: {
                     [name: string]: unknown;

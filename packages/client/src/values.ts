@@ -7,4 +7,4 @@ export const AUDIT_ACTIONS = ["agent.create","agent.update","agent.delete","cred
 export const AGENT_PROTOCOLS = ["http","mcp","a2a"] as const;
 
 /** Each protocol's recorded fields of `Invocation`: the section title, each field's name and label. */
-export const RECORDED_FIELDS = {"http":{"title":"HTTP call","fields":[]},"mcp":{"title":"MCP call","fields":[{"name":"mcp_method","label":"MCP method"},{"name":"mcp_tool","label":"MCP tool"}]},"a2a":{"title":"A2A task","fields":[{"name":"a2a_method","label":"Method"},{"name":"a2a_task_id","label":"Task"},{"name":"a2a_context_id","label":"Context"},{"name":"a2a_task_state","label":"Task state"}]}} as const;
+export const RECORDED_FIELDS = {"http":{"title":"HTTP call","fields":[]},"mcp":{"title":"MCP call","fields":[{"name":"mcp_method","label":"MCP method"},{"name":"mcp_tool","label":"MCP tool"},{"name":"mcp_task_id","label":"MCP task"},{"name":"mcp_task_status","label":"MCP task status"}]},"a2a":{"title":"A2A task","fields":[{"name":"a2a_method","label":"Method"},{"name":"a2a_task_id","label":"Task"},{"name":"a2a_context_id","label":"Context"},{"name":"a2a_task_state","label":"Task state"}]}} as const;

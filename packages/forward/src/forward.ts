@@ -192,7 +192,7 @@ async function relayCall(
   if (plan?.each) head = eachEventHead(head);
   const own = gatewayHeaders(call);
   own["x-request-id"] = sink.caller.requestId;
-  tap.learner = call.speaks.learn(head);
+  tap.learner = call.speaks.learn(head, call.rpcMethod);
   const relayed = await relay(plan?.each ? eachEventSource(res, plan.each) : res, head, outgoing, own, {
     t0: tap.t0,
     capture: tap.respCapture,
@@ -257,7 +257,7 @@ async function collectCall(
   );
   // An upstream that reflects the injected secret must not get it stored (docs/credentials.md).
   const body = Buffer.from(redactSecret(answer.body ?? EMPTY, tap.secret));
-  tap.learner = call.speaks.learn(answer);
+  tap.learner = call.speaks.learn(answer, call.rpcMethod);
   tap.learner?.add(body);
   const facts = tap.collectedFacts(
     { attempts, upstreamStatus: answer.status, body },

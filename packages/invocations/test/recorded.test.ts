@@ -24,6 +24,7 @@ describe("the recorded fields' declaration", () => {
     expect(RECORDED_FILTERS.map((r) => [r.param, r.fields.map((f) => f.name)])).toEqual([
       ["method", ["mcp_method", "a2a_method"]],
       ["tool", ["mcp_tool"]],
+      ["mcp_task_id", ["mcp_task_id"]],
       ["a2a_task_id", ["a2a_task_id"]],
     ]);
   });

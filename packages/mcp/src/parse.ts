@@ -3,6 +3,11 @@ import { isRecord, type JsonObject, type JsonRpcId, readMessage } from "@gw/json
 
 /** Recorded method and tool names are capped like the model header: they land in invocation rows. */
 export const MCP_NAME_MAX_BYTES = LIMITS.nameMaxBytes;
+/**
+ * A recorded MCP task id is at most this long: longer than a name, because a virtual server's task
+ * ids (signed, naming the member, its session and the member's id) run to a few hundred bytes.
+ */
+export const MCP_TASK_ID_MAX_BYTES = 1024;
 
 export type { JsonRpcId } from "@gw/jsonrpc";
 
@@ -37,6 +42,14 @@ type McpRequestMessage = {
   revision: string | null;
   id: JsonRpcId;
   isNotification: false;
+  /**
+   * The MCP task the request names (`params.taskId` of `tasks/get`, `tasks/result`, `tasks/update`
+   * and `tasks/cancel`; docs/mcp.md, Tasks) when the record can hold it (a string of at most
+   * MCP_TASK_ID_MAX_BYTES, storable), else null. Recorded only: the upstream judges the id.
+   */
+  taskId: string | null;
+  /** A task-augmented `tools/call` (`params.task` is an object): its answer creates a task. */
+  taskAugmented: boolean;
   /**
    * `params.arguments` of a tools/call as parsed (any JSON value, undefined when absent), for
    * policy conditions; never recorded.
@@ -124,6 +137,8 @@ function requestOf(method: string, id: JsonRpcId, params: JsonObject | unknown[]
     revision: revisionOf(params),
     id,
     isNotification: false,
+    taskId: taskIdOf(method, params),
+    taskAugmented: tool !== null && isRecord(params) && isRecord(params.task),
     arguments: tool !== null && isRecord(params) ? params.arguments : undefined,
   };
   const traceContext = traceContextOf(params);
@@ -176,6 +191,22 @@ function routedName(method: string, params: unknown): string | null {
           ? params.taskId
           : undefined;
   return typeof value === "string" ? value : null;
+}
+
+/** MCP's task methods that name their task (`params.taskId`): 2025-11-25's and the extension's. */
+const NAMING_TASK: ReadonlySet<string> = new Set([
+  "tasks/get",
+  "tasks/result",
+  "tasks/update",
+  "tasks/cancel",
+]);
+
+/** The task id to record: a string the record can hold, else null (the call goes on unrecorded). */
+function taskIdOf(method: string, params: unknown): string | null {
+  if (!NAMING_TASK.has(method) || !isRecord(params)) return null;
+  const id = params.taskId;
+  if (typeof id !== "string" || id === "" || byteLength(id) > MCP_TASK_ID_MAX_BYTES) return null;
+  return id.includes("\u0000") || LONE_SURROGATE.test(id) ? null : id;
 }
 
 /** The tasks extension's methods that name their task (`params.taskId`). */

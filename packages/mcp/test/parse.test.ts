@@ -1,6 +1,11 @@
 import { DomainError } from "@gw/core";
 import { describe, expect, it } from "vitest";
-import { isRetryableMcpMethod, MCP_NAME_MAX_BYTES, parseMcpRequest } from "../src/parse.ts";
+import {
+  isRetryableMcpMethod,
+  MCP_NAME_MAX_BYTES,
+  MCP_TASK_ID_MAX_BYTES,
+  parseMcpRequest,
+} from "../src/parse.ts";
 
 const bytes = (v: unknown) => new TextEncoder().encode(typeof v === "string" ? v : JSON.stringify(v));
 
@@ -28,6 +33,8 @@ describe("parseMcpRequest: accepted messages", () => {
       revision: null,
       id: 1,
       isNotification: false,
+      taskId: null,
+      taskAugmented: false,
     });
   });
 
@@ -54,6 +61,8 @@ describe("parseMcpRequest: accepted messages", () => {
       id: 7,
       arguments: { text: "hi" },
       isNotification: false,
+      taskId: null,
+      taskAugmented: false,
     });
   });
 
@@ -304,5 +313,31 @@ describe("parseMcpRequest: the caller's trace context in params._meta", () => {
     }
     const list = parseMcpRequest(bytes({ jsonrpc: "2.0", id: 2, method: "tools/list" }));
     expect(list).not.toHaveProperty("traceContext");
+  });
+});
+
+describe("parseMcpRequest: MCP tasks (docs/mcp.md, Tasks)", () => {
+  const req = (method: string, params: unknown) =>
+    parseMcpRequest(bytes({ jsonrpc: "2.0", id: 1, method, params }));
+
+  it("names the task of every task method, and marks a task-augmented tools/call", () => {
+    for (const m of ["tasks/get", "tasks/result", "tasks/update", "tasks/cancel"]) {
+      expect(req(m, { taskId: "t-1" })).toMatchObject({ taskId: "t-1", taskAugmented: false });
+    }
+    expect(req("tasks/list", { taskId: "t-1" })).toMatchObject({ taskId: null });
+    expect(req("tools/call", { name: "w", task: { ttl: 1 } })).toMatchObject({
+      taskId: null,
+      taskAugmented: true,
+    });
+    expect(req("tools/call", { name: "w", task: "no" })).toMatchObject({ taskAugmented: false });
+  });
+
+  it("records no task id the record cannot hold; the request is still accepted", () => {
+    for (const taskId of [7, "", "a".repeat(MCP_TASK_ID_MAX_BYTES + 1), "nul\u0000", "\ud800", null]) {
+      expect(req("tasks/get", { taskId }), JSON.stringify(taskId)).toMatchObject({
+        kind: "request",
+        taskId: null,
+      });
+    }
   });
 });

@@ -12,3 +12,4 @@ export * from "./protocol.ts";
 export * from "./revisions.ts";
 export * from "./search.ts";
 export * from "./session-id.ts";
+export * from "./tasks.ts";

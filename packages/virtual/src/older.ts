@@ -11,6 +11,7 @@ import {
 } from "./protocol.ts";
 import { clientRevisionOf, isOlderRevision } from "./revisions.ts";
 import type { SessionIds } from "./session-id.ts";
+import { TASK_METHODS } from "./tasks.ts";
 
 /** Who asks, as an older client's session id must name it. */
 export type SessionContext = {
@@ -77,7 +78,7 @@ export function planOlder(
   }
   if (msg.method === "ping" || msg.method === "logging/setLevel")
     return { kind: "own", answer: result(id, {}) };
-  if (!METHODS.has(msg.method) || NOT_OLDER.has(msg.method)) {
+  if ((!METHODS.has(msg.method) && !TASK_METHODS.has(msg.method)) || NOT_OLDER.has(msg.method)) {
     return { kind: "own", answer: rpcError(200, id, ERRORS.methodNotFound, "Method not found") };
   }
   return { kind: "serve", revision, method: msg.method };

@@ -12,6 +12,7 @@ import {
   versionRefusal,
 } from "./protocol.ts";
 import { CALL_TOOL, callToolRefusal, SEARCH_TOOL, type SearchArgs, searchArgs } from "./search.ts";
+import { planTask, type TaskPlan } from "./tasks.ts";
 
 /**
  * What a virtual server does with one request (docs/mcp.md, Virtual MCP servers):
@@ -22,6 +23,7 @@ import { CALL_TOOL, callToolRefusal, SEARCH_TOOL, type SearchArgs, searchArgs } 
  * - `fanout`: the members are asked and their answers merged (`fanout.ts`);
  * - `notify`: a notification, sent to every member; the caller gets 202;
  * - `listen`: `subscriptions/listen`, the members' streams merged into one;
+ * - `task`: an MCP task request (a task-augmented tools/call, `tasks/*`; `tasks.ts`);
  * - `search`: on a search-mode server, its `tools/list` (the gateway's two tools) and its
  *   `search_tools` calls (docs/mcp.md, Tool search on virtual servers), answered by the forward
  *   step from the catalog.
@@ -35,6 +37,7 @@ export type Plan =
   | { kind: "fanout"; method: string; message: Json; client: string | null }
   | { kind: "notify"; body: Buffer; members: boolean }
   | { kind: "listen"; message: Json }
+  | TaskPlan
   | {
       kind: "search";
       message: Json;
@@ -96,6 +99,8 @@ export function planRequest(server: VirtualServer, body: Buffer, headers: Reques
   }
   const id = requestId(msg);
   const { method } = msg;
+  const task = planTask(server, msg, method, client);
+  if (task) return task;
   if (!METHODS.has(method))
     return { kind: "own", answer: rpcError(404, id, ERRORS.methodNotFound, "Method not found") };
   const params = isRecord(msg.params) ? msg.params : {};

@@ -11,6 +11,7 @@ import {
   client,
   newTenant,
   startA2aUpstream,
+  startMcpV1Server,
   startMcpV2Server,
   startToolsUpstream,
   type TestApp,
@@ -844,6 +845,57 @@ describe.skipIf(skipReason !== undefined && !inCi)("operator console in Chromium
       await page.close();
     } finally {
       await a2a.close();
+    }
+  });
+
+  it("shows an MCP call's task and its status, and the other invocations of that task", async () => {
+    const member = await startMcpV1Server({ name: "tasker", mode: "stateless", tasks: true });
+    try {
+      const agent = await call("POST", "/v1/agents", {
+        name: "mcp-tasks",
+        protocol: "mcp",
+        upstream_url: member.url,
+      });
+      expect(agent.status).toBe(201);
+      const send = async (method: string, params: Record<string, unknown>) => {
+        const sent = await call(
+          "POST",
+          `/v1/proxy/${agent.json.id}`,
+          { jsonrpc: "2.0", id: method, method, params },
+          { "content-type": "application/json", accept: "application/json, text/event-stream" },
+        );
+        expect(sent.status).toBe(202);
+        await pollDone(call, agent.json.id, sent.json.invocation_id);
+        const done = await recordDone(call, sent.json.invocation_id);
+        return done.json as { id: string; mcp_task_id: string; mcp_task_status: string };
+      };
+      const created = await send("tools/call", {
+        name: "work",
+        arguments: { text: "c" },
+        task: { ttl: 60_000 },
+      });
+      expect(created.mcp_task_id).toBeTruthy();
+      const got = await send("tasks/get", { taskId: created.mcp_task_id });
+      expect(got).toMatchObject({ mcp_task_id: created.mcp_task_id, mcp_task_status: "completed" });
+
+      const { page, errors } = await newPage();
+      await signIn(page);
+      await page.goto(`${gw.url}/console#/invocations/${got.id}`);
+      const section = page.getByTestId("mcp-call");
+      await expect.poll(() => section.textContent()).toContain(created.mcp_task_id);
+      const text = (await section.textContent()) ?? "";
+      expect(text).toContain("MCP task status");
+      expect(text).toContain("completed");
+      const rows = section.getByTestId("task-invocations").locator("tbody tr");
+      await expect.poll(() => rows.count()).toBe(2);
+      expect(await rows.nth(0).getAttribute("data-id")).toBe(created.id);
+      expect(await rows.nth(0).textContent()).toContain("tools/call");
+      expect(await rows.nth(1).getAttribute("aria-current")).toBe("true");
+      await shot(page, "15b-mcp-task");
+      expect(errors).toEqual([]);
+      await page.close();
+    } finally {
+      await member.close();
     }
   });
 

@@ -66,6 +66,8 @@ describe("GET /v1/invocations", () => {
         "model",
         "mcp_method",
         "mcp_tool",
+        "mcp_task_id",
+        "mcp_task_status",
         "payment_network",
         "payment_asset",
         "payment_amount",

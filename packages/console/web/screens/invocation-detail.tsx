@@ -97,11 +97,12 @@ function Summary({ d }: { d: Detail }) {
 }
 
 /**
- * More of a protocol's section than its recorded fields: an A2A call's place in its task (every
- * invocation of the task in order, this one marked; docs/a2a.md).
+ * More of a protocol's section than its recorded fields: an A2A or MCP call's place in its task
+ * (every invocation of the task in order, this one marked; docs/a2a.md, docs/mcp.md).
  */
 const MORE: { readonly [P in keyof typeof RECORDED_FIELDS]?: (d: Detail) => ComponentChildren } = {
   a2a: (d) => (d.a2a_task_id ? <TaskInvocations taskId={d.a2a_task_id} current={d.id} /> : null),
+  mcp: (d) => (d.mcp_task_id ? <TaskInvocations kind="mcp" taskId={d.mcp_task_id} current={d.id} /> : null),
 };
 
 /**

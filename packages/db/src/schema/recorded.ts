@@ -66,6 +66,24 @@ export const RECORDED = {
             "Only calls of this MCP tool (`mcp_tool`: `params.name` of a `tools/call`, as the caller named it). Exact match; at most 256 bytes, no NUL.",
         },
       },
+      {
+        // docs/mcp.md, Tasks: `params.taskId` of a tasks/* request, else the task a task-augmented
+        // tools/call's answer created (`result.task.taskId`).
+        name: "mcp_task_id",
+        type: "text",
+        from: "request-or-answer",
+        label: "MCP task",
+        filter: {
+          param: "mcp_task_id",
+          // packages/mcp's MCP_TASK_ID_MAX_BYTES: a virtual server's signed task ids are long.
+          maxBytes: 1024,
+          description:
+            "Every invocation of this MCP task (`mcp_task_id`: the task a task-augmented `tools/call` created, or the `params.taskId` of a `tasks/*` call; docs/mcp.md, Tasks), oldest first instead of newest first. Exact match; at most 1024 bytes, no NUL.",
+          oldestFirst: true,
+        },
+      },
+      // The last task status the answer carried (`working`, `input_required`, `completed`, ...).
+      { name: "mcp_task_status", type: "text", from: "answer", label: "MCP task status" },
     ],
   },
   a2a: {

@@ -1,8 +1,9 @@
 import type { IncomingHttpHeaders } from "node:http";
 import { RECORDED } from "@gw/invocations";
-import { checkMcpHeaders, isRetryableMcpMethod, parseMcpRequest } from "@gw/mcp";
+import { checkMcpHeaders, isRetryableMcpMethod, type McpMessage, parseMcpRequest } from "@gw/mcp";
 import { annotateMcpSpan, traceMcpCall } from "@gw/telemetry";
 import { mcpAnswerTexts } from "./mcp-answer.ts";
+import { mcpTaskLearner } from "./mcp-task.ts";
 import { x402AnswerHook } from "./mcp-x402.ts";
 import type { AnswerHook, Protocol } from "./protocol.ts";
 
@@ -17,7 +18,8 @@ import type { AnswerHook, Protocol } from "./protocol.ts";
  * and the lists) are retried or repeated; a collected event stream is read up to the request's
  * response; the tool catalog learns from and filters `tools/list` answers; answer rules judge the results of
  * tools/call, resources/read and prompts/get (mcp-answer.ts); priced tools show their price and a
- * paid call's result carries its settle receipt (mcp-x402.ts). GET (the standalone
+ * paid call's result carries its settle receipt (mcp-x402.ts). MCP tasks are recorded: the task a
+ * request names or its answer created, and the last status an answer carried (mcp-task.ts). GET (the standalone
  * SSE stream) and DELETE (session end) are forwarded on the streaming path. Once parsed, the
  * request's span becomes the MCP call's span (OpenTelemetry MCP conventions), in the trace of
  * `params._meta.traceparent` when no traceparent header came (docs/operations.md, Telemetry).
@@ -37,8 +39,12 @@ export const mcp: Protocol<"mcp"> = {
     return message;
   },
   records: RECORDED.mcp,
-  recorded: (facts) => ({ mcpMethod: facts?.method ?? null, mcpTool: facts?.tool ?? null }),
-  learn: () => null,
+  recorded: (facts) => ({
+    mcpMethod: facts?.method ?? null,
+    mcpTool: facts?.tool ?? null,
+    mcpTaskId: (facts as McpMessage | null)?.kind === "request" ? (facts as McpRequest).taskId : null,
+  }),
+  learn: mcpTaskLearner,
   annotate: annotateMcpSpan,
   retryable: isRetryableMcpMethod,
   repeatable: isRetryableMcpMethod,
@@ -55,3 +61,5 @@ function single(v: string | string[] | undefined): string | null {
   if (v === undefined) return null;
   return Array.isArray(v) ? v.join(", ") : v;
 }
+
+type McpRequest = Extract<McpMessage, { kind: "request" }>;

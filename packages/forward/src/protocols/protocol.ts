@@ -247,8 +247,11 @@ export type Protocol<N extends ProtocolName = ProtocolName> = {
   readonly records: (typeof RECORDED)[N];
   /** The request-side recorded fields of a parsed request (null: nothing was parsed). */
   recorded(facts: RequestFacts | null): RecordedFields;
-  /** A learner of record fields from this answer, or null (every protocol but A2A: nothing to learn). */
-  learn(head: AnswerHead): AnswerLearner | null;
+  /**
+   * A learner of record fields from this answer to a call of `method`, or null (nothing to learn:
+   * HTTP; MCP but for task-naming methods).
+   */
+  learn(head: AnswerHead, method: string | null): AnswerLearner | null;
   /** Whether transient failures (connection errors, 502/503/504) of a call to this method may be retried. */
   retryable(method: string | null): boolean;
   /**

@@ -19,6 +19,7 @@ import { listen } from "./listen-stream.ts";
 import { memberPort } from "./member-port.ts";
 import { searched } from "./searched.ts";
 import { sessionsOf } from "./session-key.ts";
+import { servedTask } from "./tasks.ts";
 
 type Served = Extract<Route, { kind: "virtual" }>;
 const SESSION_LOST = "Member server unavailable: its session expired again after it was opened anew";
@@ -62,6 +63,7 @@ export async function serveVirtual(
     });
   }
   if (plan.kind === "search") return searched(call, route, tap, settled, sink, deps);
+  if (plan.kind === "task") return servedTask(call, route, tap, settled, sink, deps);
   if (plan.kind === "notify") {
     if (plan.members) await notifyAll(server, plan.body, "notification", port);
     return deliver(call, tap, settled, sink, deps, { status: 202, body: null, reached: plan.members });
