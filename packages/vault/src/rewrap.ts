@@ -13,23 +13,23 @@ export type RewrapReport = {
   raced: string[];
 };
 
-/** A sealed row: its data key, wrapped by the KEK `kekId`. */
-export type Sealed = { wrappedKey: Buffer; kekId: string };
+/** A sealed row's data key, wrapped by the KEK `kekId`: what a rewrap changes. */
+export type WrappedKey = { wrappedKey: Buffer; kekId: string };
 
 /**
  * A table of sealed rows, as the rewrap reads it: `next` the batch after the key `after` (rows not
  * under `exceptKekId`, in key order), `swap` the row's wrapped key only if it still holds the one
  * read (a row rotated meanwhile wins), `label` a row's name in the report (never a secret).
  */
-export type SealedTable<R extends Sealed, K> = {
+export type SealedTable<R extends WrappedKey, K> = {
   next: (db: Db, exceptKekId: string, after: K | null, limit: number) => Promise<R[]>;
   key: (row: R) => K;
   binding: (row: R) => { tenantId: string; credentialId: string };
-  swap: (db: Db, row: R, to: Sealed) => Promise<boolean>;
+  swap: (db: Db, row: R, to: WrappedKey) => Promise<boolean>;
   label: (row: R) => string;
 };
 
-const credentialTable: SealedTable<Sealed & { id: string; tenantId: string }, string> = {
+const credentialTable: SealedTable<WrappedKey & { id: string; tenantId: string }, string> = {
   next: (db, exceptKekId, after, limit) =>
     credentialRepo.listForRewrap(db, { exceptKekId, afterId: after ?? "", limit }),
   key: (row) => row.id,
@@ -45,7 +45,7 @@ export type RewrapArgs = { db: Db; from: Keyring; to: Keyring; batchSize?: numbe
  * touching only `wrapped_key` and `kek_id`; ciphertexts stay as they are. Safe to re-run: rows
  * already under `to` are not read again. Operator action over all tenants (docs/credentials.md).
  */
-export async function rewrapTables<R extends Sealed, K>(
+export async function rewrapTables<R extends WrappedKey, K>(
   tables: SealedTable<R, K>[],
   { db, from, to, batchSize = 200 }: RewrapArgs,
 ): Promise<RewrapReport> {

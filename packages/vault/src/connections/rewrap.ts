@@ -4,8 +4,8 @@ import {
   type RewrapArgs,
   type RewrapReport,
   rewrapTables,
-  type Sealed,
   type SealedTable,
+  type WrappedKey,
 } from "../rewrap.ts";
 import type { Owner } from "./repo.ts";
 import { grantBinding, verifierBinding } from "./tokens.ts";
@@ -15,7 +15,7 @@ import { grantBinding, verifierBinding } from "./tokens.ts";
  * connects in progress (their PKCE verifier) and connects waiting for the console (their grant).
  * A row is named in the report by credential id and sub (never a token).
  */
-type Row = Owner & Sealed & { key: string[] };
+type Row = Owner & WrappedKey & { key: string[] };
 type Table = SealedTable<Row, string[]>;
 const label = (name: string) => (row: Row) => `${name} ${row.credentialId} ${row.sub}`;
 
