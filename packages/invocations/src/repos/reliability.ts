@@ -212,7 +212,8 @@ export async function statusOf(query: Query, tenantId: string, id: string): Prom
 
 /**
  * Deletes stored requests of terminal invocations (and of rows that never committed, after an
- * hour). Crosses tenants: maintenance.
+ * hour). A completion deletes its call's own (a trigger, ADR 0046): this finds what that missed,
+ * such as a terminal write of a release without the trigger. Crosses tenants: maintenance.
  */
 export async function purgeRequests(query: Query, limit: number): Promise<number> {
   const rows = await query(
