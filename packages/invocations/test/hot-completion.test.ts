@@ -130,6 +130,27 @@ describe.each(stores)("the completion is a HOT update (%s store)", (_name, url) 
     expect(r.changed).toEqual({ updated: 2, hot: 2 });
   });
 
+  it("a row inserted before its stored request has both entries; its completion removes both", async () => {
+    const tenantId = `t-hot-b-${Date.now()}`;
+    const id = `inv_hb_${Date.now()}`;
+    const r = await inTransaction(async (exec) => {
+      await exec(
+        inline(
+          INSERT_SQL,
+          insertParams([{ tenantId, row: { id, agentId: "agt_hot", mode: "transactional" } }]),
+        ),
+      );
+      await exec(`insert into invocation_requests (invocation_id, tenant_id, queue, job, body)
+        values ('${id}', '${tenantId}', 'q-hot', '{}', '')`);
+      const both = await exec(
+        `select (select count(*)::int from invocation_open where invocation_id = '${id}') as open`,
+      );
+      await exec(inline(FAIL_OPEN_SQL, [tenantId, id, "internal"]));
+      return { open: both[0]?.open, left: await openEntry(exec, id) };
+    });
+    expect(r).toEqual({ open: 1, left: "none" });
+  });
+
   it("no index of invocations reads a column a completion or a claim changes (keys, expressions, predicates)", async () => {
     const rows = await store.query(
       `select c.relname as name, pg_get_indexdef(x.indexrelid) as def
