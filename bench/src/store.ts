@@ -78,8 +78,10 @@ export async function benchStore(url: string): Promise<BenchStore> {
   return {
     async open(tenantId, agentId) {
       const [row] = await store.query(
-        `select count(*)::int as n from invocations
-         where mode = 'transactional' and completed_at is null and tenant_id = $1 and agent_id = $2`,
+        // Through the open entries (ADR 0046): no index of invocations reads completed_at.
+        `select count(*)::int as n from (select invocation_id from invocation_requests
+           union all select invocation_id from invocation_open) o join invocations i on i.id = o.invocation_id
+         where i.mode = 'transactional' and i.completed_at is null and i.tenant_id = $1 and i.agent_id = $2`,
         [tenantId, agentId],
       );
       return Number(row?.n ?? 0);

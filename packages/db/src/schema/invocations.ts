@@ -100,11 +100,8 @@ export const invocations = pgTable(
   (t) => [
     index("invocations_tenant_created_idx").on(t.tenantId, t.createdAt.desc(), t.id.desc()),
     index("invocations_tenant_agent_created_idx").on(t.tenantId, t.agentId, t.createdAt.desc()),
-    // Open rows by completed_at, not by status: a by-id write that checks the status must never be
-    // planned through it (migration 0010).
-    index("invocations_unfinished_idx")
-      .on(t.mode, t.status, t.createdAt)
-      .where(sql`${t.completedAt} is null`),
+    // No index reads status or completed_at, the columns a completion changes: the completion is a
+    // HOT update. Open rows are found through invocation_open instead (reliability.ts, ADR 0046).
     // A recorded field a list filter matches: its rows in order, partial on the rows that have it
     // (migrations 0019, 0025; ADR 0042). The A2A task's is also its invocations in order.
     ...RECORDED_FIELDS.filter((f) => f.filter).map((f) =>

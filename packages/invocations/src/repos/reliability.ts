@@ -97,6 +97,18 @@ const open = (r: Record<string, unknown>): OpenRow => ({
 });
 
 /**
+ * The open invocations joined to their rows: every candidate of the reconciler and the sweeper
+ * comes from the open entries (ADR 0046), kept by triggers (migration 0028): a transactional
+ * call's stored request, or its row in invocation_open (a stream's `running` row, a row without a
+ * stored request), each deleted when its call completes. No index of invocations answers "open":
+ * it would make every completion write index entries (no HOT update). The row's own conditions
+ * stay the truth.
+ */
+const OPEN_ROWS = `(select invocation_id, tenant_id from invocation_requests
+       union all select invocation_id, tenant_id from invocation_open) o
+     join invocations i on i.id = o.invocation_id and i.tenant_id = o.tenant_id`;
+
+/**
  * Transactional `pending` rows of `queue` created before `before`, oldest first (a row without a
  * stored request is included: it cannot be rebuilt and must be ended). The row must also have
  * been inserted at least `insertedGraceMs` ago on the database's own clock: a row that committed
@@ -114,7 +126,7 @@ export async function stalePending(
   insertedGraceMs = 0,
 ): Promise<OpenRow[]> {
   const rows = await query(
-    `select i.id, i.tenant_id, i.agent_id from invocations i
+    `select i.id, i.tenant_id, i.agent_id from ${OPEN_ROWS}
      left join invocation_requests q on q.invocation_id = i.id
      where i.mode = 'transactional' and i.status = 'pending' and i.started_at is null
        and i.completed_at is null and i.created_at < $1
@@ -138,7 +150,7 @@ export async function overdueRunning(
 ): Promise<Array<OpenRow & { protocol: string | null; mcpMethod: string | null }>> {
   const rows = await query(
     `select i.id, i.tenant_id, i.agent_id, q.job->>'protocol' as protocol, i.mcp_method
-     from invocations i left join invocation_requests q on q.invocation_id = i.id
+     from ${OPEN_ROWS} left join invocation_requests q on q.invocation_id = i.id
      where i.mode = 'transactional' and i.status in ('pending', 'running') and i.started_at is not null
        and i.completed_at is null and coalesce(i.started_at, i.created_at) < $1
      order by i.created_at limit $2`,
@@ -162,7 +174,7 @@ export async function orphanStreams(
   limit: number,
 ): Promise<OpenRow[]> {
   const rows = await query(
-    `select i.id, i.tenant_id, i.agent_id from invocations i
+    `select i.id, i.tenant_id, i.agent_id from ${OPEN_ROWS}
      left join gw_instances g on g.id = i.instance_id
      where i.mode = 'streaming' and i.status = 'running' and i.completed_at is null and i.created_at < $2
        and (g.id is null or g.seen_at < $1)
@@ -200,7 +212,8 @@ export async function statusOf(query: Query, tenantId: string, id: string): Prom
 
 /**
  * Deletes stored requests of terminal invocations (and of rows that never committed, after an
- * hour). Crosses tenants: maintenance.
+ * hour). A completion deletes its call's own (a trigger, ADR 0046): this finds what that missed,
+ * such as a terminal write of a release without the trigger. Crosses tenants: maintenance.
  */
 export async function purgeRequests(query: Query, limit: number): Promise<number> {
   const rows = await query(
