@@ -1,8 +1,9 @@
 import { LIMITS } from "@gw/core";
 import type { PaymentPayloadV1, PaymentPayloadV2 } from "@x402/core/schemas";
-import { PaymentPayloadV1Schema, PaymentPayloadV2Schema } from "@x402/core/schemas";
+import { PaymentPayloadV1Schema } from "@x402/core/schemas";
 import * as v from "valibot";
 import { paymentFailed } from "./errors.ts";
+import { readPaymentPayloadV2 } from "./payload-v2.ts";
 
 const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
 const MAX_UINT256 = (1n << 256n) - 1n;
@@ -67,14 +68,15 @@ function parseBase64Json(raw: string): unknown {
 
 /**
  * Reads a v2 payment object as the MCP transport carries it (`params._meta["x402/payment"]`): the
- * same schemas as the `PAYMENT-SIGNATURE` header's JSON. Null when it is not one.
+ * same checks as the `PAYMENT-SIGNATURE` header's JSON (@x402/core's v2 schema, read by hand in
+ * payload-v2.ts, then the EVM payload's). Null when it is not one.
  */
 export function decodePaymentObject(json: unknown): Extract<DecodedPayment, { version: 2 }> | null {
-  const parsed = PaymentPayloadV2Schema.safeParse(json);
-  if (!parsed.success) return null;
-  const evm = v.safeParse(Eip3009Payload, parsed.data.payload);
+  const payload = readPaymentPayloadV2(json);
+  if (payload === null) return null;
+  const evm = v.safeParse(Eip3009Payload, payload.payload);
   if (!evm.success) return null;
-  return { version: 2, payload: parsed.data, evm: evm.output };
+  return { version: 2, payload, evm: evm.output };
 }
 
 /**
@@ -91,11 +93,9 @@ export function decodePayment(headers: Record<string, HeaderValue>): DecodedPaym
   if (v1 !== undefined && v2 !== undefined) throw paymentFailed();
   const json = parseBase64Json((v2 ?? v1) as string);
   if (v2 !== undefined) {
-    const parsed = PaymentPayloadV2Schema.safeParse(json);
-    if (!parsed.success) throw paymentFailed();
-    const evm = v.safeParse(Eip3009Payload, parsed.data.payload);
-    if (!evm.success) throw paymentFailed();
-    return { version: 2, payload: parsed.data, evm: evm.output };
+    const decoded = decodePaymentObject(json);
+    if (decoded === null) throw paymentFailed();
+    return decoded;
   }
   const parsed = PaymentPayloadV1Schema.safeParse(json);
   if (!parsed.success) throw paymentFailed();
