@@ -37,6 +37,8 @@ const payer = registerExactEvmScheme(new x402Client(), { signer: newPayer() });
 const required = toolPaymentRequired(req, "payment_required") as unknown as PaymentRequired;
 const payments: PaymentPayload[] = [];
 for (let i = 0; i < n; i++) payments.push(await payer.createPaymentPayload(required));
+// The clock pinned at signing: on a loaded machine the rounds outlast the authorizations' 60 s.
+const now = Math.floor(Date.now() / 1000);
 type Item = {
   payment: PaymentPayload;
   body: Buffer;
@@ -87,7 +89,7 @@ await time("recovery (libsecp256k1 alone)", (x) =>
 );
 await time("signer (digest + recovery + address hash)", (x) => signerOf(net, x.decoded.evm));
 await time("checkPayment (validation + signer)", (x) =>
-  checkPayment({ decoded: x.decoded, price: terms.price, requirements: req }),
+  checkPayment({ decoded: x.decoded, price: terms.price, requirements: req, now }),
 );
 await time("admitToolPayment (all of step 7's package)", (x, i) =>
   admitToolPayment({
@@ -97,6 +99,7 @@ await time("admitToolPayment (all of step 7's package)", (x, i) =>
     payment: x.payment,
     tenantSettles: false,
     settleThenForward: false,
+    now,
   }),
 );
 await time("body without the payment (parse + stringify)", (x) => withoutPayment(x.body));
