@@ -47,7 +47,8 @@ function separatorOf(net: UsdcNetwork): Uint8Array {
 
 /** `0x`-prefixed hex of exactly `bytes` bytes, written at `at` (decode.ts checked the shape; this holds it). */
 function writeHex(buf: Buffer, at: number, hex: string, bytes: number): void {
-  if (hex.length !== 2 + 2 * bytes || buf.write(hex.slice(2), at, bytes, "hex") !== bytes) {
+  const ok = hex.length === 2 + 2 * bytes && hex.startsWith("0x");
+  if (!ok || buf.write(hex.slice(2), at, bytes, "hex") !== bytes) {
     throw new RangeError("not a hex string of the expected length");
   }
 }
@@ -70,7 +71,7 @@ message[1] = 0x01;
 /**
  * The EIP-712 digest of a TransferWithAuthorization over a USDC domain, encoded by hand: the
  * struct is fixed, so the generic encoder's type walk (most of the cost of viem's
- * `hashTypedData`) is not needed, and the domain separator is computed once per chain: per call
+ * `hashTypedData`) is not needed, and the domain separator is computed once per network: per call
  * only the struct hash and the final hash remain. `eip3009.test.ts` holds it equal to viem's.
  */
 export function transferDigest(net: UsdcNetwork, auth: Eip3009["authorization"]): Uint8Array {

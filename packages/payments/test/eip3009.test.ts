@@ -144,6 +144,7 @@ describe("EIP-3009 digest and signer, encoded by hand", () => {
     expect(() => transferDigest(net, { ...authorization, value: "-1" })).toThrow(RangeError);
     expect(() => transferDigest(net, { ...authorization, from: `0x${"1".repeat(39)}` })).toThrow(RangeError);
     expect(() => transferDigest(net, { ...authorization, to: `0x${"zz".repeat(20)}` })).toThrow(RangeError);
+    expect(() => transferDigest(net, { ...authorization, to: `1x${"22".repeat(20)}` })).toThrow(RangeError);
     expect(() => transferDigest(net, { ...authorization, nonce: `0x${"33".repeat(31)}` })).toThrow(
       RangeError,
     );
