@@ -67,14 +67,16 @@ function parseBase64Json(raw: string): unknown {
 
 /**
  * Reads a v2 payment object as the MCP transport carries it (`params._meta["x402/payment"]`): the
- * same schemas as the `PAYMENT-SIGNATURE` header's JSON. Null when it is not one.
+ * same checks as the `PAYMENT-SIGNATURE` header's JSON (@x402/core's v2 schema, then the EVM
+ * payload's). Null when it is not one.
  */
 export function decodePaymentObject(json: unknown): Extract<DecodedPayment, { version: 2 }> | null {
   const parsed = PaymentPayloadV2Schema.safeParse(json);
   if (!parsed.success) return null;
-  const evm = v.safeParse(Eip3009Payload, parsed.data.payload);
+  const payload = parsed.data;
+  const evm = v.safeParse(Eip3009Payload, payload.payload);
   if (!evm.success) return null;
-  return { version: 2, payload: parsed.data, evm: evm.output };
+  return { version: 2, payload, evm: evm.output };
 }
 
 /**
@@ -91,11 +93,9 @@ export function decodePayment(headers: Record<string, HeaderValue>): DecodedPaym
   if (v1 !== undefined && v2 !== undefined) throw paymentFailed();
   const json = parseBase64Json((v2 ?? v1) as string);
   if (v2 !== undefined) {
-    const parsed = PaymentPayloadV2Schema.safeParse(json);
-    if (!parsed.success) throw paymentFailed();
-    const evm = v.safeParse(Eip3009Payload, parsed.data.payload);
-    if (!evm.success) throw paymentFailed();
-    return { version: 2, payload: parsed.data, evm: evm.output };
+    const decoded = decodePaymentObject(json);
+    if (decoded === null) throw paymentFailed();
+    return decoded;
   }
   const parsed = PaymentPayloadV1Schema.safeParse(json);
   if (!parsed.success) throw paymentFailed();

@@ -1,6 +1,7 @@
 import secp256k1 from "secp256k1";
-import { type Address, type Hex, hexToBytes, keccak256, recoverTypedDataAddress, toBytes } from "viem";
+import { type Address, type Hex, keccak256, recoverTypedDataAddress, toBytes } from "viem";
 import type { Eip3009 } from "./decode.ts";
+import { keccak } from "./keccak.ts";
 import type { UsdcNetwork } from "./networks.ts";
 
 /** EIP-3009's typed data, as USDC defines it. */
@@ -25,51 +26,64 @@ const DOMAIN_TYPE_HASH = keccak256(
   toBytes("EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)"),
   "bytes",
 );
-const separators = new Map<number, Uint8Array>();
+// Keyed by the network object (NETWORKS' entries are frozen): its chain, contract, name and version.
+const separators = new WeakMap<UsdcNetwork, Uint8Array>();
 
-/** The EIP-712 domain separator of a USDC deployment, computed once per chain. */
+/** The EIP-712 domain separator of a USDC deployment, computed once per network. */
 function separatorOf(net: UsdcNetwork): Uint8Array {
-  let sep = separators.get(net.chainId);
+  let sep = separators.get(net);
   if (!sep) {
-    const buf = new Uint8Array(160);
+    const buf = Buffer.alloc(160);
     buf.set(DOMAIN_TYPE_HASH, 0);
     buf.set(keccak256(toBytes(net.name), "bytes"), 32);
     buf.set(keccak256(toBytes(net.version), "bytes"), 64);
-    writeUint(buf, 96, BigInt(net.chainId));
-    buf.set(hexToBytes(net.asset as Hex), 140);
+    writeUint(buf, 96, String(net.chainId));
+    writeHex(buf, 140, net.asset, 20);
     sep = keccak256(buf, "bytes");
-    separators.set(net.chainId, sep);
+    separators.set(net, sep);
   }
   return sep;
 }
 
-function writeUint(buf: Uint8Array, at: number, n: bigint): void {
-  for (let i = 31; i >= 0; i--) {
-    buf[at + i] = Number(n & 0xffn);
-    n >>= 8n;
+/** `0x`-prefixed hex of exactly `bytes` bytes, written at `at` (decode.ts checked the shape; this holds it). */
+function writeHex(buf: Buffer, at: number, hex: string, bytes: number): void {
+  const ok = hex.length === 2 + 2 * bytes && hex.startsWith("0x");
+  if (!ok || buf.write(hex.slice(2), at, bytes, "hex") !== bytes) {
+    throw new RangeError("not a hex string of the expected length");
   }
 }
+
+/** A decimal uint256 as its 32 big-endian bytes (through BigInt's hex: no per-byte BigInt arithmetic). */
+function writeUint(buf: Buffer, at: number, decimal: string): void {
+  const hex = BigInt(decimal).toString(16);
+  if (hex.length > 64 || decimal.startsWith("-")) throw new RangeError("not a uint256");
+  writeHex(buf, at, `0x${hex.padStart(64, "0")}`, 32);
+}
+
+// The struct and message are encoded in two buffers reused by every call (the encoding is
+// synchronous and hashed at once); the type hash and the zero padding of the addresses never change.
+const struct = Buffer.alloc(224);
+struct.set(TYPE_HASH, 0);
+const message = Buffer.alloc(66);
+message[0] = 0x19;
+message[1] = 0x01;
 
 /**
  * The EIP-712 digest of a TransferWithAuthorization over a USDC domain, encoded by hand: the
  * struct is fixed, so the generic encoder's type walk (most of the cost of viem's
- * `hashTypedData`) is not needed; `eip3009.test.ts` holds it equal to viem's.
+ * `hashTypedData`) is not needed, and the domain separator is computed once per network: per call
+ * only the struct hash and the final hash remain. `eip3009.test.ts` holds it equal to viem's.
  */
 export function transferDigest(net: UsdcNetwork, auth: Eip3009["authorization"]): Uint8Array {
-  const struct = new Uint8Array(224);
-  struct.set(TYPE_HASH, 0);
-  struct.set(hexToBytes(auth.from as Hex), 44);
-  struct.set(hexToBytes(auth.to as Hex), 76);
-  writeUint(struct, 96, BigInt(auth.value));
-  writeUint(struct, 128, BigInt(auth.validAfter));
-  writeUint(struct, 160, BigInt(auth.validBefore));
-  struct.set(hexToBytes(auth.nonce as Hex), 192);
-  const msg = new Uint8Array(66);
-  msg[0] = 0x19;
-  msg[1] = 0x01;
-  msg.set(separatorOf(net), 2);
-  msg.set(keccak256(struct, "bytes"), 34);
-  return keccak256(msg, "bytes");
+  writeHex(struct, 44, auth.from, 20);
+  writeHex(struct, 76, auth.to, 20);
+  writeUint(struct, 96, auth.value);
+  writeUint(struct, 128, auth.validAfter);
+  writeUint(struct, 160, auth.validBefore);
+  writeHex(struct, 192, auth.nonce, 32);
+  message.set(separatorOf(net), 2);
+  message.set(keccak(struct), 34);
+  return keccak(message);
 }
 
 /**
@@ -103,7 +117,8 @@ export async function signerOf(net: UsdcNetwork, evm: Eip3009): Promise<string |
 }
 
 function nativeSigner(net: UsdcNetwork, evm: Eip3009): string | null {
-  const sig = hexToBytes(evm.signature as Hex);
+  const sig = Buffer.from(evm.signature.slice(2), "hex");
+  if (sig.length !== 64 && sig.length !== 65) return null;
   let rs: Uint8Array;
   let recid: number;
   if (sig.length === 65) {
@@ -119,8 +134,8 @@ function nativeSigner(net: UsdcNetwork, evm: Eip3009): string | null {
   if (recid !== 0 && recid !== 1) return null;
   try {
     const pub = secp256k1.ecdsaRecover(rs, recid, transferDigest(net, evm.authorization), false);
-    const hash = keccak256(pub.subarray(1), "bytes");
-    return `0x${Buffer.from(hash.subarray(12)).toString("hex")}`;
+    const hash = keccak(pub.subarray(1));
+    return `0x${Buffer.from(hash.buffer, hash.byteOffset + 12, 20).toString("hex")}`;
   } catch {
     return null;
   }

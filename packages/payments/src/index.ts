@@ -4,6 +4,7 @@ export * from "./config.ts";
 export * from "./decode.ts";
 export * from "./eip3009.ts";
 export * from "./errors.ts";
+export { keccak, keccakReady } from "./keccak.ts";
 export * from "./mcp/index.ts";
 export * from "./networks.ts";
 export * from "./price.ts";
