@@ -1,4 +1,5 @@
 import { ERROR_CLASS } from "@gw/invocations";
+import { isEventStream } from "@gw/jsonrpc";
 import { notForwarded, type Settled, settleForForward, settlementFailed } from "@gw/payments";
 import { recordAddedDuration, recordProxyCall, recordUpstreamDuration } from "@gw/telemetry";
 import { Cancel, type Target } from "@gw/upstream";
@@ -22,10 +23,12 @@ import { dialCollect, dialStream } from "./dial.ts";
 import type { Forwarded } from "./forwarded.ts";
 import type { Answer } from "./protocols/index.ts";
 import { toolPaymentResponse, toolSettlementRefused } from "./protocols/mcp-x402.ts";
+import type { EventTransform } from "./protocols/protocol.ts";
 import { relay } from "./relay.ts";
 import { drain, keep, type Relay, relayCompleted, relayedFacts, relayFailed } from "./sink.ts";
 import { Tap } from "./tap.ts";
 import { chooseTarget } from "./target.ts";
+import { relayedEventsOf } from "./virtual/relay-reply.ts";
 import { renewed, routeToMember, sessionLost } from "./virtual/routed.ts";
 import { serveVirtual } from "./virtual/serve.ts";
 
@@ -76,8 +79,11 @@ export async function forward(
   const { target, body } = route;
   // An older member's session that expired (404) is opened anew and the call sent once more.
   const again = "link" in route ? (status: 404) => renewed(route, status, deps, sink.caller.log) : null;
-  if (sink.kind === "relay")
-    return relayCall(route.call, target, credential, tap, settled, sink, deps, body, again);
+  if (sink.kind === "relay") {
+    // An older member's requests to its client, relayed with gateway ids (relay-events.ts).
+    const relaying = relayedEventsOf(call, route, deps.config);
+    return relayCall(route.call, target, credential, tap, settled, sink, deps, body, again, relaying);
+  }
   return collectCall(route.call, target, credential, tap, settled, deps, body, again);
 }
 
@@ -142,6 +148,7 @@ async function relayCall(
   deps: ForwardDeps,
   body: Buffer | null,
   again: Again,
+  relaying: EventTransform | null = null,
 ): Promise<void> {
   const { outgoing } = sink.caller;
   const cancel = new Cancel();
@@ -188,12 +195,15 @@ async function relayCall(
     }
     head = await plan.reshape({ ...head, body: held.body }, held.whole);
   }
-  // An SSE answer judged event by event (A2A under answer rules): relayed as the transform makes it.
-  if (plan?.each) head = eachEventHead(head);
+  // An SSE answer judged event by event (A2A under answer rules, an older member's requests to its
+  // client): relayed as the transform makes it.
+  const streamed = isEventStream(firstOf(res.headers["content-type"]));
+  const each = plan?.each ?? (relaying && !plan?.hold && streamed ? relaying : null);
+  if (each) head = eachEventHead(head);
   const own = gatewayHeaders(call);
   own["x-request-id"] = sink.caller.requestId;
   tap.learner = call.speaks.learn(head);
-  const relayed = await relay(plan?.each ? eachEventSource(res, plan.each) : res, head, outgoing, own, {
+  const relayed = await relay(each ? eachEventSource(res, each) : res, head, outgoing, own, {
     t0: tap.t0,
     capture: tap.respCapture,
     secret: tap.secret,
@@ -278,4 +288,8 @@ async function collectCall(
 const EMPTY = Buffer.alloc(0);
 
 /** How a routed call on an older member's session is sent again after a 404 (routed.ts); null for every other call. */
+function firstOf(v: string | string[] | undefined): string | undefined {
+  return Array.isArray(v) ? v[0] : v;
+}
+
 type Again = ((status: 404) => Promise<ForwardCall | null>) | null;

@@ -1,4 +1,5 @@
 import { isRecord } from "@gw/jsonrpc";
+import type { MemberIds } from "./member-id.ts";
 import {
   ERRORS,
   type Json,
@@ -17,6 +18,8 @@ export type SessionContext = {
   readonly tenantId: string;
   readonly agentId: string;
   readonly sessions: SessionIds;
+  /** The signer of relayed requests' gateway ids (docs/mcp.md, Server-initiated messages). */
+  readonly members?: MemberIds;
 };
 
 /**

@@ -11,6 +11,7 @@ import {
   rpcError,
   versionRefusal,
 } from "./protocol.ts";
+import { planReply, type ReplyPlan } from "./relays.ts";
 import { CALL_TOOL, callToolRefusal, SEARCH_TOOL, type SearchArgs, searchArgs } from "./search.ts";
 
 /**
@@ -35,6 +36,8 @@ export type Plan =
   | { kind: "fanout"; method: string; message: Json; client: string | null }
   | { kind: "notify"; body: Buffer; members: boolean }
   | { kind: "listen"; message: Json }
+  /** An older client's answer to a member's relayed request: to that member (`relays.ts`). */
+  | ReplyPlan
   | {
       kind: "search";
       message: Json;
@@ -64,6 +67,15 @@ export function planRequest(server: VirtualServer, body: Buffer, headers: Reques
   } catch {
     // Step 5 parsed it already; a body that is not JSON here is still answered, never thrown.
     return { kind: "own", answer: rpcError(400, null, ERRORS.parse, "Parse error") };
+  }
+  if (isRecord(msg) && typeof msg.method !== "string") {
+    const reply = planReply(
+      server,
+      msg,
+      { protocolVersion, sessionId: headers.sessionId ?? null },
+      headers.session,
+    );
+    if (reply) return reply;
   }
   if (!isRecord(msg) || typeof msg.method !== "string") {
     return {

@@ -5,6 +5,11 @@ export type SessionClaims = {
   readonly tenantId: string;
   readonly agentId: string;
   readonly revision: string;
+  /**
+   * The client capabilities the gateway relays for this session (`relays.ts`: elicitation with its
+   * modes, sampling, roots), as a canonical string; "" or absent: none.
+   */
+  readonly relays?: string;
   /** When it was issued, ms since the epoch. */
   readonly issuedAt: number;
 };
@@ -30,9 +35,9 @@ export function sessionIds(key: Buffer): SessionIds {
   const mac = (payload: string) => createHmac("sha256", key).update(PREFIX).update(payload).digest();
   return {
     issue: (c, now = Date.now()) => {
-      const payload = Buffer.from(JSON.stringify([c.tenantId, c.agentId, c.revision, now])).toString(
-        "base64url",
-      );
+      const claims: unknown[] = [c.tenantId, c.agentId, c.revision, now];
+      if (c.relays) claims.push(c.relays);
+      const payload = Buffer.from(JSON.stringify(claims)).toString("base64url");
       return `${PREFIX}${payload}.${mac(payload).toString("base64url")}`;
     },
     verify: (id, now = Date.now()) => {
@@ -48,13 +53,14 @@ export function sessionIds(key: Buffer): SessionIds {
       } catch {
         return null;
       }
-      if (!Array.isArray(value) || value.length !== 4) return null;
-      const [tenantId, agentId, revision, issuedAt] = value as unknown[];
+      if (!Array.isArray(value) || value.length < 4 || value.length > 5) return null;
+      const [tenantId, agentId, revision, issuedAt, relays = ""] = value as unknown[];
+      if (typeof relays !== "string") return null;
       if (typeof tenantId !== "string" || typeof agentId !== "string" || typeof revision !== "string")
         return null;
       if (typeof issuedAt !== "number" || issuedAt > now + 60_000 || now - issuedAt > SESSION_LIFETIME_MS)
         return null;
-      return { tenantId, agentId, revision, issuedAt };
+      return { tenantId, agentId, revision, issuedAt, relays };
     },
   };
 }

@@ -1,3 +1,4 @@
+import { isRecord } from "@gw/jsonrpc";
 import type { Settled } from "@gw/payments";
 import {
   ERRORS,
@@ -6,6 +7,7 @@ import {
   type MemberPort,
   notifyAll,
   REVISION,
+  relaysOf,
   requestId,
   rpcError,
   shapedFor,
@@ -17,6 +19,7 @@ import type { Route } from "../target.ts";
 import { deliver, encode, failed } from "./deliver.ts";
 import { listen } from "./listen-stream.ts";
 import { memberPort } from "./member-port.ts";
+import { serveReply } from "./relay-reply.ts";
 import { searched } from "./searched.ts";
 import { sessionsOf } from "./session-key.ts";
 
@@ -62,6 +65,7 @@ export async function serveVirtual(
     });
   }
   if (plan.kind === "search") return searched(call, route, tap, settled, sink, deps);
+  if (plan.kind === "reply") return serveReply(call, plan, tap, settled, sink, deps);
   if (plan.kind === "notify") {
     if (plan.members) await notifyAll(server, plan.body, "notification", port);
     return deliver(call, tap, settled, sink, deps, { status: 202, body: null, reached: plan.members });
@@ -82,6 +86,8 @@ export async function serveVirtual(
       tenantId: call.tenantId,
       agentId: call.agentId,
       revision: client,
+      // The client capabilities relayed to this session (docs/mcp.md, Server-initiated messages).
+      relays: relaysOf(isRecord(plan.message.params) ? plan.message.params.capabilities : undefined),
     });
   }
   return deliver(call, tap, settled, sink, deps, {

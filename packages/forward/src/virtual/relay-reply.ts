@@ -1,0 +1,85 @@
+import type { Settled } from "@gw/payments";
+import { ERRORS, isOlderRevision, type ReplyPlan, rpcError } from "@gw/virtual";
+import { answerReader } from "../answer/collect.ts";
+import type { AnswerSink, ForwardCall } from "../call.ts";
+import { openCallCredential } from "../credential.ts";
+import type { ForwardDeps } from "../deps.ts";
+import { dialCollect } from "../dial.ts";
+import type { Tap } from "../tap.ts";
+import { memberCall, type Route } from "../target.ts";
+import { deliver, encode, failed } from "./deliver.ts";
+import { linkedCall } from "./member-adapt.ts";
+import type { Link } from "./member-link.ts";
+import { RelayedEvents } from "./relay-events.ts";
+import type { SessionRoute } from "./routed.ts";
+import { memberIdsOf, type SessionKeyConfig } from "./session-key.ts";
+
+/**
+ * The transform of a routed call's answer relayed from an older member to an older client
+ * (docs/mcp.md, Server-initiated messages): the member's requests get gateway ids. Null for any
+ * other route (nothing changes on those answers).
+ */
+export function relayedEventsOf(
+  call: ForwardCall,
+  route: Route,
+  config: SessionKeyConfig,
+): RelayedEvents | null {
+  if (route.kind !== "upstream" || !("link" in route) || !route.member) return null;
+  const { member } = route;
+  const { link } = route as SessionRoute;
+  return new RelayedEvents(
+    {
+      tenantId: call.tenantId,
+      agentId: call.agentId,
+      member: member.agentId,
+      memberSession: link.sessionId ?? "",
+    },
+    memberIdsOf(config),
+  );
+}
+
+/**
+ * An older client's answer to a relayed request: sent to the member that asked, on the member
+ * session the request came on, with the member's own id, from whichever replica received it
+ * (nothing is stored: the gateway id names all of it). The client gets 202 once the member took
+ * it; a member session that is gone is the client's unknown session (404); a member that cannot
+ * be reached fails as an upstream call (502/504); anything else the member answers is its own
+ * failure, a JSON-RPC error (502) that names no member detail.
+ */
+export async function serveReply(
+  call: ForwardCall,
+  plan: ReplyPlan,
+  tap: Tap,
+  settled: Settled,
+  sink: AnswerSink,
+  deps: ForwardDeps,
+): Promise<void> {
+  const { member } = plan;
+  tap.routedAgentId = member.agentId;
+  const revision = member.revision && isOlderRevision(member.revision) ? member.revision : plan.client;
+  const link: Link = {
+    kind: "session",
+    revision,
+    sessionId: plan.memberSession === "" ? null : plan.memberSession,
+    init: {},
+  };
+  const mcall = linkedCall(memberCall(call, member, null), link, "response");
+  const credential = await openCallCredential(mcall, member.target.host, deps, { log: sink.caller.log });
+  if (credential === "refused") return failed(call, tap, settled, sink, "credential");
+  const result = await dialCollect(mcall, member.target, credential, plan.body, answerReader(mcall), deps);
+  if (result.kind === "failure") return failed(call, tap, settled, sink, result.failure);
+  if (result.status >= 200 && result.status < 300)
+    return deliver(call, tap, settled, sink, deps, { status: 202, body: null, reached: true });
+  const answer =
+    result.status === 404
+      ? rpcError(404, null, SESSION_NOT_FOUND, "Session not found")
+      : rpcError(502, null, ERRORS.internal, "Member server did not accept the response");
+  return deliver(call, tap, settled, sink, deps, {
+    status: answer.status,
+    body: encode(answer),
+    reached: true,
+  });
+}
+
+/** The code the official SDKs answer an unknown session with. */
+const SESSION_NOT_FOUND = -32001;
