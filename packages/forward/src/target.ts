@@ -1,6 +1,6 @@
 import type { Failure } from "@gw/invocations";
 import type { Target } from "@gw/upstream";
-import { endSession, type Member, type Plan, planRequest, type VirtualServer } from "@gw/virtual";
+import { endSession, type Member, openStream, type Plan, planRequest, type VirtualServer } from "@gw/virtual";
 import type { BodySource, ForwardCall } from "./call.ts";
 import { memberIdsOf, type SessionKeyConfig, sessionsOf } from "./virtual/session-key.ts";
 
@@ -51,6 +51,8 @@ export function chooseTarget(call: ForwardCall, source: BodySource, config: Sess
   };
   const sessionId = header(call.headers, "mcp-session-id");
   if (call.method === "DELETE") return { kind: "virtual", server, plan: endSession(sessionId, session) };
+  // An older client's GET: its members' streams merged (docs/mcp.md, Server-initiated messages).
+  if (call.method === "GET") return { kind: "virtual", server, plan: openStream(sessionId, session) };
   const plan = planRequest(server, Buffer.isBuffer(source) ? source : EMPTY, {
     protocolVersion: header(call.headers, "mcp-protocol-version"),
     sessionId,

@@ -10,6 +10,7 @@ import {
   result,
   rpcError,
 } from "./protocol.ts";
+import { OLDER_ONLY_METHODS } from "./relays.ts";
 import { clientRevisionOf, isOlderRevision } from "./revisions.ts";
 import type { SessionIds } from "./session-id.ts";
 
@@ -80,7 +81,8 @@ export function planOlder(
   }
   if (msg.method === "ping" || msg.method === "logging/setLevel")
     return { kind: "own", answer: result(id, {}) };
-  if (!METHODS.has(msg.method) || NOT_OLDER.has(msg.method)) {
+  const served = METHODS.has(msg.method) || OLDER_ONLY_METHODS.has(msg.method);
+  if (!served || NOT_OLDER.has(msg.method)) {
     return { kind: "own", answer: rpcError(200, id, ERRORS.methodNotFound, "Method not found") };
   }
   return { kind: "serve", revision, method: msg.method };

@@ -11,7 +11,7 @@ import {
   rpcError,
   versionRefusal,
 } from "./protocol.ts";
-import { planReply, type ReplyPlan } from "./relays.ts";
+import { OLDER_ONLY_METHODS, planReply, type ReplyPlan, type StreamPlan } from "./relays.ts";
 import { CALL_TOOL, callToolRefusal, SEARCH_TOOL, type SearchArgs, searchArgs } from "./search.ts";
 
 /**
@@ -38,6 +38,8 @@ export type Plan =
   | { kind: "listen"; message: Json }
   /** An older client's answer to a member's relayed request: to that member (`relays.ts`). */
   | ReplyPlan
+  /** An older client's GET stream: its members' streams merged (`relays.ts`). */
+  | StreamPlan
   | {
       kind: "search";
       message: Json;
@@ -108,7 +110,7 @@ export function planRequest(server: VirtualServer, body: Buffer, headers: Reques
   }
   const id = requestId(msg);
   const { method } = msg;
-  if (!METHODS.has(method))
+  if (!METHODS.has(method) && !(client !== null && OLDER_ONLY_METHODS.has(method)))
     return { kind: "own", answer: rpcError(404, id, ERRORS.methodNotFound, "Method not found") };
   const params = isRecord(msg.params) ? msg.params : {};
   if (server.discovery === "search") {

@@ -102,5 +102,32 @@ function verifyOwn(ids: MemberIds, id: unknown, context: SessionContext) {
   return ids.verify("request", id, context.tenantId, context.agentId);
 }
 
+/** An older client's `GET` on the stream path: its members' GET streams merged (`relay-stream.ts`). */
+export type StreamPlan = { kind: "stream"; client: string; relays: Relays };
+
+/**
+ * An older client's `GET` of its session's stream (docs/mcp.md, Server-initiated messages): a
+ * session id this gateway issued to this agent opens the merged stream; any other is unknown (404);
+ * none is the revision's 400.
+ */
+export function openStream(
+  sessionId: string | null,
+  context: SessionContext,
+): StreamPlan | { kind: "own"; answer: OwnAnswer } {
+  if (sessionId === null) {
+    return {
+      kind: "own",
+      answer: rpcError(400, null, ERRORS.serverError, "Bad Request: Mcp-Session-Id header is required"),
+    };
+  }
+  const claims = context.sessions.verify(sessionId);
+  if (!claims || claims.tenantId !== context.tenantId || claims.agentId !== context.agentId)
+    return { kind: "own", answer: rpcError(404, null, SESSION_NOT_FOUND, "Session not found") };
+  return { kind: "stream", client: claims.revision, relays: claims.relays ?? "" };
+}
+
+/** Older revisions' methods a virtual server serves besides 2026-07-28's: to the member serving the URI. */
+export const OLDER_ONLY_METHODS = new Set(["resources/subscribe", "resources/unsubscribe"]);
+
 /** The code the official SDKs answer an unknown session with. */
 const SESSION_NOT_FOUND = -32001;

@@ -20,6 +20,7 @@ import { deliver, encode, failed } from "./deliver.ts";
 import { listen } from "./listen-stream.ts";
 import { memberPort } from "./member-port.ts";
 import { serveReply } from "./relay-reply.ts";
+import { relayStream } from "./relay-stream.ts";
 import { searched } from "./searched.ts";
 import { sessionsOf } from "./session-key.ts";
 
@@ -66,6 +67,11 @@ export async function serveVirtual(
   }
   if (plan.kind === "search") return searched(call, route, tap, settled, sink, deps);
   if (plan.kind === "reply") return serveReply(call, plan, tap, settled, sink, deps);
+  // GET is served on the streaming path only (step 2).
+  if (plan.kind === "stream") {
+    if (sink.kind === "relay") return relayStream(call, plan, tap, settled, sink, deps, server.members);
+    return failed(call, tap, settled, sink, "unreachable");
+  }
   if (plan.kind === "notify") {
     if (plan.members) await notifyAll(server, plan.body, "notification", port);
     return deliver(call, tap, settled, sink, deps, { status: 202, body: null, reached: plan.members });

@@ -7,6 +7,7 @@ import {
   CreateMessageRequestSchema,
   ElicitRequestSchema,
   ListRootsRequestSchema,
+  ResourceUpdatedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Caller, caller, startGateway } from "../helpers.ts";
@@ -47,7 +48,11 @@ afterAll(async () => {
   await gw?.close();
 });
 
-type Caps = { elicitation?: object; sampling?: object; roots?: object };
+type Caps = {
+  elicitation?: Record<string, never>;
+  sampling?: Record<string, never>;
+  roots?: Record<string, never>;
+};
 
 /** The SDK 1.x client with handlers for what `caps` declares; `answersTo` receives its responses. */
 async function connect(caps: Caps, answersTo?: string) {
@@ -123,5 +128,35 @@ describe("virtual MCP server: server-initiated messages of older members", () =>
     );
     expect(seenOnReplica.length).toBe(before + 1);
     expect(String(seenOnReplica.at(-1))).toMatch(/^gw1\./);
+  });
+
+  it("merges the members' GET streams: a subscription's update reaches the client", async () => {
+    // Capabilities of its own: a member session whose GET stream no other client of this file holds.
+    const client = await connect({ roots: {} });
+    expect(client.getServerCapabilities()?.resources).toMatchObject({ subscribe: true });
+    const updated: string[] = [];
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => {
+      updated.push(n.params.uri);
+    });
+    expect(await client.subscribeResource({ uri: "watched://r" })).toEqual({});
+    // The GET stream opens once initialized was sent; the update is sent until it arrived.
+    await expect
+      .poll(async () => {
+        await client.callTool({ name: "q__touch", arguments: {} });
+        return updated;
+      })
+      .toContain("watched://r");
+    expect(await client.unsubscribeResource({ uri: "watched://r" })).toEqual({});
+  });
+
+  it("answers a GET without a valid session 404, and without a session 405 as before", async () => {
+    const headers = { accept: "text/event-stream", "mcp-protocol-version": "2025-11-25" };
+    const forged = await call("GET", `/v1/proxy/${v}/stream`, undefined, {
+      ...headers,
+      "mcp-session-id": "v1.x.y",
+    });
+    expect(forged.status).toBe(404);
+    expect(forged.json).toMatchObject({ jsonrpc: "2.0", error: { code: -32001 } });
+    expect((await call("GET", `/v1/proxy/${v}/stream`, undefined, headers)).status).toBe(405);
   });
 });
