@@ -60,7 +60,9 @@ export function sessionIds(key: Buffer): SessionIds {
         return null;
       if (typeof issuedAt !== "number" || issuedAt > now + 60_000 || now - issuedAt > SESSION_LIFETIME_MS)
         return null;
-      return { tenantId, agentId, revision, issuedAt, relays };
+      return relays === ""
+        ? { tenantId, agentId, revision, issuedAt }
+        : { tenantId, agentId, revision, issuedAt, relays };
     },
   };
 }
