@@ -54,6 +54,11 @@ export async function forward(
   const call = adapted instanceof Promise ? await adapted : adapted;
   const tap = new Tap(call, source, sink.kind === "relay", deps.features.receipts, performance.now());
   let route = chooseTarget(call, source, deps.config);
+  // A collected answer cannot carry a member's requests to the client: its member session relays nothing.
+  if (sink.kind === "collect" && route.kind === "upstream" && route.call.relays) {
+    const { relays: _none, ...unrelayed } = route.call;
+    route = { ...route, call: unrelayed };
+  }
   if (route.kind === "upstream" && route.member && call.server) {
     // A routed call of a virtual server, in its member's revision (routed.ts).
     const toMember = routeToMember(route, call.server, deps, sink.caller.log);

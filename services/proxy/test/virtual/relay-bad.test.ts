@@ -30,7 +30,7 @@ const ask = (id: string) =>
   event(JSON.stringify({ jsonrpc: "2.0", id, method: "elicitation/create", params: { message: id } }));
 
 /** A raw older member (2025-06-18, session "s1"): its tools ask the client on the call's stream. */
-function member(req: IncomingMessage, res: ServerResponse, body: Buffer) {
+function member(_req: IncomingMessage, res: ServerResponse, body: Buffer) {
   const msg = body.length > 0 ? JSON.parse(body.toString("utf8")) : {};
   const json = (status: number, text: string) =>
     res.writeHead(status, { "content-type": "application/json", "mcp-session-id": "s1" }).end(text);
