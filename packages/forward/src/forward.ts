@@ -23,11 +23,11 @@ import { dialCollect, dialStream } from "./dial.ts";
 import type { Forwarded } from "./forwarded.ts";
 import type { Answer } from "./protocols/index.ts";
 import { toolPaymentResponse, toolSettlementRefused } from "./protocols/mcp-x402.ts";
-import type { EventTransform } from "./protocols/protocol.ts";
 import { relay } from "./relay.ts";
 import { drain, keep, type Relay, relayCompleted, relayedFacts, relayFailed } from "./sink.ts";
 import { Tap } from "./tap.ts";
 import { chooseTarget } from "./target.ts";
+import type { RelayedEvents } from "./virtual/relay-events.ts";
 import { relayedEventsOf } from "./virtual/relay-reply.ts";
 import { renewed, routeToMember, sessionLost } from "./virtual/routed.ts";
 import { serveVirtual } from "./virtual/serve.ts";
@@ -153,7 +153,7 @@ async function relayCall(
   deps: ForwardDeps,
   body: Buffer | null,
   again: Again,
-  relaying: EventTransform | null = null,
+  relaying: RelayedEvents | null = null,
 ): Promise<void> {
   const { outgoing } = sink.caller;
   const cancel = new Cancel();
@@ -170,6 +170,7 @@ async function relayCall(
     // (or no new session) is the caller's JSON-RPC error, the member's 404 never theirs.
     await opened.res.body.dump().catch(() => {});
     const renewedCall = await again(404);
+    if (renewedCall) relaying?.renewed(renewedCall.headers);
     if (renewedCall) opened = await dialStream(renewedCall, target, credential, body, cancel, deps);
     if (!renewedCall || (opened.kind === "open" && opened.res.statusCode === 404)) {
       if (opened.kind === "open") await opened.res.body.dump().catch(() => {});

@@ -13,7 +13,7 @@ export type RelayScope = {
   readonly tenantId: string;
   readonly agentId: string;
   readonly member: string;
-  readonly memberSession: string;
+  memberSession: string;
 };
 
 /**
@@ -33,6 +33,13 @@ export class RelayedEvents implements EventTransform {
     private readonly ids: MemberIds,
     private readonly max = RELAYED_REQUESTS_MAX,
   ) {}
+
+  /** The member session was opened anew (its first answered 404): the call's requests live in the new one. */
+  renewed(headers: readonly string[]): void {
+    for (let i = 0; i + 1 < headers.length; i += 2)
+      if ((headers[i] as string).toLowerCase() === "mcp-session-id")
+        this.scope.memberSession = headers[i + 1] as string;
+  }
 
   async push(chunk: Buffer): Promise<EventStep> {
     const events = this.#split.push(chunk);
