@@ -28,7 +28,7 @@ import { drain, keep, type Relay, relayCompleted, relayedFacts, relayFailed } fr
 import { Tap } from "./tap.ts";
 import { chooseTarget } from "./target.ts";
 import type { RelayedEvents } from "./virtual/relay-events.ts";
-import { relayedEventsOf } from "./virtual/relay-reply.ts";
+import { refusingReader, relayedEventsOf } from "./virtual/relay-reply.ts";
 import { renewed, routeToMember, sessionLost } from "./virtual/routed.ts";
 import { serveVirtual } from "./virtual/serve.ts";
 
@@ -89,7 +89,13 @@ export async function forward(
     const relaying = relayedEventsOf(call, route, deps.config);
     return relayCall(route.call, target, credential, tap, settled, sink, deps, body, again, relaying);
   }
-  return collectCall(route.call, target, credential, tap, settled, deps, body, again);
+  // An older member asking its client during a collected call is answered with an error at once.
+  const { member } = route;
+  const reading =
+    again && member
+      ? (c: ForwardCall) => refusingReader(c, member, deps, answerReader(c), sink.caller.log)
+      : null;
+  return collectCall(route.call, target, credential, tap, settled, deps, body, again, reading);
 }
 
 function settleDeps(deps: ForwardDeps) {
@@ -236,13 +242,22 @@ async function collectCall(
   deps: ForwardDeps,
   sent: Buffer | null,
   again: Again,
+  reading: ((c: ForwardCall) => ReturnType<typeof answerReader>) | null = null,
 ): Promise<void> {
   const payload = sent ?? tap.held ?? EMPTY;
-  let result = await dialCollect(call, target, credential, payload, answerReader(call), deps);
+  const read = reading?.(call) ?? answerReader(call);
+  let result = await dialCollect(call, target, credential, payload, read, deps);
   if (again && result.kind === "answer" && result.status === 404) {
     const renewedCall = await again(404);
     if (renewedCall)
-      result = await dialCollect(renewedCall, target, credential, payload, answerReader(call), deps);
+      result = await dialCollect(
+        renewedCall,
+        target,
+        credential,
+        payload,
+        reading?.(renewedCall) ?? answerReader(call),
+        deps,
+      );
     if (!renewedCall || (result.kind === "answer" && result.status === 404)) {
       return call.record.fail("unreachable", tap.collectedFacts({ attempts: 2 }, settled.facts(false)));
     }

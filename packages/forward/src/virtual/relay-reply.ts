@@ -1,5 +1,9 @@
+import { LIMITS } from "@gw/core";
+import { isRecord, parseJson, SseSplitter, sseBlocks } from "@gw/jsonrpc";
 import type { Settled } from "@gw/payments";
-import { ERRORS, isOlderRevision, type ReplyPlan, rpcError } from "@gw/virtual";
+import type { Logger } from "@gw/telemetry";
+import type { OpenAnswer } from "@gw/upstream";
+import { ERRORS, isOlderRevision, type Member, type ReplyPlan, rpcError } from "@gw/virtual";
 import { answerReader } from "../answer/collect.ts";
 import type { AnswerSink, ForwardCall } from "../call.ts";
 import { openCallCredential } from "../credential.ts";
@@ -10,7 +14,7 @@ import { memberCall, type Route } from "../target.ts";
 import { deliver, encode, failed } from "./deliver.ts";
 import { linkedCall } from "./member-adapt.ts";
 import type { Link } from "./member-link.ts";
-import { RelayedEvents } from "./relay-events.ts";
+import { RELAYED_REQUESTS_MAX, RelayedEvents } from "./relay-events.ts";
 import type { SessionRoute } from "./routed.ts";
 import { memberIdsOf, type SessionKeyConfig } from "./session-key.ts";
 
@@ -83,3 +87,57 @@ export async function serveReply(
 
 /** The code the official SDKs answer an unknown session with. */
 const SESSION_NOT_FOUND = -32001;
+
+/**
+ * A collected answer of an older member (the transactional path, where nothing reaches the client
+ * before the end): every request the member sends on it is answered at once with a JSON-RPC error
+ * (`-32601`, as a client without that capability answers), so a member that asks anyway does not
+ * wait for an answer that cannot come. The events pass on to `read` unchanged. `call` is the call
+ * as the member received it (its session's headers).
+ */
+export function refusingReader<T>(
+  call: ForwardCall,
+  member: Member,
+  deps: ForwardDeps,
+  read: (answer: OpenAnswer) => Promise<T>,
+  log: Logger,
+): (answer: OpenAnswer) => Promise<T> {
+  const refuse = (id: string | number) => {
+    const body = Buffer.from(
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id,
+        error: { code: ERRORS.methodNotFound, message: "Method not found" },
+      }),
+    );
+    const mcall: ForwardCall = { ...call, rpcMethod: null, rpcId: null };
+    void openCallCredential(mcall, member.target.host, deps, { log })
+      .then((credential) =>
+        credential === "refused"
+          ? null
+          : dialCollect(mcall, member.target, credential, body, answerReader(mcall), deps),
+      )
+      .catch(() => null);
+  };
+  return (answer) => read({ ...answer, body: watched(answer.body, refuse) as unknown as OpenAnswer["body"] });
+}
+
+/** The body as it is, each member request in it refused (`refuse`) as it passes; at most so many. */
+async function* watched(body: AsyncIterable<Buffer>, refuse: (id: string | number) => void) {
+  const split = new SseSplitter(LIMITS.virtualMemberAnswerMaxBytes);
+  let refused = 0;
+  for await (const chunk of body) {
+    if (!split.over && refused < RELAYED_REQUESTS_MAX) {
+      for (const event of split.push(chunk)) {
+        if (event.indexOf('"method"') === -1) continue;
+        const data = sseBlocks(event.toString("utf8")).find((b) => b.data !== null)?.data;
+        const msg = data ? parseJson(data) : null;
+        if (!isRecord(msg) || typeof msg.method !== "string") continue;
+        if (typeof msg.id !== "string" && typeof msg.id !== "number") continue;
+        refused++;
+        refuse(msg.id);
+      }
+    }
+    yield chunk;
+  }
+}

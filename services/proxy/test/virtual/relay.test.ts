@@ -11,7 +11,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Caller, caller, startGateway } from "../helpers.ts";
-import { memberAgent, memberPool, virtualAgent } from "./fixture.ts";
+import { memberAgent, memberPool, transact, virtualAgent } from "./fixture.ts";
 
 // Server-initiated messages through a virtual server (docs/mcp.md): an official SDK 1.x member asks
 // the official SDK 1.x client during a tool call (elicitation, sampling, roots); the client's
@@ -112,8 +112,8 @@ describe("virtual MCP server: server-initiated messages of older members", () =>
   it("opens member sessions per set of client capabilities, declared in the member's initialize", async () => {
     const client = await connect({ sampling: {} });
     expect(text(await client.callTool({ name: "q__sample", arguments: { q: "x" } }))).toBe("m1:sampled");
-    // A client that cannot answer elicitation is on a member session that never declared it: the
-    // member refuses to ask (its tool fails), nothing is sent to the client.
+    // A client that cannot answer elicitation is on a member session that never declared it; the
+    // SDK member asks anyway, the client (no handler) answers an error, and the tool fails.
     const refused = await client.callTool({ name: "q__ask", arguments: { q: "no" } });
     expect(refused.isError).toBe(true);
     expect(asker.initializes).toContainEqual({ sampling: {} });
@@ -158,5 +158,51 @@ describe("virtual MCP server: server-initiated messages of older members", () =>
     expect(forged.status).toBe(404);
     expect(forged.json).toMatchObject({ jsonrpc: "2.0", error: { code: -32001 } });
     expect((await call("GET", `/v1/proxy/${v}/stream`, undefined, headers)).status).toBe(405);
+  });
+
+  it("relays on the member session opened anew after the member lost the old one", async () => {
+    const client = await connect({ elicitation: {}, sampling: {}, roots: {} });
+    expect(text(await client.callTool({ name: "q__ask", arguments: { q: "one" } }))).toBe(
+      'accept:{"name":"ann:one"}',
+    );
+    await asker.expireSessions();
+    expect(text(await client.callTool({ name: "q__ask", arguments: { q: "two" } }))).toBe(
+      'accept:{"name":"ann:two"}',
+    );
+  });
+
+  it("asks nothing on the transactional path: its member session declares no capabilities", async () => {
+    const init = await call(
+      "POST",
+      `/v1/proxy/${v}/stream`,
+      {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: {
+          protocolVersion: "2025-11-25",
+          capabilities: { elicitation: {} },
+          clientInfo: { name: "raw", version: "1" },
+        },
+      },
+      { "content-type": "application/json", accept: "application/json, text/event-stream" },
+    );
+    const session = init.headers.get("mcp-session-id") as string;
+    const t = await transact(call, v, {
+      body: {
+        jsonrpc: "2.0",
+        id: 2,
+        method: "tools/call",
+        params: { name: "q__ask", arguments: { q: "t" } },
+      },
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "mcp-session-id": session,
+        "mcp-protocol-version": "2025-11-25",
+      },
+    });
+    // The member asks anyway (its SDK does not check): the gateway answers it an error at once, no hang.
+    expect(t.body.result.isError).toBe(true);
   });
 });
