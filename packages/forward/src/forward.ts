@@ -1,5 +1,4 @@
 import { ERROR_CLASS } from "@gw/invocations";
-import { isEventStream } from "@gw/jsonrpc";
 import { notForwarded, type Settled, settleForForward, settlementFailed } from "@gw/payments";
 import { recordAddedDuration, recordProxyCall, recordUpstreamDuration } from "@gw/telemetry";
 import { Cancel, type Target } from "@gw/upstream";
@@ -28,7 +27,7 @@ import { drain, keep, type Relay, relayCompleted, relayedFacts, relayFailed } fr
 import { Tap } from "./tap.ts";
 import { chooseTarget } from "./target.ts";
 import type { RelayedEvents } from "./virtual/relay-events.ts";
-import { refusingReader, relayedEventsOf } from "./virtual/relay-reply.ts";
+import { collectReading, type Reading, relayedEventsOf, unrelayed } from "./virtual/relay-reply.ts";
 import { renewed, routeToMember, sessionLost } from "./virtual/routed.ts";
 import { serveVirtual } from "./virtual/serve.ts";
 
@@ -54,11 +53,7 @@ export async function forward(
   const call = adapted instanceof Promise ? await adapted : adapted;
   const tap = new Tap(call, source, sink.kind === "relay", deps.features.receipts, performance.now());
   let route = chooseTarget(call, source, deps.config);
-  // A collected answer cannot carry a member's requests to the client: its member session relays nothing.
-  if (sink.kind === "collect" && route.kind === "upstream" && route.call.relays) {
-    const { relays: _none, ...unrelayed } = route.call;
-    route = { ...route, call: unrelayed };
-  }
+  if (sink.kind === "collect") route = unrelayed(route);
   if (route.kind === "upstream" && route.member && call.server) {
     // A routed call of a virtual server, in its member's revision (routed.ts).
     const toMember = routeToMember(route, call.server, deps, sink.caller.log);
@@ -89,12 +84,7 @@ export async function forward(
     const relaying = relayedEventsOf(call, route, deps.config);
     return relayCall(route.call, target, credential, tap, settled, sink, deps, body, again, relaying);
   }
-  // An older member asking its client during a collected call is answered with an error at once.
-  const { member } = route;
-  const reading =
-    again && member
-      ? (c: ForwardCall) => refusingReader(c, member, deps, answerReader(c), sink.caller.log)
-      : null;
+  const reading = collectReading(route, deps, sink.caller.log);
   return collectCall(route.call, target, credential, tap, settled, deps, body, again, reading);
 }
 
@@ -209,8 +199,7 @@ async function relayCall(
   }
   // An SSE answer judged event by event (A2A under answer rules, an older member's requests to its
   // client): relayed as the transform makes it.
-  const streamed = isEventStream(firstOf(res.headers["content-type"]));
-  const each = plan?.each ?? (relaying && !plan?.hold && streamed ? relaying : null);
+  const each = plan?.each ?? (plan?.hold ? null : (relaying?.ifStream(res.headers) ?? null));
   if (each) head = eachEventHead(head);
   const own = gatewayHeaders(call);
   own["x-request-id"] = sink.caller.requestId;
@@ -242,22 +231,15 @@ async function collectCall(
   deps: ForwardDeps,
   sent: Buffer | null,
   again: Again,
-  reading: ((c: ForwardCall) => ReturnType<typeof answerReader>) | null = null,
+  reading: Reading = null,
 ): Promise<void> {
   const payload = sent ?? tap.held ?? EMPTY;
-  const read = reading?.(call) ?? answerReader(call);
-  let result = await dialCollect(call, target, credential, payload, read, deps);
+  const read = (c: ForwardCall) => reading?.(c) ?? answerReader(call);
+  let result = await dialCollect(call, target, credential, payload, read(call), deps);
   if (again && result.kind === "answer" && result.status === 404) {
     const renewedCall = await again(404);
     if (renewedCall)
-      result = await dialCollect(
-        renewedCall,
-        target,
-        credential,
-        payload,
-        reading?.(renewedCall) ?? answerReader(call),
-        deps,
-      );
+      result = await dialCollect(renewedCall, target, credential, payload, read(renewedCall), deps);
     if (!renewedCall || (result.kind === "answer" && result.status === 404)) {
       return call.record.fail("unreachable", tap.collectedFacts({ attempts: 2 }, settled.facts(false)));
     }
@@ -309,8 +291,4 @@ async function collectCall(
 const EMPTY = Buffer.alloc(0);
 
 /** How a routed call on an older member's session is sent again after a 404 (routed.ts); null for every other call. */
-function firstOf(v: string | string[] | undefined): string | undefined {
-  return Array.isArray(v) ? v[0] : v;
-}
-
 type Again = ((status: 404) => Promise<ForwardCall | null>) | null;

@@ -1,5 +1,14 @@
+import type { IncomingHttpHeaders } from "node:http";
 import { LIMITS } from "@gw/core";
-import { isRecord, parseJson, SseSplitter, sseBlocks, sseDataLines, sseField } from "@gw/jsonrpc";
+import {
+  isEventStream,
+  isRecord,
+  parseJson,
+  SseSplitter,
+  sseBlocks,
+  sseDataLines,
+  sseField,
+} from "@gw/jsonrpc";
 import type { MemberIds } from "@gw/virtual";
 import type { EventStep, EventTransform } from "../protocols/protocol.ts";
 
@@ -33,6 +42,12 @@ export class RelayedEvents implements EventTransform {
     private readonly ids: MemberIds,
     private readonly max = RELAYED_REQUESTS_MAX,
   ) {}
+
+  /** This transform for an SSE answer; null for any other (a JSON answer carries no member request). */
+  ifStream(headers: IncomingHttpHeaders): this | null {
+    const type = headers["content-type"];
+    return isEventStream(Array.isArray(type) ? type[0] : type) ? this : null;
+  }
 
   /** The member session was opened anew (its first answered 404): the call's requests live in the new one. */
   renewed(headers: readonly string[]): void {

@@ -4,7 +4,7 @@ import type { Settled } from "@gw/payments";
 import type { Logger } from "@gw/telemetry";
 import type { OpenAnswer } from "@gw/upstream";
 import { ERRORS, isOlderRevision, type Member, type ReplyPlan, rpcError } from "@gw/virtual";
-import { answerReader } from "../answer/collect.ts";
+import { answerReader, type ReadBody } from "../answer/collect.ts";
 import type { AnswerSink, ForwardCall } from "../call.ts";
 import { openCallCredential } from "../credential.ts";
 import type { ForwardDeps } from "../deps.ts";
@@ -87,6 +87,23 @@ export async function serveReply(
 
 /** The code the official SDKs answer an unknown session with. */
 const SESSION_NOT_FOUND = -32001;
+
+/** How a collected call's answer is read, per call as sent (a renewed session's too); null: as usual. */
+export type Reading = ((call: ForwardCall) => (answer: OpenAnswer) => Promise<ReadBody>) | null;
+
+/** The reading of a routed call's collected answer from an older member (`refusingReader`); null for any other. */
+export function collectReading(route: Route, deps: ForwardDeps, log: Logger): Reading {
+  if (route.kind !== "upstream" || !("link" in route) || !route.member) return null;
+  const { member } = route;
+  return (c) => refusingReader(c, member, deps, answerReader(c), log);
+}
+
+/** A collected answer cannot carry a member's requests to the client: its member session relays nothing. */
+export function unrelayed(route: Route): Route {
+  if (route.kind !== "upstream" || !route.call.relays) return route;
+  const { relays: _none, ...call } = route.call;
+  return { ...route, call };
+}
 
 /**
  * A collected answer of an older member (the transactional path, where nothing reaches the client
