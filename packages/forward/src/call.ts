@@ -30,6 +30,11 @@ export type ForwardCall = Readonly<Forwarded> & {
    * carries it in `_meta["x402/payment-response"]` (docs/payments.md, MCP tool calls).
    */
   paymentResponse: PaymentResponse | null;
+  /**
+   * The client capabilities an older client's session relays (`@gw/virtual` relays.ts): the member
+   * session pool a routed call of a virtual server uses; absent or "": none.
+   */
+  readonly relays?: string;
 } & Omit<Local, "target">;
 
 /** What the process that forwards a call adds to it: nothing of it is stored with the call. */

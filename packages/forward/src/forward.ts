@@ -26,6 +26,8 @@ import { relay } from "./relay.ts";
 import { drain, keep, type Relay, relayCompleted, relayedFacts, relayFailed } from "./sink.ts";
 import { Tap } from "./tap.ts";
 import { chooseTarget } from "./target.ts";
+import type { RelayedEvents } from "./virtual/relay-events.ts";
+import { collectReading, type Reading, relayedEventsOf, unrelayed } from "./virtual/relay-reply.ts";
 import { renewed, routeToMember, sessionLost } from "./virtual/routed.ts";
 import { serveVirtual } from "./virtual/serve.ts";
 
@@ -51,6 +53,7 @@ export async function forward(
   const call = adapted instanceof Promise ? await adapted : adapted;
   const tap = new Tap(call, source, sink.kind === "relay", deps.features.receipts, performance.now());
   let route = chooseTarget(call, source, deps.config);
+  if (sink.kind === "collect") route = unrelayed(route);
   if (route.kind === "upstream" && route.member && call.server) {
     // A routed call of a virtual server, in its member's revision (routed.ts).
     const toMember = routeToMember(route, call.server, deps, sink.caller.log);
@@ -76,9 +79,13 @@ export async function forward(
   const { target, body } = route;
   // An older member's session that expired (404) is opened anew and the call sent once more.
   const again = "link" in route ? (status: 404) => renewed(route, status, deps, sink.caller.log) : null;
-  if (sink.kind === "relay")
-    return relayCall(route.call, target, credential, tap, settled, sink, deps, body, again);
-  return collectCall(route.call, target, credential, tap, settled, deps, body, again);
+  if (sink.kind === "relay") {
+    // An older member's requests to its client, relayed with gateway ids (relay-events.ts).
+    const relaying = relayedEventsOf(call, route, deps.config);
+    return relayCall(route.call, target, credential, tap, settled, sink, deps, body, again, relaying);
+  }
+  const reading = collectReading(route, deps, sink.caller.log);
+  return collectCall(route.call, target, credential, tap, settled, deps, body, again, reading);
 }
 
 function settleDeps(deps: ForwardDeps) {
@@ -142,6 +149,7 @@ async function relayCall(
   deps: ForwardDeps,
   body: Buffer | null,
   again: Again,
+  relaying: RelayedEvents | null = null,
 ): Promise<void> {
   const { outgoing } = sink.caller;
   const cancel = new Cancel();
@@ -158,6 +166,7 @@ async function relayCall(
     // (or no new session) is the caller's JSON-RPC error, the member's 404 never theirs.
     await opened.res.body.dump().catch(() => {});
     const renewedCall = await again(404);
+    if (renewedCall) relaying?.renewed(renewedCall.headers);
     if (renewedCall) opened = await dialStream(renewedCall, target, credential, body, cancel, deps);
     if (!renewedCall || (opened.kind === "open" && opened.res.statusCode === 404)) {
       if (opened.kind === "open") await opened.res.body.dump().catch(() => {});
@@ -188,12 +197,14 @@ async function relayCall(
     }
     head = await plan.reshape({ ...head, body: held.body }, held.whole);
   }
-  // An SSE answer judged event by event (A2A under answer rules): relayed as the transform makes it.
-  if (plan?.each) head = eachEventHead(head);
+  // An SSE answer judged event by event (A2A under answer rules, an older member's requests to its
+  // client): relayed as the transform makes it.
+  const each = plan?.each ?? (plan?.hold ? null : (relaying?.ifStream(res.headers) ?? null));
+  if (each) head = eachEventHead(head);
   const own = gatewayHeaders(call);
   own["x-request-id"] = sink.caller.requestId;
   tap.learner = call.speaks.learn(head, call.rpcMethod);
-  const relayed = await relay(plan?.each ? eachEventSource(res, plan.each) : res, head, outgoing, own, {
+  const relayed = await relay(each ? eachEventSource(res, each) : res, head, outgoing, own, {
     t0: tap.t0,
     capture: tap.respCapture,
     secret: tap.secret,
@@ -220,13 +231,15 @@ async function collectCall(
   deps: ForwardDeps,
   sent: Buffer | null,
   again: Again,
+  reading: Reading = null,
 ): Promise<void> {
   const payload = sent ?? tap.held ?? EMPTY;
-  let result = await dialCollect(call, target, credential, payload, answerReader(call), deps);
+  const read = (c: ForwardCall) => reading?.(c) ?? answerReader(call);
+  let result = await dialCollect(call, target, credential, payload, read(call), deps);
   if (again && result.kind === "answer" && result.status === 404) {
     const renewedCall = await again(404);
     if (renewedCall)
-      result = await dialCollect(renewedCall, target, credential, payload, answerReader(call), deps);
+      result = await dialCollect(renewedCall, target, credential, payload, read(renewedCall), deps);
     if (!renewedCall || (result.kind === "answer" && result.status === 404)) {
       return call.record.fail("unreachable", tap.collectedFacts({ attempts: 2 }, settled.facts(false)));
     }

@@ -1,8 +1,8 @@
 import type { Failure } from "@gw/invocations";
 import type { Target } from "@gw/upstream";
-import { endSession, type Member, type Plan, planRequest, type VirtualServer } from "@gw/virtual";
+import { endSession, type Member, openStream, type Plan, planRequest, type VirtualServer } from "@gw/virtual";
 import type { BodySource, ForwardCall } from "./call.ts";
-import { type SessionKeyConfig, sessionsOf } from "./virtual/session-key.ts";
+import { memberIdsOf, type SessionKeyConfig, sessionsOf } from "./virtual/session-key.ts";
 
 /**
  * Where a call goes. `upstream`: dialled at `target` (the agent's own upstream, or the member of a
@@ -43,18 +43,27 @@ export function chooseTarget(call: ForwardCall, source: BodySource, config: Sess
   const { server } = call;
   if (!server)
     return { kind: "upstream", call, target: call.target as Target, body: null, routedAgentId: null };
-  const session = { tenantId: call.tenantId, agentId: call.agentId, sessions: sessionsOf(config) };
+  const session = {
+    tenantId: call.tenantId,
+    agentId: call.agentId,
+    sessions: sessionsOf(config),
+    members: memberIdsOf(config),
+  };
   const sessionId = header(call.headers, "mcp-session-id");
   if (call.method === "DELETE") return { kind: "virtual", server, plan: endSession(sessionId, session) };
+  // An older client's GET: its members' streams merged (docs/mcp.md, Server-initiated messages).
+  if (call.method === "GET") return { kind: "virtual", server, plan: openStream(sessionId, session) };
   const plan = planRequest(server, Buffer.isBuffer(source) ? source : EMPTY, {
     protocolVersion: header(call.headers, "mcp-protocol-version"),
     sessionId,
     session,
   });
   if (plan.kind !== "routed") return { kind: "virtual", server, plan };
+  // An older client's session names the capabilities relayed to it: the member session pool.
+  const relays = plan.client !== null && sessionId ? session.sessions.verify(sessionId)?.relays : undefined;
   return {
     kind: "upstream",
-    call: memberCall(call, plan.member, plan.name),
+    call: memberCall(relays ? { ...call, relays } : call, plan.member, plan.name),
     target: plan.member.target,
     body: plan.body,
     routedAgentId: plan.member.agentId,

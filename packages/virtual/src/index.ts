@@ -9,6 +9,7 @@ export * from "./names.ts";
 export * from "./older.ts";
 export * from "./plan.ts";
 export * from "./protocol.ts";
+export * from "./relays.ts";
 export * from "./revisions.ts";
 export * from "./search.ts";
 export * from "./session-id.ts";

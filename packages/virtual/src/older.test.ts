@@ -109,7 +109,7 @@ describe("shapes", () => {
       olderCapabilities({ tools: { listChanged: true }, resources: { subscribe: true, listChanged: true } }),
     ).toEqual({
       tools: {},
-      resources: {},
+      resources: { subscribe: true },
     });
   });
 });

@@ -1,4 +1,5 @@
 import { isRecord } from "@gw/jsonrpc";
+import type { MemberIds } from "./member-id.ts";
 import {
   ERRORS,
   type Json,
@@ -9,6 +10,7 @@ import {
   result,
   rpcError,
 } from "./protocol.ts";
+import { OLDER_ONLY_METHODS } from "./relays.ts";
 import { clientRevisionOf, isOlderRevision } from "./revisions.ts";
 import type { SessionIds } from "./session-id.ts";
 import { TASK_METHODS } from "./tasks.ts";
@@ -18,6 +20,8 @@ export type SessionContext = {
   readonly tenantId: string;
   readonly agentId: string;
   readonly sessions: SessionIds;
+  /** The signer of relayed requests' gateway ids (docs/mcp.md, Server-initiated messages). */
+  readonly members?: MemberIds;
 };
 
 /**
@@ -78,7 +82,9 @@ export function planOlder(
   }
   if (msg.method === "ping" || msg.method === "logging/setLevel")
     return { kind: "own", answer: result(id, {}) };
-  if ((!METHODS.has(msg.method) && !TASK_METHODS.has(msg.method)) || NOT_OLDER.has(msg.method)) {
+  const served =
+    METHODS.has(msg.method) || TASK_METHODS.has(msg.method) || OLDER_ONLY_METHODS.has(msg.method);
+  if (!served || NOT_OLDER.has(msg.method)) {
     return { kind: "own", answer: rpcError(200, id, ERRORS.methodNotFound, "Method not found") };
   }
   return { kind: "serve", revision, method: msg.method };

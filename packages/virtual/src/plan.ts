@@ -11,6 +11,7 @@ import {
   rpcError,
   versionRefusal,
 } from "./protocol.ts";
+import { OLDER_ONLY_METHODS, planReply, type ReplyPlan, type StreamPlan } from "./relays.ts";
 import { CALL_TOOL, callToolRefusal, SEARCH_TOOL, type SearchArgs, searchArgs } from "./search.ts";
 import { planTask, type TaskPlan } from "./tasks.ts";
 
@@ -37,6 +38,10 @@ export type Plan =
   | { kind: "fanout"; method: string; message: Json; client: string | null }
   | { kind: "notify"; body: Buffer; members: boolean }
   | { kind: "listen"; message: Json }
+  /** An older client's answer to a member's relayed request: to that member (`relays.ts`). */
+  | ReplyPlan
+  /** An older client's GET stream: its members' streams merged (`relays.ts`). */
+  | StreamPlan
   | TaskPlan
   | {
       kind: "search";
@@ -67,6 +72,15 @@ export function planRequest(server: VirtualServer, body: Buffer, headers: Reques
   } catch {
     // Step 5 parsed it already; a body that is not JSON here is still answered, never thrown.
     return { kind: "own", answer: rpcError(400, null, ERRORS.parse, "Parse error") };
+  }
+  if (isRecord(msg) && typeof msg.method !== "string") {
+    const reply = planReply(
+      server,
+      msg,
+      { protocolVersion, sessionId: headers.sessionId ?? null },
+      headers.session,
+    );
+    if (reply) return reply;
   }
   if (!isRecord(msg) || typeof msg.method !== "string") {
     return {
@@ -101,7 +115,7 @@ export function planRequest(server: VirtualServer, body: Buffer, headers: Reques
   const { method } = msg;
   const task = planTask(server, msg, method, client);
   if (task) return task;
-  if (!METHODS.has(method))
+  if (!METHODS.has(method) && !(client !== null && OLDER_ONLY_METHODS.has(method)))
     return { kind: "own", answer: rpcError(404, id, ERRORS.methodNotFound, "Method not found") };
   const params = isRecord(msg.params) ? msg.params : {};
   if (server.discovery === "search") {

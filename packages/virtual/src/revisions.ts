@@ -44,8 +44,11 @@ export function shapedFor(message: Json, revision: string): Json {
   return result === message.result ? message : { ...message, result };
 }
 
-/** Capability flags an older client cannot use through a virtual server (no GET stream, no resources/subscribe). */
-const UNSERVED_FLAGS = new Set(["listChanged", "subscribe"]);
+/**
+ * Capability flags an older client cannot use through a virtual server: list changes (the merged
+ * lists are the gateway's; `resources.subscribe` is served, docs/mcp.md, Server-initiated messages).
+ */
+const UNSERVED_FLAGS = new Set(["listChanged"]);
 
 /** The merged capabilities as an older client's `initialize` announces them. */
 export function olderCapabilities(caps: Json): Json {

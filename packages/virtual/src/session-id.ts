@@ -5,6 +5,11 @@ export type SessionClaims = {
   readonly tenantId: string;
   readonly agentId: string;
   readonly revision: string;
+  /**
+   * The client capabilities the gateway relays for this session (`relays.ts`: elicitation with its
+   * modes, sampling, roots), as a canonical string; "" or absent: none.
+   */
+  readonly relays?: string;
   /** When it was issued, ms since the epoch. */
   readonly issuedAt: number;
 };
@@ -29,16 +34,24 @@ export type SessionIds = {
 export function sessionIds(key: Buffer): SessionIds {
   const ids = signed(key, PREFIX, MAX_ID_CHARS);
   return {
-    issue: (c, now = Date.now()) => ids.seal([c.tenantId, c.agentId, c.revision, now]),
+    issue: (c, now = Date.now()) =>
+      ids.seal(
+        c.relays
+          ? [c.tenantId, c.agentId, c.revision, now, c.relays]
+          : [c.tenantId, c.agentId, c.revision, now],
+      ),
     verify: (id, now = Date.now()) => {
       const value = ids.open(id);
-      if (value?.length !== 4) return null;
-      const [tenantId, agentId, revision, issuedAt] = value;
+      if (!value || value.length < 4 || value.length > 5) return null;
+      const [tenantId, agentId, revision, issuedAt, relays = ""] = value;
+      if (typeof relays !== "string") return null;
       if (typeof tenantId !== "string" || typeof agentId !== "string" || typeof revision !== "string")
         return null;
       if (typeof issuedAt !== "number" || issuedAt > now + 60_000 || now - issuedAt > SESSION_LIFETIME_MS)
         return null;
-      return { tenantId, agentId, revision, issuedAt };
+      return relays === ""
+        ? { tenantId, agentId, revision, issuedAt }
+        : { tenantId, agentId, revision, issuedAt, relays };
     },
   };
 }

@@ -14,8 +14,8 @@
  * `... conformance --revision=2025-11-25 [<scenario>]` runs the 2025-11-25 requirements instead, with
  * the member fixed to that revision (`mcp_protocol_version`): the reference server's session
  * lifecycle, the 2025 reference server, behind a virtual server serving an older client (docs/mcp.md,
- * Older revisions). Scenarios that need what a virtual server does not relay to older clients
- * (server-initiated requests, resource subscriptions) are named and may differ; any other may not.
+ * Older revisions). Only the scenario of a revoked session id is named and may differ (a signed id
+ * is valid until it expires); any other may not.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { createServer, request } from "node:http";
@@ -35,22 +35,12 @@ const LATEST = "2026-07-28";
 /** The revision whose requirements are run: 2026-07-28, or `--revision=<older revision>`. */
 const revision = process.argv.find((a) => a.startsWith("--revision="))?.slice("--revision=".length) ?? LATEST;
 /**
- * 2025-11-25 scenarios that need what a virtual server does not give older clients: requests a
- * member sends to its client (sampling, elicitation), resource subscriptions (whose updates would
- * come on the GET stream a virtual server does not serve), and revoking a session id on DELETE.
+ * The one 2025-11-25 scenario a virtual server may differ on: revoking a session id on DELETE.
+ * Session ids are signed, not stored (any replica verifies them): a DELETE answers 204 and cannot
+ * revoke the id, which stays valid until it expires. (Server-initiated requests, resource
+ * subscriptions and the GET stream are relayed: docs/mcp.md, Server-initiated messages.)
  */
-const NOT_RELAYED_TO_OLDER_CLIENTS = new Set([
-  "tools-call-sampling",
-  "tools-call-elicitation",
-  "elicitation-sep1034-defaults",
-  "elicitation-sep1330-enums",
-  "resources-subscribe",
-  "resources-unsubscribe",
-  "server-sse-multiple-streams",
-  // Session ids are signed, not stored (any replica verifies them): a DELETE answers 204 and
-  // cannot revoke the id, which stays valid until it expires.
-  "server-session-lifecycle",
-]);
+const NOT_RELAYED_TO_OLDER_CLIENTS = new Set(["server-session-lifecycle"]);
 
 /**
  * Scenarios the suite leaves unscored because its reference server cannot pass them, which the

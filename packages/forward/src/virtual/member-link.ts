@@ -3,6 +3,7 @@ import { isRecord, parseJson } from "@gw/jsonrpc";
 import type { Logger } from "@gw/telemetry";
 import { PER_USER_KIND } from "@gw/vault";
 import {
+  capabilitiesOf,
   GATEWAY_ENVELOPE,
   isOlderRevision,
   isStateless,
@@ -67,10 +68,14 @@ function memberKeyOf(member: Member): string {
   return `${member.agentId}\u0000${member.writtenAt ?? 0}`;
 }
 
-/** The link's key: the member's, and the caller's sub when its credential is per-user. */
-function keyOf(member: Member, caller: string | null): string {
+/**
+ * The link's key: the member's, the caller's sub when its credential is per-user, and the client
+ * capabilities the session relays (a pool per set: docs/mcp.md, Server-initiated messages).
+ */
+function keyOf(member: Member, caller: string | null, relays = ""): string {
   const key = memberKeyOf(member);
-  return caller === null ? key : `${key}\u0000${caller}`;
+  const base = caller === null ? key : `${key}\u0000${caller}`;
+  return relays === "" ? base : `${base}\u0000r:${relays}`;
 }
 
 /** Whose link the call uses: the caller's (per-user credential), nobody's (null), or not known yet. */
@@ -94,7 +99,7 @@ async function learnCaller(member: Member, call: ForwardCall, deps: GatewayCallD
 export function knownLink(member: Member, call: ForwardCall): Link | undefined {
   if (member.revision && isStateless(member.revision)) return STATELESS;
   const caller = callerOf(member, call);
-  return caller === undefined ? undefined : settled.get(keyOf(member, caller));
+  return caller === undefined ? undefined : settled.get(keyOf(member, caller, call.relays));
 }
 
 const STATELESS: Link = { kind: "stateless" };
@@ -112,7 +117,7 @@ export async function linkOf(
   stale?: Link,
 ): Promise<Link> {
   const caller = callerOf(member, call) ?? (await learnCaller(member, call, deps));
-  const key = keyOf(member, caller);
+  const key = keyOf(member, caller, call.relays);
   const known = settled.get(key);
   if (known && known !== stale) return known;
   if (stale && known === stale) settled.delete(key);
@@ -169,7 +174,8 @@ async function handshake(
   const revisions = fixed ? [fixed] : OLDER_REVISIONS;
   let last = "unsupported_revision";
   for (const revision of revisions) {
-    const init = await post(dial, { id: 0, method: "initialize", params: initParams(revision) }, {});
+    const params = initParams(revision, call.relays ?? "");
+    const init = await post(dial, { id: 0, method: "initialize", params }, {});
     if (!init.message) throw new LinkError(init.reason);
     const result = init.message.result;
     if (!isRecord(result)) {
@@ -188,8 +194,10 @@ async function handshake(
   throw new LinkError(last);
 }
 
-function initParams(revision: string): Json {
-  return { protocolVersion: revision, capabilities: {}, clientInfo: { name: "agent-gateway", version: "1" } };
+/** The member session declares the client capabilities it relays, so the member asks only what is answered. */
+function initParams(revision: string, relays: string): Json {
+  const capabilities = capabilitiesOf(relays);
+  return { protocolVersion: revision, capabilities, clientInfo: { name: "agent-gateway", version: "1" } };
 }
 
 /**

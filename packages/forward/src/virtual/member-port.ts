@@ -13,6 +13,7 @@ import { dialCollect, dialStream } from "../dial.ts";
 import { memberCall } from "../target.ts";
 import { asSent, discoveredFrom, linkedBody, linkedCall, mcpNameOf } from "./member-adapt.ts";
 import { knownLink, type Link, LinkError, linkOf } from "./member-link.ts";
+import { sessionsOf } from "./session-key.ts";
 
 /** A member's answer is at most this large when it is read whole to be merged. */
 const MEMBER_ANSWER_MAX_BYTES = LIMITS.virtualMemberAnswerMaxBytes;
@@ -30,6 +31,8 @@ export function memberPort(
   /** An older client's revision (docs/mcp.md, Older revisions); null: 2026-07-28. */
   client: string | null = null,
 ): MemberPort {
+  // An older client's member calls use the member sessions of its relayed capabilities (relays.ts).
+  call = client === null ? call : withRelays(call, deps);
   return {
     call: async (member, body, method) => {
       const known = knownLink(member, call);
@@ -95,6 +98,19 @@ async function callOnce(
   if (result.body.body.length === 0) return { kind: "answer", status: result.status, message: null };
   const text = redactSecret(result.body.body, credential?.secret ?? "");
   return { kind: "answer", status: result.status, message: jsonRpc(Buffer.from(text)) };
+}
+
+function withRelays(call: ForwardCall, deps: ForwardDeps): ForwardCall {
+  if (call.relays !== undefined) return call;
+  const sessionId = headerOf(call.headers, "mcp-session-id");
+  const relays = sessionId ? sessionsOf(deps.config).verify(sessionId)?.relays : undefined;
+  return relays ? { ...call, relays } : call;
+}
+
+function headerOf(raw: readonly string[], name: string): string | null {
+  for (let i = 0; i + 1 < raw.length; i += 2)
+    if ((raw[i] as string).toLowerCase() === name) return raw[i + 1] as string;
+  return null;
 }
 
 function requestIdOf(body: Buffer): unknown {

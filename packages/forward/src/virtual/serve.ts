@@ -1,3 +1,4 @@
+import { isRecord } from "@gw/jsonrpc";
 import type { Settled } from "@gw/payments";
 import {
   ERRORS,
@@ -6,6 +7,7 @@ import {
   type MemberPort,
   notifyAll,
   REVISION,
+  relaysOf,
   requestId,
   rpcError,
   shapedFor,
@@ -17,6 +19,8 @@ import type { Route } from "../target.ts";
 import { deliver, encode, failed } from "./deliver.ts";
 import { listen } from "./listen-stream.ts";
 import { memberPort } from "./member-port.ts";
+import { serveReply } from "./relay-reply.ts";
+import { relayStream } from "./relay-stream.ts";
 import { searched } from "./searched.ts";
 import { sessionsOf } from "./session-key.ts";
 import { servedTask } from "./tasks.ts";
@@ -63,6 +67,12 @@ export async function serveVirtual(
     });
   }
   if (plan.kind === "search") return searched(call, route, tap, settled, sink, deps);
+  if (plan.kind === "reply") return serveReply(call, plan, tap, settled, sink, deps);
+  // GET is served on the streaming path only (step 2).
+  if (plan.kind === "stream") {
+    if (sink.kind === "relay") return relayStream(call, plan, tap, settled, sink, deps, server.members);
+    return failed(call, tap, settled, sink, "unreachable");
+  }
   if (plan.kind === "task") return servedTask(call, route, tap, settled, sink, deps);
   if (plan.kind === "notify") {
     if (plan.members) await notifyAll(server, plan.body, "notification", port);
@@ -84,6 +94,8 @@ export async function serveVirtual(
       tenantId: call.tenantId,
       agentId: call.agentId,
       revision: client,
+      // The client capabilities relayed to this session (docs/mcp.md, Server-initiated messages).
+      relays: relaysOf(isRecord(plan.message.params) ? plan.message.params.capabilities : undefined),
     });
   }
   return deliver(call, tap, settled, sink, deps, {

@@ -8,8 +8,9 @@ import type { ProxyDeps } from "../deps.ts";
  * Step 2: the agent in the caller's tenant (404); not callable → 422 (a virtual MCP server has no
  * upstream_url of its own: its members have), and the protocol it speaks, resolved once. GET and
  * DELETE exist only where the protocol serves them on the streaming path (MCP: the standalone SSE
- * stream and session end): 405 otherwise. A virtual server has no GET stream (405, as 2026-07-28
- * answers); a DELETE ends an older client's session (docs/mcp.md, Older revisions), answered in
+ * stream and session end): 405 otherwise. A virtual server's GET stream is an older client's, with
+ * its session id (its members' streams merged, docs/mcp.md); any other GET is 405, as 2026-07-28
+ * answers; a DELETE ends an older client's session (docs/mcp.md, Older revisions), answered in
  * step 9, and is 405 like GET when it names 2026-07-28 (that revision has no session, so a session
  * id it carries changes nothing).
  */
@@ -21,8 +22,11 @@ export async function loadAgent(call: Call, deps: ProxyDeps): Promise<Call> {
   if (row.suspended) throw unprocessable("agent is suspended");
   const virtual = row.members !== null;
   if (!target && !virtual) throw unprocessable("agent has no upstream_url");
-  const noSession = call.method === "DELETE" && !isOlderSpoken(protocolVersionOf(call));
-  if (virtual && (call.method === "GET" || noSession)) {
+  const older = isOlderSpoken(protocolVersionOf(call));
+  const noSession = call.method === "DELETE" && !older;
+  // An older client's GET with its session opens the merged stream of its members.
+  const noStream = call.method === "GET" && !(older && call.headers["mcp-session-id"] !== undefined);
+  if (virtual && (noStream || noSession)) {
     throw new DomainError("method_not_allowed", "method not allowed; use POST", {
       headers: { Allow: "POST" },
       body: { jsonrpc: "2.0", id: null, error: { code: -32000, message: "Method not allowed." } },

@@ -172,8 +172,17 @@ describe("virtual MCP server: older clients and members", () => {
       { ...OLD, "mcp-session-id": session },
     );
     expect(note.status).toBe(202);
-    const get = await call("GET", `/v1/proxy/${v}/stream`, undefined, { "mcp-session-id": session });
-    expect(get.status).toBe(405);
+    // An older client's GET opens its members' GET streams, merged (docs/mcp.md, Server-initiated messages).
+    const get = await fetch(`${gw.url}/v1/proxy/${v}/stream`, {
+      headers: {
+        authorization: `Bearer ${call.token}`,
+        accept: "text/event-stream",
+        "mcp-session-id": session,
+      },
+    });
+    expect(get.status).toBe(200);
+    expect(get.headers.get("content-type")).toMatch(/^text\/event-stream/);
+    await get.body?.cancel();
     const del = await call("DELETE", `/v1/proxy/${v}/stream`, undefined, { "mcp-session-id": session });
     expect(del.status).toBe(204);
     // The transactional path: the same session, the answer for the poll.
