@@ -12,4 +12,4 @@ export * from "./protocols/index.ts";
 export * from "./stored.ts";
 export { chooseTarget } from "./target.ts";
 export type { ListPage, ToolSearch } from "./virtual/search-port.ts";
-export { memberIdsOf, sessionsOf } from "./virtual/session-key.ts";
+export { memberIdsOf, sessionsOf, shareSessionEnds } from "./virtual/session-key.ts";

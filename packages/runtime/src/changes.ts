@@ -4,7 +4,8 @@ import type { Logger } from "@gw/telemetry";
 /** A write to something the data plane caches. `id` narrows it (an agent); absent = the tenant's. */
 export type Change = {
   /** `tools`: an MCP agent's tool catalog (pins, learned changes); `id` is the agent. */
-  kind: "agent" | "credential" | "policy" | "settlement" | "tools";
+  /** `session`: an older MCP client ended its virtual server session; `id` is the session id. */
+  kind: "agent" | "credential" | "policy" | "settlement" | "tools" | "session";
   tenantId: string;
   id?: string;
 };
@@ -18,7 +19,14 @@ export type ChangeBus = {
 };
 
 const CHANNEL = "gw_changes";
-const KINDS: ReadonlySet<string> = new Set(["agent", "credential", "policy", "settlement", "tools"]);
+const KINDS: ReadonlySet<string> = new Set([
+  "agent",
+  "credential",
+  "policy",
+  "settlement",
+  "tools",
+  "session",
+]);
 
 /**
  * docs/architecture.md, Writes take effect on the next call: a write is effective on the next call of the process that took it, and on

@@ -64,7 +64,15 @@ describe("older clients' requests", () => {
       answer: { status: 404, message: { error: { code: -32001 } } },
     });
     expect(endSession(other, context).answer.status).toBe(404);
-    expect(endSession(sid, context).answer.status).toBe(204);
+    // An ended session is refused from then on (its own id: `sid` serves the other cases).
+    const ending = ids.issue(
+      { tenantId: "t1", agentId: "agt_v", revision: "2025-06-18" },
+      Date.now() - 60_000,
+    );
+    expect(planOlder(msg("tools/list"), headers(ending), context)).toMatchObject({ kind: "serve" });
+    expect(endSession(ending, context).answer.status).toBe(204);
+    expect(planOlder(msg("tools/list"), headers(ending), context)).toMatchObject({ answer: { status: 404 } });
+    expect(endSession(ending, context).answer.status).toBe(404);
     expect(endSession(null, context).answer.status).toBe(400);
   });
 

@@ -105,8 +105,8 @@ export function isOlderSpoken(protocolVersion: string | null): boolean {
 
 /**
  * `DELETE` of an older client's session (`isOlderSpoken`; the proxy answers any other 405): 204
- * for a session id this gateway issued to this agent (nothing is stored, so nothing is removed; the
- * id stays valid until it expires), 404 for any other, 400 without one.
+ * for a session id this gateway issued to this agent, which is then refused (404) by every replica
+ * (`SessionIds.end`: told through the change notifications), 404 for any other, 400 without one.
  */
 export function endSession(
   sessionId: string | null,
@@ -122,5 +122,6 @@ export function endSession(
   if (!claims || claims.tenantId !== context.tenantId || claims.agentId !== context.agentId) {
     return { kind: "own", answer: rpcError(404, null, SESSION_NOT_FOUND, "Session not found") };
   }
+  context.sessions.end(sessionId);
   return { kind: "own", answer: { status: 204, message: {} } };
 }

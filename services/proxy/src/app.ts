@@ -1,4 +1,4 @@
-import { createAgentCards } from "@gw/forward";
+import { createAgentCards, shareSessionEnds } from "@gw/forward";
 import { type AppEnv, createBaseApp, type DirectListener, registerHealth, requireAuth } from "@gw/http";
 import { createPolicyGate } from "@gw/policy";
 import { createInFlight } from "@gw/ratelimit";
@@ -30,6 +30,8 @@ export type ProxyApp = {
 export function createProxyApp(rt: Runtime): ProxyApp {
   const tools = toolCatalogOf(rt);
   const agents = createAgentCache(rt, rt.config.GW_AGENT_CACHE_MS);
+  // A virtual server session an older client ended is refused by every replica.
+  shareSessionEnds(rt);
   const isSearchServer = async (tenantId: string, agentId: string) =>
     (await agents(tenantId, agentId))?.row.toolDiscovery === "search";
   const policy = createPolicyGate({

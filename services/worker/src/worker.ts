@@ -1,3 +1,4 @@
+import { shareSessionEnds } from "@gw/forward";
 import { storedPolicies } from "@gw/policy";
 import type { JobConsumer } from "@gw/queue";
 import type { Runtime } from "@gw/runtime";
@@ -18,6 +19,8 @@ export function startWorker(rt: Runtime): { consumer: JobConsumer; stop: () => P
         if (change.kind === "policy") invalidate(change.tenantId);
       }),
   });
+  // A transactional older-client call verifies its virtual server session as the proxy does.
+  shareSessionEnds(rt);
   const answerHooks = answerHooksOf(tools, policies.get, rt.dispatcher);
   const toolSearch = toolSearchOf({ catalog: tools, policyOf: policies.get });
   const consumer = rt.jobs.consume(createProcessor({ ...rt, answerHooks, toolSearch }), createOnLost(rt));

@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import type { Runtime } from "@gw/runtime";
 import { type MemberIds, memberIds, type SessionIds, sessionIds } from "@gw/virtual";
 
 /** The configuration the session ids of older-revision clients are signed from. */
@@ -45,4 +46,19 @@ export function memberIdsOf(config: SessionKeyConfig): MemberIds {
     memberCache.set(config, ids);
   }
   return ids;
+}
+
+/**
+ * Ended sessions are refused by every replica: a session this process ends (its client's `DELETE`)
+ * is told to the others through the change notifications, and one they end is remembered here.
+ * A replica that starts later does not know the sessions ended before it (docs/mcp.md).
+ */
+export function shareSessionEnds(rt: Pick<Runtime, "config" | "changes">): void {
+  const sessions = sessionsOf(rt.config);
+  sessions.onEnded(
+    (id, claims) => void rt.changes.publish({ kind: "session", tenantId: claims.tenantId, id }),
+  );
+  rt.changes.subscribe((change) => {
+    if (change.kind === "session" && change.id) sessions.endedElsewhere(change.id);
+  });
 }

@@ -183,14 +183,16 @@ describe("virtual MCP server: older clients and members", () => {
     expect(get.status).toBe(200);
     expect(get.headers.get("content-type")).toMatch(/^text\/event-stream/);
     await get.body?.cancel();
-    const del = await call("DELETE", `/v1/proxy/${v}/stream`, undefined, { "mcp-session-id": session });
-    expect(del.status).toBe(204);
     // The transactional path: the same session, the answer for the poll.
     const t = await transact(call, v, {
       body: { jsonrpc: "2.0", id: 9, method: "tools/list", params: {} },
       headers: { ...OLD, "mcp-session-id": session },
     });
     expect(t.body.result.tools.map((x: { name: string }) => x.name)).toContain("b__echo");
+    const del = await call("DELETE", `/v1/proxy/${v}/stream`, undefined, { "mcp-session-id": session });
+    expect(del.status).toBe(204);
+    // An ended session is refused from then on (docs/mcp.md, Older revisions).
+    expect((await oldCall(session, "tools/list")).status).toBe(404);
   });
 
   it("records initialize, ping and a session's end it answers itself with upstream_status null", async () => {
@@ -217,12 +219,12 @@ describe("virtual MCP server: older clients and members", () => {
     );
     expect(note.status).toBe(202);
     expect(await recorded(note)).toMatchObject({ status: "succeeded", upstream_status: null });
-    const del = await call("DELETE", `/v1/proxy/${v}/stream`, undefined, { "mcp-session-id": session });
-    expect(del.status).toBe(204);
-    expect(await recorded(del)).toMatchObject({ status: "succeeded", upstream_status: null });
     // A request the session's revision serves from the members: their status.
     const listed = await oldCall(session, "tools/list");
     expect(await recorded(listed)).toMatchObject({ status: "succeeded", upstream_status: 200 });
+    const del = await call("DELETE", `/v1/proxy/${v}/stream`, undefined, { "mcp-session-id": session });
+    expect(del.status).toBe(204);
+    expect(await recorded(del)).toMatchObject({ status: "succeeded", upstream_status: null });
   });
 
   it("refuses a missing, forged, expired or other agent's session id", async () => {

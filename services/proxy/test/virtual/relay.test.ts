@@ -160,6 +160,36 @@ describe("virtual MCP server: server-initiated messages of older members", () =>
     expect((await call("GET", `/v1/proxy/${v}/stream`, undefined, headers)).status).toBe(405);
   });
 
+  it("ends a session on DELETE: the ended id is refused on this replica and then on the other", async () => {
+    const client = await connect({ roots: {} });
+    const transport = client.transport as StreamableHTTPClientTransport;
+    const session = transport.sessionId ?? "";
+    expect(session).not.toBe("");
+    const headers = {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-protocol-version": "2025-11-25",
+      "mcp-session-id": session,
+      authorization: `Bearer ${call.token}`,
+    };
+    const list = (base: string) =>
+      fetch(`${base}/v1/proxy/${v}/stream`, {
+        method: "POST",
+        headers,
+        body: JSON.stringify({ jsonrpc: "2.0", id: 7, method: "tools/list" }),
+      });
+    expect((await list(replica.url)).status).toBe(200);
+    const ended = await fetch(`${gw.url}/v1/proxy/${v}/stream`, { method: "DELETE", headers });
+    expect(ended.status).toBe(204);
+    const here = await list(gw.url);
+    expect(here.status).toBe(404);
+    expect(await here.json()).toMatchObject({ jsonrpc: "2.0", error: { code: -32001 } });
+    // The other replica hears of it through the change notifications.
+    await expect.poll(async () => (await list(replica.url)).status).toBe(404);
+    // A second DELETE of the ended id is an unknown session's.
+    expect((await fetch(`${gw.url}/v1/proxy/${v}/stream`, { method: "DELETE", headers })).status).toBe(404);
+  });
+
   it("relays on the member session opened anew after the member lost the old one", async () => {
     const client = await connect({ elicitation: {}, sampling: {}, roots: {} });
     expect(text(await client.callTool({ name: "q__ask", arguments: { q: "one" } }))).toBe(
