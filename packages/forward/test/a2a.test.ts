@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { A2aLearner } from "../src/protocols/a2a/answer.ts";
+import { a2aLearner } from "../src/protocols/a2a/answer.ts";
 import { rewriteAgentCard, signedCardContent } from "../src/protocols/a2a/card.ts";
 import { isRetryableA2aMethod } from "../src/protocols/a2a/methods.ts";
 import { parseA2aRequest } from "../src/protocols/a2a/request.ts";
@@ -63,13 +63,13 @@ describe("learning from the answer", () => {
       event({ kind: "task", id: "t", contextId: "c", status: { state: "submitted" } }) +
       event({ kind: "status-update", taskId: "other", status: { state: "working" } }) +
       event({ kind: "status-update", taskId: "t", status: { state: "completed" }, final: true });
-    const learner = A2aLearner.of(sse) as A2aLearner;
+    const learner = a2aLearner(sse) as NonNullable<ReturnType<typeof a2aLearner>>;
     for (let i = 0; i < text.length; i += 7) learner.add(Buffer.from(text.slice(i, i + 7)));
     expect(learner.facts()).toEqual({ a2aTaskId: "t", a2aContextId: "c", a2aTaskState: "completed" });
   });
 
   it("learns nothing from an event the stream cut off", () => {
-    const learner = A2aLearner.of(sse) as A2aLearner;
+    const learner = a2aLearner(sse) as NonNullable<ReturnType<typeof a2aLearner>>;
     learner.add(Buffer.from(event({ task: { id: "t", status: { state: "TASK_STATE_WORKING" } } })));
     learner.add(
       Buffer.from('data: {"jsonrpc":"2.0","id":1,"result":{"statusUpdate":{"status":{"state":"TASK_ST'),
@@ -79,17 +79,17 @@ describe("learning from the answer", () => {
 
   it("reads a JSON answer once, and nothing from errors or other statuses", () => {
     const json = { status: 200, headers: { "content-type": "application/json" } };
-    const learner = A2aLearner.of(json) as A2aLearner;
+    const learner = a2aLearner(json) as NonNullable<ReturnType<typeof a2aLearner>>;
     learner.add(body({ jsonrpc: "2.0", id: 1, result: { id: "t", contextId: "c", status: { state: "s" } } }));
     expect(learner.facts()).toEqual({ a2aTaskId: "t", a2aContextId: "c", a2aTaskState: "s" });
-    const error = A2aLearner.of(json) as A2aLearner;
+    const error = a2aLearner(json) as NonNullable<ReturnType<typeof a2aLearner>>;
     error.add(body({ jsonrpc: "2.0", id: 1, error: { code: -32001, message: "no task" } }));
     expect(error.facts()).toEqual({});
-    expect(A2aLearner.of({ status: 500, headers: {} })).toBeNull();
+    expect(a2aLearner({ status: 500, headers: {} })).toBeNull();
   });
 
   it("keeps nothing the store could not hold", () => {
-    const learner = A2aLearner.of({ status: 200, headers: {} }) as A2aLearner;
+    const learner = a2aLearner({ status: 200, headers: {} }) as NonNullable<ReturnType<typeof a2aLearner>>;
     learner.add(
       body({
         jsonrpc: "2.0",

@@ -1,13 +1,7 @@
-import {
-  FrameTooLargeError,
-  isEventStream,
-  isRecord,
-  type JsonObject,
-  parseJson,
-  SseParser,
-} from "@gw/jsonrpc";
+import { isEventStream, isRecord, type JsonObject } from "@gw/jsonrpc";
 import { MCP_TASK_ID_MAX_BYTES } from "@gw/mcp";
 import type { AnswerHead, AnswerLearner } from "./protocol.ts";
+import { ResultLearner } from "./result-learner.ts";
 
 /**
  * What an MCP answer tells the record of a task (docs/mcp.md, Tasks): the task's id (the first
@@ -47,51 +41,8 @@ export function mcpTaskLearner(head: AnswerHead, method: string | null): AnswerL
   if (head.status < 200 || head.status >= 300) return null;
   const type = head.headers["content-type"];
   const stream = isEventStream(typeof type === "string" ? type : null);
-  return new McpTaskLearner(stream, method === "tools/call" ? CALL_MAX_BYTES : TASK_MAX_BYTES);
-}
-
-class McpTaskLearner implements AnswerLearner {
-  readonly #learned: LearnedMcpTask = {};
-  readonly #sse: SseParser | null;
-  readonly #max: number;
-  #chunks: Buffer[] | null = [];
-  #size = 0;
-
-  constructor(stream: boolean, max: number) {
-    this.#max = max;
-    this.#sse = stream ? new SseParser({ maxEventBytes: max }) : null;
-  }
-
-  add(chunk: Buffer): void {
-    if (this.#chunks === null) return;
-    if (this.#sse) {
-      try {
-        for (const e of this.#sse.push(chunk)) if (e.data !== "") this.#message(e.data);
-      } catch (e) {
-        // An event past the cap (a tool's own large result): the rest of the stream is not read.
-        if (!(e instanceof FrameTooLargeError)) throw e;
-        this.#chunks = null;
-      }
-      return;
-    }
-    this.#size += chunk.length;
-    if (this.#size > this.#max) this.#chunks = null;
-    else this.#chunks.push(chunk);
-  }
-
-  facts(): LearnedMcpTask {
-    if (this.#chunks !== null && this.#sse === null) {
-      const chunks = this.#chunks;
-      this.#chunks = null;
-      if (chunks.length > 0) this.#message(Buffer.concat(chunks).toString("utf8"));
-    }
-    return this.#learned;
-  }
-
-  #message(text: string): void {
-    const msg = parseJson(text);
-    if (isRecord(msg) && "result" in msg) learnMcpTask(msg.result, this.#learned);
-  }
+  const max = method === "tools/call" ? CALL_MAX_BYTES : TASK_MAX_BYTES;
+  return new ResultLearner<LearnedMcpTask>({ stream, maxJson: max, maxEvent: max }, {}, learnMcpTask);
 }
 
 /** Learns from one JSON-RPC result of an MCP task method (any revision); unknown shapes teach nothing. */

@@ -1,12 +1,13 @@
 import type { Settled } from "@gw/payments";
 import { mergeListen } from "@gw/virtual";
-import { type ForwardCall, gatewayHeaders } from "../call.ts";
+import type { ForwardCall } from "../call.ts";
 import type { ForwardDeps } from "../deps.ts";
-import { type Relay, relayCompleted } from "../sink.ts";
+import type { Relay } from "../sink.ts";
 import type { Tap } from "../tap.ts";
 import type { Route } from "../target.ts";
 import { deliver, encode, failed } from "./deliver.ts";
 import { memberPort, openListens } from "./member-port.ts";
+import { mergedOut } from "./merged-out.ts";
 
 type Served = Extract<Route, { kind: "virtual" }>;
 
@@ -40,34 +41,12 @@ export async function listen(
     return failed(call, tap, settled, sink, "unreachable");
   }
   const merged = mergeListen(opened.streams, plan.message);
-  const { outgoing } = sink.caller;
-  outgoing.once("close", () => merged.close());
-  outgoing.writeHead(200, {
-    ...gatewayHeaders(call),
-    "x-request-id": sink.caller.requestId,
-    "content-type": "text/event-stream",
-    "cache-control": "no-cache, no-transform",
-  });
-  outgoing.flushHeaders();
-  let ttftMs: number | null = null;
-  let respSize = 0;
+  sink.caller.outgoing.once("close", () => merged.close());
+  const out = mergedOut(call, tap, settled, sink);
   for await (const event of merged.events) {
-    if (outgoing.destroyed) break;
-    const chunk = Buffer.from(event);
-    ttftMs ??= tap.elapsed();
-    respSize += chunk.length;
-    tap.respCapture?.add(chunk);
-    tap.respDigest?.update(chunk);
-    if (!outgoing.write(chunk)) await new Promise((r) => outgoing.once("drain", r).once("close", r));
+    if (out.outgoing.destroyed) break;
+    await out.write(Buffer.from(event));
   }
   merged.close();
-  if (!outgoing.destroyed) await new Promise<void>((r) => outgoing.end(r));
-  relayCompleted(call, tap, settled, sink, {
-    status: 200,
-    upstreamStatus: 200,
-    ttftMs,
-    respSize,
-    ended: "end",
-    failure: null,
-  });
+  await out.finish();
 }

@@ -1,16 +1,17 @@
 import type { Settled } from "@gw/payments";
 import { Cancel } from "@gw/upstream";
 import { ERRORS, type Member, rpcError, type StreamPlan } from "@gw/virtual";
-import { type ForwardCall, gatewayHeaders } from "../call.ts";
+import type { ForwardCall } from "../call.ts";
 import { openCallCredential } from "../credential.ts";
 import type { ForwardDeps } from "../deps.ts";
 import { dialStream } from "../dial.ts";
-import { type Relay, relayCompleted } from "../sink.ts";
+import type { Relay } from "../sink.ts";
 import type { Tap } from "../tap.ts";
 import { memberCall } from "../target.ts";
 import { deliver, encode } from "./deliver.ts";
 import { linkedCall } from "./member-adapt.ts";
 import { knownLink, linkOf } from "./member-link.ts";
+import { mergedOut } from "./merged-out.ts";
 import { RelayedEvents } from "./relay-events.ts";
 import { memberIdsOf } from "./session-key.ts";
 
@@ -75,37 +76,20 @@ export async function relayStream(
       reached: true,
     });
   }
-  const { outgoing } = sink.caller;
   const closeAll = () => {
     for (const s of streams) s.close();
   };
-  outgoing.once("close", closeAll);
-  outgoing.writeHead(200, {
-    ...gatewayHeaders(call),
-    "x-request-id": sink.caller.requestId,
-    "content-type": "text/event-stream",
-    "cache-control": "no-cache, no-transform",
-  });
-  outgoing.flushHeaders();
-  let ttftMs: number | null = null;
-  let respSize = 0;
-  const write = async (chunk: Buffer) => {
-    if (chunk.length === 0 || outgoing.destroyed) return;
-    ttftMs ??= tap.elapsed();
-    respSize += chunk.length;
-    tap.respCapture?.add(chunk);
-    tap.respDigest?.update(chunk);
-    if (!outgoing.write(chunk)) await new Promise((r) => outgoing.once("drain", r).once("close", r));
-  };
+  sink.caller.outgoing.once("close", closeAll);
+  const out = mergedOut(call, tap, settled, sink);
   // Each member's events are whole when written (the transform holds a partial one), so events of
   // different members never interleave inside one another.
   await Promise.all(
     streams.map(async (s) => {
       try {
         for await (const chunk of s.body) {
-          if (outgoing.destroyed) break;
+          if (out.outgoing.destroyed) break;
           const step = await s.events.push(chunk);
-          await write(step.out);
+          await out.write(step.out);
           if (step.end) break;
         }
       } catch {
@@ -116,13 +100,5 @@ export async function relayStream(
     }),
   );
   closeAll();
-  if (!outgoing.destroyed) await new Promise<void>((r) => outgoing.end(r));
-  relayCompleted(call, tap, settled, sink, {
-    status: 200,
-    upstreamStatus: 200,
-    ttftMs,
-    respSize,
-    ended: "end",
-    failure: null,
-  });
+  await out.finish();
 }

@@ -1,12 +1,6 @@
-import {
-  FrameTooLargeError,
-  isEventStream,
-  isRecord,
-  type JsonObject,
-  parseJson,
-  SseParser,
-} from "@gw/jsonrpc";
+import { isEventStream, isRecord, type JsonObject } from "@gw/jsonrpc";
 import type { AnswerHead } from "../protocol.ts";
+import { ResultLearner } from "../result-learner.ts";
 import { idOf } from "./request.ts";
 
 /**
@@ -23,65 +17,16 @@ const JSON_MAX_BYTES = 4 * 1024 * 1024;
 /** One SSE event is read up to this size; a larger event ends the learning of that stream. */
 const EVENT_MAX_BYTES = 1024 * 1024;
 
-/**
- * Learns from an answer as it passes, chunk by chunk, after each chunk was delivered: it never
- * holds the answer back. An SSE answer is parsed event by event (an event cut off by the end of the
- * stream teaches nothing); a JSON answer is kept (bounded) and read once, when the facts are asked.
- */
-export class A2aLearner {
-  readonly #learned: LearnedTask = {};
-  readonly #sse: SseParser | null;
-  #chunks: Buffer[] | null = [];
-  #size = 0;
-
-  private constructor(stream: boolean) {
-    this.#sse = stream ? new SseParser({ maxEventBytes: EVENT_MAX_BYTES }) : null;
-  }
-
-  /** A learner for a successful answer (2xx, JSON or SSE); null for any other. */
-  static of(head: AnswerHead): A2aLearner | null {
-    if (head.status < 200 || head.status >= 300) return null;
-    const type = head.headers["content-type"];
-    return new A2aLearner(isEventStream(typeof type === "string" ? type : null));
-  }
-
-  add(chunk: Buffer): void {
-    if (this.#sse) {
-      this.#events(chunk);
-      return;
-    }
-    if (this.#chunks === null) return;
-    this.#size += chunk.length;
-    if (this.#size > JSON_MAX_BYTES) this.#chunks = null;
-    else this.#chunks.push(chunk);
-  }
-
-  /** What was learned so far (a JSON answer is read now, once). */
-  facts(): LearnedTask {
-    if (this.#chunks !== null && this.#sse === null) {
-      const chunks = this.#chunks;
-      this.#chunks = null;
-      if (chunks.length > 0) this.#message(Buffer.concat(chunks).toString("utf8"));
-    }
-    return this.#learned;
-  }
-
-  #events(chunk: Buffer): void {
-    const sse = this.#sse as SseParser;
-    if (this.#chunks === null) return;
-    try {
-      for (const e of sse.push(chunk)) if (e.data !== "") this.#message(e.data);
-    } catch (e) {
-      // An event past the cap: the rest of this stream is not learned from.
-      if (!(e instanceof FrameTooLargeError)) throw e;
-      this.#chunks = null;
-    }
-  }
-
-  #message(text: string): void {
-    const msg = parseJson(text);
-    if (isRecord(msg) && "result" in msg) learnFromResult(msg.result, this.#learned);
-  }
+/** A learner for a successful answer (2xx, JSON or SSE); null for any other. */
+export function a2aLearner(head: AnswerHead): ResultLearner<LearnedTask> | null {
+  if (head.status < 200 || head.status >= 300) return null;
+  const type = head.headers["content-type"];
+  const stream = isEventStream(typeof type === "string" ? type : null);
+  return new ResultLearner<LearnedTask>(
+    { stream, maxJson: JSON_MAX_BYTES, maxEvent: EVENT_MAX_BYTES },
+    {},
+    learnFromResult,
+  );
 }
 
 /** Learns from one JSON-RPC result of an A2A method (any version); unknown shapes teach nothing. */

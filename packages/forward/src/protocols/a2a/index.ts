@@ -1,7 +1,7 @@
 import { RECORDED } from "@gw/invocations";
 import { annotateA2aSpan, traceA2aCall } from "@gw/telemetry";
 import type { AnswerHook, Protocol, RequestFacts } from "../protocol.ts";
-import { A2aLearner } from "./answer.ts";
+import { a2aLearner } from "./answer.ts";
 import { isRetryableA2aMethod } from "./methods.ts";
 import { type A2aRequest, parseA2aRequest } from "./request.ts";
 import { a2aAnswerTexts } from "./texts.ts";
@@ -44,7 +44,7 @@ export const a2a: Protocol<"a2a"> = {
       a2aContextId: r?.contextId ?? null,
     };
   },
-  learn: (head) => A2aLearner.of(head),
+  learn: (head) => a2aLearner(head),
   annotate: (method, id) => annotateA2aSpan(method, id),
   retryable: isRetryableA2aMethod,
   repeatable: isRetryableA2aMethod,
