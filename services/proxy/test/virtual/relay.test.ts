@@ -149,7 +149,7 @@ describe("virtual MCP server: server-initiated messages of older members", () =>
     expect(await client.unsubscribeResource({ uri: "watched://r" })).toEqual({});
   });
 
-  it("answers a GET without a valid session 404, and without a session 405 as before", async () => {
+  it("answers 404 to a GET with a forged session id and 405 to one with none", async () => {
     const headers = { accept: "text/event-stream", "mcp-protocol-version": "2025-11-25" };
     const forged = await call("GET", `/v1/proxy/${v}/stream`, undefined, {
       ...headers,
