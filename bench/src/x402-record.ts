@@ -1,8 +1,10 @@
 // `pnpm exec tsx bench/src/x402-record.ts [calls]` (DATABASE_URL): the proxy-side CPU of a streaming
 // call's invocation record, free against paid, in process and nothing else (docs/performance.md, x402
 // inside MCP tool calls). Free: the deferred record, one INSERT of the final state batched after the
-// call (ADR 0006). Paid: the replay reservation and the row in one durable statement before the
-// dial, then the terminal UPDATE. Calls one after another (c=1), 1 ms apart as a relayed call is.
+// call (ADR 0006). Paid, verified only: the replay reservation alone, durable, before the dial, then
+// the record as a free call's (ADR 0047). Settled: the reservation and the row in one durable
+// statement before the dial (money moves before it), then the terminal UPDATE. Calls one after
+// another (c=1), 1 ms apart as a relayed call is.
 
 import { setTimeout as sleep } from "node:timers/promises";
 import { migrate, openStore } from "@gw/db";
@@ -41,15 +43,20 @@ const rowOf = (i: number, paid: boolean): NewInvocation & { id: string } => ({
   instanceId: "bench",
 });
 
-async function run(paid: boolean): Promise<number> {
+type Variant = "free" | "paid" | "settled";
+
+async function run(v: Variant): Promise<number> {
   const writes: Promise<void>[] = [];
   const t0 = process.cpuUsage();
   for (let i = 0; i < calls; i++) {
-    const row = rowOf(i, paid);
+    const row = rowOf(i, v !== "free");
     const ref = { tenantId, id: row.id, agentId };
     let record: InvocationHandle;
-    if (paid) {
-      const key = `${row.paymentPayer}:${row.id}:${tenantId}`;
+    const key = `${row.paymentPayer}:${row.id}:${tenantId}`;
+    if (v === "paid") {
+      await life.reserve(ref, [{ kind: "payment_nonce", scope: "", key }]);
+      record = life.openDeferred(row, ref, 1_000);
+    } else if (v === "settled") {
       await life.open(tenantId, row, {
         durable: true,
         reservations: [{ kind: "payment_nonce", scope: "", key }],
@@ -66,19 +73,17 @@ async function run(paid: boolean): Promise<number> {
   return (used.user + used.system) / calls;
 }
 
-const got: Record<"free" | "paid", number[]> = { free: [], paid: [] };
-for (let r = 0; r < 4; r++) {
-  for (const v of r % 2 === 0 ? (["free", "paid"] as const) : (["paid", "free"] as const)) {
-    got[v].push(await run(v === "paid"));
-  }
+const got: Record<Variant, number[]> = { free: [], paid: [], settled: [] };
+const ORDER: Variant[] = ["free", "paid", "settled"];
+for (let r = 0; r < 6; r++) {
+  for (const v of r % 2 === 0 ? ORDER : [...ORDER].reverse()) got[v].push(await run(v));
 }
 const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
-console.log(
-  `record CPU per call, µs: free ${got.free.map((x) => x.toFixed(0)).join(" ")} (median ${med(got.free).toFixed(0)})`,
-);
-console.log(
-  `record CPU per call, µs: paid ${got.paid.map((x) => x.toFixed(0)).join(" ")} (median ${med(got.paid).toFixed(0)})`,
-);
+for (const v of ORDER) {
+  console.log(
+    `record CPU per call, µs: ${v} ${got[v].map((x) => x.toFixed(0)).join(" ")} (median ${med(got[v]).toFixed(0)})`,
+  );
+}
 await store.query("delete from reservations where key like $1", [`%:${tenantId}`]);
 await store.query("delete from invocations where tenant_id = $1", [tenantId]);
 await store.close();

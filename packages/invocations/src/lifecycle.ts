@@ -2,7 +2,12 @@ import { isStoreUnavailable } from "@gw/core";
 import type { Reservation, Store } from "@gw/db";
 import type { Failure } from "./outcome.ts";
 import type { DecisionRecord } from "./repos/decision-rows.ts";
-import { insertWithReservations, type StoredRequest } from "./repos/invocation-reservations.ts";
+import {
+  insertWithReservations,
+  release,
+  reserve,
+  type StoredRequest,
+} from "./repos/invocation-reservations.ts";
 import { createClaimer, failIfOpen, markRepeat } from "./repos/invocation-states.ts";
 import { createInvocationWriter } from "./repos/invocation-writer.ts";
 import type { InvocationUpdate, NewInvocation } from "./repos/invocations.ts";
@@ -196,6 +201,25 @@ export function createInvocationLifecycle(opts: {
         // A store error may hide a commit whose answer was lost: the caller is told 503, so the
         // row, if it exists, must end.
         if (isStoreUnavailable(e)) undo();
+        throw e;
+      }
+    },
+    /**
+     * Takes a call's keys durably before it is forwarded, for a call whose record is written off
+     * the critical path (`openDeferred`, ADR 0047): a taken key throws `ReservationTaken`. Bounded
+     * as a durable open; keys that commit after the caller was answered 503 are given back.
+     */
+    async reserve(ref: InvocationRef, reservations: readonly Reservation[]): Promise<void> {
+      const giveBack = () =>
+        void withStoreRetry(
+          () => release(store.query, ref.id, reservations),
+          10 * 60_000,
+          UNDO_RETRY_MS,
+        ).catch(() => {});
+      try {
+        await withDeadline(reserve(store.query, ref.id, reservations), openDeadlineMs, giveBack);
+      } catch (e) {
+        if (isStoreUnavailable(e)) giveBack();
         throw e;
       }
     },

@@ -67,16 +67,49 @@ export async function insertWithReservations(
     reservations.map(() => row.id),
     ...(request ? requestParams([{ tenantId, id: row.id as string, request }]) : []),
   ];
-  try {
-    await query(request ? RESERVE_WITH_REQUEST_SQL : RESERVE_SQL, params);
-  } catch (e) {
-    if ((e as { code?: string }).code !== "23505") throw e;
-    const taken = await query(
-      "select kind from reservations r join unnest($1::text[], $2::text[], $3::text[]) as v(kind, scope, key) using (kind, scope, key) limit 1",
-      [reservations.map((r) => r.kind), reservations.map((r) => r.scope), reservations.map((r) => r.key)],
-    );
-    const kind = taken[0]?.kind as Reservation["kind"] | undefined;
-    if (!kind) throw e;
-    throw new ReservationTaken(kind);
-  }
+  await query(request ? RESERVE_WITH_REQUEST_SQL : RESERVE_SQL, params).catch((e: unknown) =>
+    takenOr(query, reservations, e),
+  );
+}
+
+const RESERVE_ALONE_SQL = `insert into reservations (kind, scope, key, invocation_id)
+  select * from unnest($1::text[], $2::text[], $3::text[], $4::text[])`;
+
+/**
+ * Takes the keys for an invocation whose row is written later (a streaming call's record, ADR
+ * 0006), atomically and durably: of concurrent calls holding the same key exactly one succeeds,
+ * the others get `ReservationTaken` and nothing of theirs is written. See ADR 0047.
+ */
+export async function reserve(query: Query, invocationId: string, reservations: readonly Reservation[]) {
+  await query(RESERVE_ALONE_SQL, [
+    reservations.map((r) => r.kind),
+    reservations.map((r) => r.scope),
+    reservations.map((r) => r.key),
+    reservations.map(() => invocationId),
+  ]).catch((e: unknown) => takenOr(query, reservations, e));
+}
+
+/** Gives back the keys of a call that was refused before it was forwarded (its caller got an error). */
+export async function release(query: Query, invocationId: string, reservations: readonly Reservation[]) {
+  await query(
+    "delete from reservations r using unnest($1::text[], $2::text[], $3::text[]) as v(kind, scope, key) where (r.kind, r.scope, r.key) = (v.kind, v.scope, v.key) and r.invocation_id = $4",
+    [
+      reservations.map((r) => r.kind),
+      reservations.map((r) => r.scope),
+      reservations.map((r) => r.key),
+      invocationId,
+    ],
+  );
+}
+
+/** A unique violation on a key becomes `ReservationTaken` naming the key's kind; anything else is rethrown. */
+async function takenOr(query: Query, reservations: readonly Reservation[], e: unknown): Promise<never> {
+  if ((e as { code?: string }).code !== "23505") throw e;
+  const taken = await query(
+    "select kind from reservations r join unnest($1::text[], $2::text[], $3::text[]) as v(kind, scope, key) using (kind, scope, key) limit 1",
+    [reservations.map((r) => r.kind), reservations.map((r) => r.scope), reservations.map((r) => r.key)],
+  );
+  const kind = taken[0]?.kind as Reservation["kind"] | undefined;
+  if (!kind) throw e;
+  throw new ReservationTaken(kind);
 }

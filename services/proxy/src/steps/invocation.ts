@@ -49,7 +49,10 @@ export async function openInvocation(
   };
   // The decision travels with the row from here on (docs/policy.md "Decisions").
   const decision = call.decision ?? undefined;
-  if (call.mode === "streaming" && call.reservations.length === 0) {
+  if (call.mode === "streaming" && recordedAfter(call)) {
+    // The keys are taken before the dial, the record is written after it (ADR 0047).
+    if (call.reservations.length > 0)
+      await deps.invocations.reserve(ref, call.reservations).catch((e) => refusal(e, call));
     call.decision = null;
     const record = deps.invocations.openDeferred(row, ref, deps.config.GW_STREAM_RECORD_DEFER_MS, decision);
     return Object.assign(call, { record, forwarded });
@@ -73,6 +76,16 @@ export async function openInvocation(
       return refusal(e, call);
     });
   return Object.assign(call, { record: deps.invocations.handle(ref), forwarded });
+}
+
+/**
+ * Whether a streaming call's record may be written off its path (ADR 0006): always, except when
+ * money moves before the dial (a payment the tenant settles), whose record is durable before the
+ * facilitator is called (ADR 0047). A payment verified only takes its nonce first, alone.
+ */
+function recordedAfter(call: Call): boolean {
+  if (call.reservations.length === 0) return true;
+  return !call.payment?.facilitator && call.reservations.every((r) => r.kind === "payment_nonce");
 }
 
 /** The caller's token, sealed for the worker, when the agent's credential exchanges it (else none). */
