@@ -1,10 +1,11 @@
 // `pnpm bench:analytics [--reseed] [--keep] [--runs N]`: seeds 1,000,000 invocations for one tenant
-// into DATABASE_URL (in SQL, in seconds), then times the analytics statement for a 31-day window by
-// day and a 1-day window by hour, and prints p50/p99 and each plan. The seed is removed at the end
-// (the database is often the test suites' own, whose whole-table checks it would slow down);
+// into DATABASE_URL (in SQL, in seconds), then times the read of GET /v1/analytics for a 31-day window
+// by day and a 1-day window by hour, and prints p50/p99 and the plans of the statements a read runs
+// over the invocations (its live parts). The seed is removed at the end (the database is often the
+// test suites' own, whose whole-table checks it would slow down);
 // `--keep` leaves it for the next run to reuse. See docs/performance.md.
 import { analyticsRepo } from "@gw/analytics";
-import type { Store } from "@gw/db";
+import type { Store, Transact } from "@gw/db";
 import { SEEDED_ROWS as ROWS, RUNS, seedInvocations, timed, withSeed } from "./seeded.ts";
 
 const AGENTS = 20;
@@ -46,12 +47,31 @@ function seed(store: Store, end: Date) {
 }
 
 async function measure(store: Store, name: string, q: Parameters<typeof analyticsRepo.buckets>[2]) {
-  const { p50, p99, last } = await timed(() => analyticsRepo.buckets(store.query, TENANT, q));
+  const { p50, p99, last } = await timed(() => analyticsRepo.buckets(store.transaction, TENANT, q));
   const groups = last.length;
   console.log(`\n## ${name}: ${groups} rows out; ${RUNS} runs: p50 ${p50} ms, p99 ${p99} ms`);
-  const { text, params } = analyticsRepo.statement(TENANT, q);
-  const plan = await store.query(`explain (analyze, buffers) ${text}`, params);
-  console.log(plan.map((r) => r["QUERY PLAN"]).join("\n"));
+  // The plans of the statements one read runs over the invocations (its live parts), in the
+  // read's transaction with its settings: what it ran is recorded, then run again explained.
+  const ran: Array<{ text: string; params: unknown[] }> = [];
+  const recording: Transact = (fn) =>
+    store.transaction((query) =>
+      fn((text, params) => {
+        ran.push({ text, params });
+        return query(text, params);
+      }),
+    );
+  await analyticsRepo.buckets(recording, TENANT, q);
+  await store.transaction(async (query) => {
+    for (const { text, params } of ran) {
+      if (!text.startsWith("with agg")) {
+        if (text.includes("set_config")) await query(text, params);
+        continue;
+      }
+      console.log(`\n# live part [${String(params[1])}, ${String(params[2])}]`);
+      const plan = await query(`explain (analyze, buffers) ${text}`, params);
+      console.log(plan.map((r) => r["QUERY PLAN"]).join("\n"));
+    }
+  });
   return { name, groups, p50, p99 };
 }
 

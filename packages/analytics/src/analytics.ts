@@ -1,10 +1,10 @@
 import { agentRepo } from "@gw/agents";
 import { boundedWindow, isId, LIMITS, notFound } from "@gw/core";
-import type { Db, Query } from "@gw/db";
+import type { Db, Query, Transact } from "@gw/db";
 import * as v from "valibot";
 import { type AnalyticsBucket, analyticsRepo } from "./repos/analytics.ts";
 
-export type AnalyticsCtx = { db: Db; query: Query; tenantId: string };
+export type AnalyticsCtx = { db: Db; query: Query; transaction: Transact; tenantId: string };
 export const ANALYTICS_BUCKETS = ["hour", "day"] as const satisfies readonly AnalyticsBucket[];
 
 const Count = v.pipe(v.number(), v.integer(), v.minValue(0));
@@ -59,7 +59,7 @@ export async function getAnalytics({
       (await agentRepo.exists(ctx.db, ctx.tenantId, input.agentId, { live: false }));
     if (!known) throw notFound("agent");
   }
-  const rows = await analyticsRepo.buckets(ctx.query, ctx.tenantId, {
+  const rows = await analyticsRepo.buckets(ctx.transaction, ctx.tenantId, {
     since,
     until,
     bucket: input.bucket ?? "hour",

@@ -20,7 +20,7 @@ export async function getAnalyticsSummary({
   ctx,
   input,
 }: {
-  ctx: AnalyticsCtx;
+  ctx: Omit<AnalyticsCtx, "transaction">;
   input: { since?: Date | undefined; until?: Date | undefined };
 }): Promise<AnalyticsSummaryJson> {
   const { since, until } = boundedWindow(input, LIMITS.analyticsMaxRangeDays);

@@ -1,6 +1,6 @@
 // @stores both: the rollup is SQL over the invocation table, run by each store's engine.
 import { randomUUID } from "node:crypto";
-import { migrate, openStore, type Store } from "@gw/db";
+import { migrate, openStore, type Query, type Store, type Transact } from "@gw/db";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { analyticsRepo, ROLLUP_AFTER_MS } from "../src/repos/analytics.ts";
 
@@ -50,7 +50,7 @@ describe("analytics rollup of closed days", () => {
     const live = await analyticsRepo.live(store.query, tenant, q);
     expect(live.length).toBeGreaterThan(10);
 
-    const first = await analyticsRepo.buckets(store.query, tenant, q, now);
+    const first = await analyticsRepo.buckets(store.transaction, tenant, q, now);
     expect(first).toEqual(live);
     const done = await store.query(
       "select count(*)::int as n from invocation_days_done where tenant_id = $1",
@@ -71,11 +71,11 @@ describe("analytics rollup of closed days", () => {
       "update invocations set latency_ms = 999999 where tenant_id = $1 and created_at >= $2 and created_at < $3",
       [tenant, new Date(day).toISOString(), new Date(day + DAY).toISOString()],
     );
-    const second = await analyticsRepo.buckets(store.query, tenant, q, now);
+    const second = await analyticsRepo.buckets(store.transaction, tenant, q, now);
     expect(second).toEqual(first);
 
     // The agent filter reads the same rollup.
-    const one = await analyticsRepo.buckets(store.query, tenant, { ...q, agentId: agents[0] }, now);
+    const one = await analyticsRepo.buckets(store.transaction, tenant, { ...q, agentId: agents[0] }, now);
     expect(one).toEqual(first.filter((r) => r.agentId === agents[0]));
   });
 
@@ -85,11 +85,11 @@ describe("analytics rollup of closed days", () => {
     await seed(tenant, agents, 3);
     const now = Date.now();
     const q = { since: new Date(now - 3 * DAY), until: new Date(now), bucket: "hour" as const };
-    expect(await analyticsRepo.buckets(store.query, tenant, q, now)).toEqual(
+    expect(await analyticsRepo.buckets(store.transaction, tenant, q, now)).toEqual(
       await analyticsRepo.live(store.query, tenant, q),
     );
     const open = { since: new Date(now - 0.9 * DAY), until: new Date(now), bucket: "day" as const };
-    expect(await analyticsRepo.buckets(store.query, tenant, open, now)).toEqual(
+    expect(await analyticsRepo.buckets(store.transaction, tenant, open, now)).toEqual(
       await analyticsRepo.live(store.query, tenant, open),
     );
     const done = await store.query(
@@ -97,5 +97,29 @@ describe("analytics rollup of closed days", () => {
       [tenant],
     );
     expect(done[0]?.n).toBe(0);
+  });
+
+  it("a read's live statements run with its settings, which end with its transaction", async () => {
+    const tenant = `t-${randomUUID()}`;
+    await seed(tenant, [`agt_${randomUUID()}`, `agt_${randomUUID()}`], 3);
+    const now = Date.now();
+    const setting = (query: Query) =>
+      query("select current_setting('work_mem') as w, current_setting('jit') as j", []);
+    const before = await store.transaction(setting);
+    const seen: unknown[] = [];
+    const spying: Transact = (fn) =>
+      store.transaction((query) =>
+        fn(async (text, params) => {
+          if (text.startsWith("with agg")) seen.push(...(await setting(query)));
+          return query(text, params);
+        }),
+      );
+    const q = { since: new Date(now - 3 * DAY), until: new Date(now), bucket: "day" as const };
+    expect(await analyticsRepo.buckets(spying, tenant, q, now)).toEqual(
+      await analyticsRepo.live(store.query, tenant, q),
+    );
+    expect(seen.length).toBeGreaterThan(0);
+    for (const s of seen) expect(s).toEqual({ w: "16MB", j: "off" });
+    expect(await store.transaction(setting)).toEqual(before);
   });
 });

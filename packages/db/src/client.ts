@@ -12,6 +12,12 @@ export type Exec = (sql: string) => Promise<Array<Record<string, unknown>>>;
 /** Parameterized SQL with a constant text: postgres-js prepares it once per connection. */
 export type Query = (text: string, params: unknown[]) => Promise<Array<Record<string, unknown>>>;
 
+/**
+ * Runs `fn` in one transaction on one connection, `query` bound to it: for statements that commit
+ * together or need a setting local to the transaction (`set_config(name, value, true)`).
+ */
+export type Transact = <T>(fn: (query: Query) => Promise<T>) => Promise<T>;
+
 export type Store = {
   db: Db;
   /** Raw parameterized SQL on the same pool as `db`, for hot-path statements (no query builder). */
@@ -22,6 +28,8 @@ export type Store = {
    * `syncRecords` is false. The same pool as `query` otherwise and on the embedded store.
    */
   recordsQuery: Query;
+  /** Raw parameterized SQL in one transaction, on the same pool as `query`. */
+  transaction: Transact;
   /** Postgres at a URL, or the embedded store (PGlite) in this process. */
   kind: "postgres" | "embedded";
   /** The embedded store's data directory (`openStore`); undefined when it lives in memory (or on Postgres). */
@@ -106,6 +114,15 @@ export async function openStore(
       db,
       query,
       recordsQuery,
+      transaction: (fn) =>
+        client.begin((sql) =>
+          fn(
+            observed(
+              async (text, params) => [...(await sql.unsafe(text, params as never[], { prepare: true }))],
+              health,
+            ),
+          ),
+        ) as Promise<Awaited<ReturnType<typeof fn>>>,
       kind: "postgres",
       dataDir: undefined,
       health,
@@ -153,6 +170,15 @@ export async function openStore(
     db,
     query,
     recordsQuery: query,
+    transaction: (fn) =>
+      client.transaction((tx) =>
+        fn(
+          observed(
+            async (text, params) => (await tx.query<Record<string, unknown>>(text, params)).rows,
+            health,
+          ),
+        ),
+      ),
     kind: "embedded",
     dataDir: opts.dataDir,
     health,

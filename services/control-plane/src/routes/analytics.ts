@@ -7,7 +7,12 @@ export function registerAnalytics(app: Hono<AppEnv>, deps: Pick<Runtime, "store"
   app.get("/analytics", takesQuery(...RANGE_QUERY, "bucket", "agent_id"), async (c) => {
     const q = c.req.query();
     const body = await getAnalytics({
-      ctx: { db: deps.store.db, query: deps.store.query, tenantId: c.var.principal.tenantId },
+      ctx: {
+        db: deps.store.db,
+        query: deps.store.query,
+        transaction: deps.store.transaction,
+        tenantId: c.var.principal.tenantId,
+      },
       input: {
         since: timeParam(q.since, "since"),
         until: timeParam(q.until, "until"),
