@@ -60,7 +60,7 @@ export async function drained(
   everyMs = 100,
 ): Promise<void> {
   const deadline = nowMs() + withinMs;
-  while ((await store.open(tenantId, agentId)) > 0) {
+  while (await store.anyOpen(tenantId, agentId)) {
     if (nowMs() > deadline) throw new Error(`the worker did not drain the queue within ${withinMs / 1000} s`);
     await sleep(everyMs);
   }
