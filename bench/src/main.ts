@@ -12,6 +12,7 @@ import { answerGuardRows } from "./guard.ts";
 import { generatorName } from "./load.ts";
 import { oauthCpu } from "./oauth.ts";
 import {
+  claimServices,
   describePin,
   hasTaskset,
   type PinSpec,
@@ -88,8 +89,9 @@ async function main(): Promise<number> {
   }
   // The load generator is this process: what it starts from here on (wrk, the upstream, the bare
   // proxy, the control plane) inherits its core; the proxy and the worker are moved after.
-  if (pinning?.load) pin(process.pid, pinning.load);
   mkdirSync(results, { recursive: true });
+  if (pinning) claimServices(join(results, "pinned-services.json"));
+  if (pinning?.load) pin(process.pid, pinning.load);
   const d = await deploy({
     ...stores,
     profileDir,
@@ -410,7 +412,7 @@ const watchdog = setTimeout(
   (quick ? 5 : 30) * 60_000,
 );
 watchdog.unref();
-for (const sig of ["SIGINT", "SIGTERM"] as const) {
+for (const sig of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
   process.once(sig, () => void stopAll().finally(() => process.exit(130)));
 }
 main()

@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
 
 /**
@@ -87,8 +87,56 @@ function processesNamed(prefix: string): number[] {
 }
 
 const SERVICES: Partial<Record<Role, string>> = { postgres: "postgres", redis: "redis-server" };
+type Saved = { original: Map<number, string>; fallback: string };
 /** The affinity each pinned system-service process had (and, for ones forked since, their service's). */
-const saved = new Map<string, { original: Map<number, string>; fallback: string }>();
+const saved = new Map<string, Saved>();
+/**
+ * The same, on disk while the services are pinned, with the pinning run's pid: a run killed
+ * without its handlers (SIGKILL) is undone by the next run, and two pinned runs never overlap (the
+ * second would take the first's pinning for the services' own affinity).
+ */
+let stateFile: string | undefined;
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * Before pinning anything: takes `file` as the record of the services' affinity. A record left by
+ * a run that died is restored first (said so); one of a live run is an error.
+ */
+export function claimServices(file: string): void {
+  stateFile = file;
+  if (!existsSync(file)) return;
+  const left = JSON.parse(readFileSync(file, "utf8")) as {
+    owner: number;
+    services: Record<string, { original: Record<string, string>; fallback: string }>;
+  };
+  if (left.owner !== process.pid && alive(left.owner))
+    throw new Error(`--pin: another pinned bench (pid ${left.owner}) is running; run one at a time`);
+  for (const [role, e] of Object.entries(left.services))
+    saved.set(role, {
+      original: new Map(Object.entries(e.original).map(([pid, list]) => [Number(pid), list])),
+      fallback: e.fallback,
+    });
+  restoreServices();
+  console.log(
+    `--pin: gave Postgres/Redis back the affinity an earlier pinned run (pid ${left.owner}) left changed`,
+  );
+}
+
+function writeState(): void {
+  if (!stateFile) return;
+  const services = Object.fromEntries(
+    [...saved].map(([role, e]) => [role, { original: Object.fromEntries(e.original), fallback: e.fallback }]),
+  );
+  writeFileSync(stateFile, `${JSON.stringify({ owner: process.pid, services })}\n`);
+}
 
 /**
  * Pins every process of a system service (`postgres`: the postmaster and its backends; new backends
@@ -108,6 +156,7 @@ export function pinService(role: "postgres" | "redis", list: string): number {
   // A backend forked while pinned has no affinity of its own to go back to: the first one seen.
   entry.fallback ||= [...entry.original.values()][0] ?? `0-${cpus().length - 1}`;
   saved.set(role, entry);
+  writeState();
   return pids.length;
 }
 
@@ -126,6 +175,7 @@ export function restoreServices(): void {
     }
   }
   saved.clear();
+  if (stateFile && existsSync(stateFile)) rmSync(stateFile);
 }
 
 /** The one line that undoes a pinning by hand, should the bench be killed (SIGKILL runs no handler). */
