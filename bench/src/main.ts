@@ -240,8 +240,8 @@ async function main(): Promise<number> {
     const layouts: Layout[] =
       w !== undefined && p !== undefined && w !== p
         ? [
-            { name: `worker on its own core (${w})`, apply: () => pin(workerPid, w) },
-            { name: `worker co-located with the proxy (core ${p})`, apply: () => pin(workerPid, p) },
+            { name: `worker off the proxy's core (on ${w})`, apply: () => pin(workerPid, w) },
+            { name: `worker on the proxy's core (${p})`, apply: () => pin(workerPid, p) },
           ]
         : [{ name: pinning ? `pinned (${describePin(pinning)})` : "unpinned", apply: () => {} }];
     rows.push(
