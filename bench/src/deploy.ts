@@ -18,6 +18,8 @@ export type Deployment = {
   proxy: string;
   controlPlane: string;
   proxyProc: ChildProcess;
+  workerProc: ChildProcess;
+  upstreamProc: ChildProcess;
   bareProc: ChildProcess;
   token: string;
   /** The run's tenant (the token's). */
@@ -73,6 +75,8 @@ export async function deploy(opts: {
   profileDir?: string | undefined;
   /** Node flags of the proxy and the bare proxy (the allocation probe, `alloc.ts`). */
   proxyArgs?: string[];
+  /** Environment of the proxy alone (GW_PROXY_TIMELINE, `--timeline`). */
+  proxyEnv?: Record<string, string> | undefined;
   /** Upstream paths of the agents (the same paths direct and through the bare proxy). */
   paths: Record<keyof Agents, string>;
 }): Promise<Deployment> {
@@ -103,8 +107,8 @@ export async function deploy(opts: {
     opts.profileDir
       ? ["--cpu-prof", `--cpu-prof-dir=${opts.profileDir}`, `--cpu-prof-name=${role}.cpuprofile`]
       : [];
-  const [proxyProc] = await Promise.all([
-    spawnService("proxy", { ...env, PORT: String(proxyPort) }, [
+  const [proxyProc, workerProc] = await Promise.all([
+    spawnService("proxy", { ...env, ...opts.proxyEnv, PORT: String(proxyPort) }, [
       ...(opts.proxyArgs ?? []),
       ...profile("proxy"),
     ]),
@@ -152,6 +156,8 @@ export async function deploy(opts: {
     proxy: `http://127.0.0.1:${proxyPort}`,
     controlPlane,
     proxyProc,
+    workerProc,
+    upstreamProc: up.child,
     bareProc: bareProc.child,
     token,
     tenant,

@@ -1,8 +1,8 @@
-// `pnpm bench [--quick] [--no-build] [--profile] [--json <file>] [--only steps,stream,oauth,connections,policy,quota,a2a,transact,transfer,sse,tools,guard,virtual,virtual-v1,search,x402-mcp,audit,scale]`: the split deployment against a
+// `pnpm bench [--quick] [--no-build] [--profile] [--pin [spec]] [--timeline] [--json <file>] [--only steps,stream,oauth,connections,policy,quota,a2a,transact,tail,transfer,sse,tools,guard,virtual,virtual-v1,search,x402-mcp,audit,scale]`: the split deployment against a
 // direct upstream and a bare Node proxy, side by side in one run. See docs/performance.md.
 import { spawnSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
-import { cpus } from "node:os";
+import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
 import { a2aRows } from "./a2a.ts";
 import { auditRows } from "./audit.ts";
@@ -11,8 +11,19 @@ import { build, type Deployment, deploy, storesOrExplain } from "./deploy.ts";
 import { answerGuardRows } from "./guard.ts";
 import { generatorName } from "./load.ts";
 import { oauthCpu } from "./oauth.ts";
+import {
+  claimServices,
+  describePin,
+  hasTaskset,
+  type PinSpec,
+  pin,
+  pinService,
+  pinSpecOf,
+  restoreHint,
+  restoreServices,
+} from "./pin.ts";
 import { policyRows } from "./policy.ts";
-import { ROOT, stop, stopAll } from "./procs.ts";
+import { nodeChildrenOf, ROOT, stop, stopAll } from "./procs.ts";
 import { quotaRows } from "./quota.ts";
 import type { Row } from "./report.ts";
 import { table, withRatios } from "./report.ts";
@@ -21,6 +32,7 @@ import { searchRows } from "./search.ts";
 import { sseRows } from "./sse.ts";
 import { benchStore } from "./store.ts";
 import { streamRows, type Target } from "./stream-rows.ts";
+import { type Layout, tailRows } from "./tail.ts";
 import { toolListRows } from "./tools.ts";
 import { transactRows } from "./transact-rows.ts";
 import { transferRows } from "./transfer.ts";
@@ -35,7 +47,7 @@ const P = quick
   ? { rounds: 1, seconds: 2, latSeconds: 1, bytes: 256 * 2 ** 20, sseEvents: 100, sseStreams: 4 }
   : { rounds: 3, seconds: 5, latSeconds: 3, bytes: 2 ** 30, sseEvents: 400, sseStreams: 4 };
 const onlyAt = argv.indexOf("--only");
-/** `--only steps,stream,oauth,connections,policy,quota,a2a,transact,transfer,sse,tools,guard,virtual,virtual-v1,search,x402-mcp,audit,scale`: run just those sections (for iterating on one figure). */
+/** `--only steps,stream,oauth,connections,policy,quota,a2a,transact,tail,transfer,sse,tools,guard,virtual,virtual-v1,search,x402-mcp,audit,scale`: run just those sections (for iterating on one figure). */
 const only = onlyAt >= 0 ? new Set((argv[onlyAt + 1] ?? "").split(",")) : null;
 const want = (section: string) => only === null || only.has(section);
 const CONCURRENCY = 64;
@@ -45,6 +57,11 @@ const SMALL_BODY = JSON.stringify({ prompt: "hello", n: 1 });
 const SSE_EVERY_MS = 5;
 const results = join(ROOT, "bench", "results");
 const profileDir = argv.includes("--profile") ? join(results, `prof-${Date.now()}`) : undefined;
+/** `--pin [spec]` / GW_BENCH_PIN: the roles on chosen cores (pin.ts); null: unpinned. */
+let pinning: PinSpec | null = pinSpecOf(argv, process.env.GW_BENCH_PIN);
+/** `--timeline` (or `--only tail`): the 202's timeline per phase (tail.ts), the proxy timing each 202. */
+const tail = only?.has("tail") || argv.includes("--timeline");
+const timelineFile = tail ? join(results, `timeline-${Date.now()}.jsonl`) : undefined;
 
 async function main(): Promise<number> {
   // `--only steps`: the per-step table (steps.ts), on a deployment of its own (its proxy is profiled).
@@ -66,9 +83,19 @@ async function main(): Promise<number> {
     build();
   }
   console.log(`load generator: ${generatorName()}; ${cpus().length} CPUs; ${quick ? "quick" : "full"} run`);
+  if (pinning && !hasTaskset()) {
+    console.log("--pin: taskset (util-linux) is not installed here: running unpinned");
+    pinning = null;
+  }
+  // The load generator is this process: what it starts from here on (wrk, the upstream, the bare
+  // proxy, the control plane) inherits its core; the proxy and the worker are moved after.
+  mkdirSync(results, { recursive: true });
+  if (pinning) claimServices(join(results, "pinned-services.json"));
+  if (pinning?.load) pin(process.pid, pinning.load);
   const d = await deploy({
     ...stores,
     profileDir,
+    proxyEnv: timelineFile ? { GW_PROXY_TIMELINE: timelineFile } : undefined,
     paths: {
       echo: "/echo",
       sink: "/sink",
@@ -77,6 +104,7 @@ async function main(): Promise<number> {
       transact: "/echo",
     },
   });
+  if (pinning) pinRoles(pinning, d);
   const db = await benchStore(stores.databaseUrl);
   // Before each measured step: what autovacuum would have done by then, where it is off.
   const vacuumed = async () => {
@@ -202,6 +230,35 @@ async function main(): Promise<number> {
     );
   }
 
+  // 2b. Where the 202's tail goes: the open loop with the proxy timing each 202, the worker on its
+  // own core and on the proxy's (pinned), interleaved.
+  if (tail && timelineFile) {
+    console.log("2b/4 the 202's timeline at the open loop's rate ...");
+    const workerPid = d.workerProc.pid as number;
+    const w = pinning?.worker;
+    const p = pinning?.proxy;
+    const layouts: Layout[] =
+      w !== undefined && p !== undefined && w !== p
+        ? [
+            { name: `worker off the proxy's core (on ${w})`, apply: () => pin(workerPid, w) },
+            { name: `worker on the proxy's core (${p})`, apply: () => pin(workerPid, p) },
+          ]
+        : [{ name: pinning ? `pinned (${describePin(pinning)})` : "unpinned", apply: () => {} }];
+    rows.push(
+      ...(await tailRows(d, db, {
+        file: timelineFile,
+        body: SMALL_BODY,
+        rate: OPEN_RATE,
+        seconds: P.seconds,
+        rounds: P.rounds,
+        layouts,
+        vacuumed,
+      })),
+    );
+    layouts[0]?.apply();
+    console.log(`the proxy's timeline: ${timelineFile}`);
+  }
+
   // 3. Large bodies each way through the streaming endpoint; the proxy's RSS must stay flat.
   if (want("transfer")) {
     console.log(`3/4 ${P.bytes / 2 ** 20} MiB up and down ...`);
@@ -285,14 +342,17 @@ async function main(): Promise<number> {
   const failed = await db.failures(d.tenant);
   await db.removeBenchTenants();
   await db.close();
-  console.log(`\n${table(rows)}\n`);
+  console.log(
+    `\npinning: ${pinning ? describePin(pinning) : "none (unpinned)"}; load average ${loadavg()
+      .map((x) => x.toFixed(2))
+      .join(", ")}\n${table(rows)}\n`,
+  );
   // wrk cuts its connections at a step's end: a call whose caller left before its 202 is ended
   // failed/cancelled without running (routes/transact.ts), up to one per connection and step.
   if (failed.length > 0)
     console.log(
       `failed invocations of the run (callers cut at a step's end never run): ${JSON.stringify(failed)}\n`,
     );
-  mkdirSync(results, { recursive: true });
   const file =
     jsonAt >= 0
       ? (argv[jsonAt + 1] as string)
@@ -305,6 +365,8 @@ async function main(): Promise<number> {
         mode: quick ? "quick" : "full",
         generator: generatorName(),
         cpus: cpus().length,
+        pinning,
+        loadavg: loadavg(),
         node: process.version,
         concurrency: CONCURRENCY,
         params: P,
@@ -323,6 +385,25 @@ async function main(): Promise<number> {
   return 0;
 }
 
+/** The proxy (and its processes), the worker, the upstream and the system services on their cores. */
+function pinRoles(spec: PinSpec, d: Deployment): void {
+  const proxy = d.proxyProc.pid as number;
+  if (spec.proxy) for (const p of [proxy, ...nodeChildrenOf(proxy)]) pin(p, spec.proxy);
+  if (spec.worker) pin(d.workerProc.pid as number, spec.worker);
+  if (spec.upstream) pin(d.upstreamProc.pid as number, spec.upstream);
+  const pg = spec.postgres ? pinService("postgres", spec.postgres) : 0;
+  const redis = spec.redis ? pinService("redis", spec.redis) : 0;
+  console.log(
+    `pinning: ${describePin(spec)} (Postgres ${pg} processes${spec.redis ? `, Redis ${redis}` : ""}; the upstream, bare proxy and control plane on the load's core${spec.upstream ? " but the upstream" : ""})`,
+  );
+  if (pg + redis > 0)
+    console.log(
+      `  the services get their affinity back when the bench ends; if it is killed: ${restoreHint()}`,
+    );
+}
+
+// Postgres and Redis are shared: their own affinity back on every way out (exit runs for all of them).
+process.on("exit", restoreServices);
 const watchdog = setTimeout(
   () => {
     console.error("bench: did not finish in time; stopping");
@@ -331,7 +412,7 @@ const watchdog = setTimeout(
   (quick ? 5 : 30) * 60_000,
 );
 watchdog.unref();
-for (const sig of ["SIGINT", "SIGTERM"] as const) {
+for (const sig of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
   process.once(sig, () => void stopAll().finally(() => process.exit(130)));
 }
 main()

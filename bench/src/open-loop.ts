@@ -3,6 +3,11 @@ import { nowMs } from "./clock.ts";
 import { percentile } from "./stats.ts";
 
 export type OpenLoopResult = { offered: number; achieved: number; p50: number; p99: number; errors: number };
+/**
+ * One answered request: the id its answer named; when it was due (`from`, as its latency counts),
+ * actually handed to the client (`sent`) and answered (`to`), in ms of the monotonic clock.
+ */
+export type Answer = { id: string; from: number; sent: number; to: number };
 
 /**
  * Open-loop load: requests leave at a fixed arrival rate whatever the answers do, so a slow
@@ -17,6 +22,8 @@ export async function openLoop(opts: {
   ratePerSecond: number;
   seconds: number;
   expectStatus: number;
+  /** Given: each answer's `invocation_id` and times are pushed here (the body is read, not dropped). */
+  answers?: Answer[];
 }): Promise<OpenLoopResult> {
   const u = new URL(opts.url);
   const pool = new Pool(u.origin, { connections: 256, pipelining: 1 });
@@ -25,6 +32,8 @@ export async function openLoop(opts: {
   const latencies: number[] = [];
   let errors = 0;
   const t0 = nowMs();
+  // From nowMs() to the monotonic clock (process.hrtime) the proxy's timeline is written in.
+  const mono = Number(process.hrtime.bigint()) / 1e6 - t0;
   const inflight: Promise<void>[] = [];
   for (let i = 0; i < n; i++) {
     const scheduled = t0 + i * interval;
@@ -32,14 +41,21 @@ export async function openLoop(opts: {
     if (wait > 1) await new Promise((r) => setTimeout(r, wait));
     // Timed from the scheduled send (a late send counts its wait), or from the actual one when the
     // timer let it go early: the earlier of the two.
-    const from = Math.min(scheduled, nowMs());
+    const sent = nowMs();
+    const from = Math.min(scheduled, sent);
     inflight.push(
       pool
         .request({ path: u.pathname, method: "POST", headers: opts.headers, body: opts.body })
         .then(async (res) => {
-          await res.body.dump();
+          const answers = opts.answers;
+          const id = answers
+            ? ((await res.body.json()) as { invocation_id?: string }).invocation_id
+            : undefined;
+          if (!answers) await res.body.dump();
+          const to = nowMs();
           if (res.statusCode !== opts.expectStatus) errors++;
-          latencies.push(nowMs() - from);
+          latencies.push(to - from);
+          if (answers && id) answers.push({ id, from: from + mono, sent: sent + mono, to: to + mono });
         })
         .catch(() => {
           errors++;

@@ -115,7 +115,7 @@ function ownCpuMsOf(pid: number): number {
  * The node processes `pid` started (the proxy processes of GW_PROXY_PROCESSES, whose CPU is the
  * proxy's too); none for a single process.
  */
-function nodeChildrenOf(pid: number): number[] {
+export function nodeChildrenOf(pid: number): number[] {
   const out: number[] = [];
   for (const p of readdirSync("/proc")) {
     if (!/^\d+$/.test(p)) continue;

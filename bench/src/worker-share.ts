@@ -2,7 +2,6 @@
 // split deployment takes the 202 at c=64 and at 500/s open loop twice per round: with the worker
 // running, and with it paused (SIGSTOP) during the steps and resumed after. It runs the services'
 // last `pnpm build` (run `pnpm bench` or `pnpm build` first). See docs/performance.md.
-import { execFileSync } from "node:child_process";
 import { deploy, storesOrExplain } from "./deploy.ts";
 import { load } from "./load.ts";
 import { openLoop } from "./open-loop.ts";
@@ -17,9 +16,8 @@ const d = await deploy({
   paths: { echo: "/echo", sink: "/sink", source: "/source", sse: "/sse", transact: "/echo" },
 });
 const db = await benchStore(stores.databaseUrl);
-const worker = Number(
-  execFileSync("pgrep", ["-f", "[s]ervices/worker/dist/main.js"], { encoding: "utf8" }).trim().split("\n")[0],
-);
+// This run's own worker (a pattern match could find another deployment's on a shared machine).
+const worker = d.workerProc.pid as number;
 const headers = { authorization: `Bearer ${d.token}`, "content-type": "application/json" };
 const url = `${d.proxy}/v1/proxy/${d.agents.transact}`;
 const body = JSON.stringify({ prompt: "hello", n: 1 });

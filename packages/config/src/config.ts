@@ -132,6 +132,12 @@ const EnvSchema = v.object({
    */
   GW_PROXY_PROCESSES: int(1, 1, 64),
   /**
+   * For the bench only (docs/performance.md, "Where the 202's tail goes"): a file the proxy appends
+   * each 202's timeline to (arrival, authentication, the pending row's insert and commit, the
+   * enqueue, the answer). Unset (the default): nothing is timed or written. Read once at start-up.
+   */
+  GW_PROXY_TIMELINE: optStr(),
+  /**
    * false (default): streaming records and every completion update commit without waiting for the
    * WAL flush — a Postgres crash may lose the last few hundred ms of them, never corrupt them. A
    * transactional call's pending record is always durable before its 202. true: everything waits.

@@ -13,6 +13,7 @@ import { createFacilitatorCache } from "./facilitator-cache.ts";
 import { registerAgentCard } from "./routes/card.ts";
 import { registerMethodNotAllowed } from "./routes/methods.ts";
 import { registerPoll } from "./routes/poll.ts";
+import { startTimeline } from "./timeline.ts";
 import { createTracker, type Tracker } from "./tracker.ts";
 
 /**
@@ -28,6 +29,7 @@ export type ProxyApp = {
 
 /** The data plane: the two proxy modes and the poll, stateless but for short caches. */
 export function createProxyApp(rt: Runtime): ProxyApp {
+  startTimeline(rt.config.GW_PROXY_TIMELINE);
   const tools = toolCatalogOf(rt);
   const agents = createAgentCache(rt, rt.config.GW_AGENT_CACHE_MS);
   // A virtual server session an older client ended is refused by every replica.

@@ -5,6 +5,7 @@ import type { ProxyDeps } from "./deps.ts";
 import type { ProxyExchange } from "./exchange.ts";
 import { streamCall } from "./routes/stream.ts";
 import { transactCall } from "./routes/transact.ts";
+import { timeline } from "./timeline.ts";
 
 const PREFIX = "/v1/proxy/";
 const TRANSACT = "/v1/proxy/:id";
@@ -36,6 +37,7 @@ export function createDirect(
   return (req, res) => {
     const match = routeOf(req.method ?? "", req.url ?? "");
     if (!match) return false;
+    if (timeline && match.route === TRANSACT) timeline.mark(req, "arrived");
     serveExchange(deps.logger, req, res, match.route, async (x) => {
       const { principal, error } = await authenticate(deps.verifyToken, req.headers.authorization);
       if (!principal) {

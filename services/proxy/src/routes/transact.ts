@@ -4,6 +4,7 @@ import { recordAddedDuration, recordProxyCall } from "@gw/telemetry";
 import type { ProxyDeps } from "../deps.ts";
 import type { ProxyExchange } from "../exchange.ts";
 import { type Admitted, admitCall } from "../pipeline.ts";
+import { timeline } from "../timeline.ts";
 
 /** How long an enqueue may take before it is given up; the reconciler then enqueues the job. */
 const ENQUEUE_WAIT_MS = 1_000;
@@ -20,6 +21,7 @@ const REDIS_DOWN = new Set(["reconnecting", "close", "end"]);
  */
 export async function transactCall(x: ProxyExchange, deps: ProxyDeps): Promise<void> {
   const start = performance.now();
+  timeline?.mark(x.incoming, "authenticated");
   const call = await admitCall(x, deps, "transactional");
   x.fields.invocation_id = call.invocationId;
   // A caller that went away before its 202 (it timed out, it was cut) learnt of no invocation: the
@@ -31,10 +33,12 @@ export async function transactCall(x: ProxyExchange, deps: ProxyDeps): Promise<v
     return;
   }
   deps.inflight.track(enqueue(call, deps, x));
+  timeline?.mark(call, "enqueued");
   recordProxyCall({ mode: "transactional", outcome: "accepted", errorClass: "none" });
   // What the gateway adds to a transactional call: the time to its 202.
   recordAddedDuration(performance.now() - start, { mode: "transactional" });
   answerJson(x, 202, { invocation_id: call.invocationId }, gatewayHeaders(call));
+  timeline?.done(x.incoming, call, call.invocationId);
 }
 
 /** Enqueues, bounded in time; a failure is logged and left to the reconciler, never to the caller. */

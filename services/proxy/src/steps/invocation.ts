@@ -6,6 +6,7 @@ import { authorizationAlreadyUsed } from "@gw/verifier";
 import type { Call } from "../call.ts";
 import type { ProxyDeps } from "../deps.ts";
 import { forwardedOf } from "../forwarded.ts";
+import { timeline } from "../timeline.ts";
 
 /**
  * Step 8: the invocation record, with the call's reservations in the same statement. The
@@ -69,12 +70,14 @@ export async function openInvocation(
   // Past this point the decision is the statement's: written with the row, or not at all (a taken
   // reservation writes nothing, so the decision is handed back to be written alone).
   call.decision = null;
+  if (request) timeline?.mark(call, "insert");
   await deps.invocations
     .open(call.tenantId, row, { durable: true, reservations: call.reservations, request, decision })
     .catch((e: unknown) => {
       if (e instanceof ReservationTaken && decision) call.decision = decision;
       return refusal(e, call);
     });
+  if (request) timeline?.mark(call, "durable");
   return Object.assign(call, { record: deps.invocations.handle(ref), forwarded });
 }
 
