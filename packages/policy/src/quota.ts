@@ -23,6 +23,8 @@ export type QuotaStore = {
     | { readonly allowed: true }
     | { readonly allowed: false; readonly index: number; readonly retryAfterSeconds: number }
   >;
+  /** `charge` served from this replica's leases alone, synchronously; false: nothing charged. */
+  chargeLeased?: (tenantId: string, version: number, counters: readonly QuotaCharge[]) => boolean;
 };
 
 /**
