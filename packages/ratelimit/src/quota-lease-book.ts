@@ -44,12 +44,8 @@ export class LeaseBook {
 
   /** Files a new lease (replacing none: the caller looked first), dropping the oldest past the bound. */
   add(tenantId: string, version: number, rule: string, key: string, lease: Lease): void {
-    let versions = this.#tenants.get(tenantId);
-    if (versions === undefined) this.#tenants.set(tenantId, (versions = new Map()));
-    let rules = versions.get(version);
-    if (rules === undefined) versions.set(version, (rules = new Map()));
-    let keys = rules.get(rule);
-    if (keys === undefined) rules.set(rule, (keys = new Map()));
+    const versions = inner(this.#tenants, tenantId);
+    const keys = inner(inner(versions, version), rule);
     keys.set(key, lease);
     this.#made.set(lease, { tenantId, version, rule, key });
     if (this.#made.size > this.#max) this.#drop(this.#made.keys().next().value as Lease);
@@ -71,4 +67,14 @@ export class LeaseBook {
     versions?.delete(at.version);
     if (versions?.size === 0) this.#tenants.delete(at.tenantId);
   }
+}
+
+/** The map under `key`, made on first use. */
+function inner<K, I, V>(outer: Map<K, Map<I, V>>, key: K): Map<I, V> {
+  let m = outer.get(key);
+  if (m === undefined) {
+    m = new Map();
+    outer.set(key, m);
+  }
+  return m;
 }
