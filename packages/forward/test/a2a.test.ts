@@ -68,6 +68,22 @@ describe("learning from the answer", () => {
     expect(learner.facts()).toEqual({ a2aTaskId: "t", a2aContextId: "c", a2aTaskState: "completed" });
   });
 
+  it("once task and context are known, still finds a state however its key is written", () => {
+    const text =
+      event({ task: { id: "t", contextId: "c", status: { state: "TASK_STATE_SUBMITTED" } } }) +
+      event({ artifactUpdate: { taskId: "t", artifact: { parts: [{ text: "no status here" }] } } }) +
+      // "state" spelt with an escape in the key: JSON reads it as "state", so it is learned.
+      'data: {"jsonrpc":"2.0","id":1,"result":{"statusUpdate":{"taskId":"t","status":{"st\\u0061te":"TASK_STATE_WORKING"}}}}\n\n' +
+      event({ artifactUpdate: { taskId: "t", artifact: { parts: [{ text: 'a "state" in a text' }] } } });
+    const learner = a2aLearner(sse) as NonNullable<ReturnType<typeof a2aLearner>>;
+    learner.add(Buffer.from(text));
+    expect(learner.facts()).toEqual({
+      a2aTaskId: "t",
+      a2aContextId: "c",
+      a2aTaskState: "TASK_STATE_WORKING",
+    });
+  });
+
   it("learns nothing from an event the stream cut off", () => {
     const learner = a2aLearner(sse) as NonNullable<ReturnType<typeof a2aLearner>>;
     learner.add(Buffer.from(event({ task: { id: "t", status: { state: "TASK_STATE_WORKING" } } })));

@@ -152,6 +152,23 @@ describe("SseParser", () => {
     for (let i = 0; i < text.length; i += 7) chunks.push(text.subarray(i, i + 7));
     expect(parseChunks(chunks)).toEqual([{ event: "message", data: long, id: "" }]);
   });
+
+  it("decodes broken and split UTF-8 as a TextDecoder does, and drops only the stream's first BOM", () => {
+    const bytes = [
+      ...[0xef, 0xbb, 0xbf], // a BOM that starts the stream: dropped
+      ...enc.encode("data: \uFEFFa"), // one inside: kept
+      ...[0xf0, 0x9f, 0x98, 0x80, 0xe2, 0x82, 0x28, 0xff, 0xed, 0xa0, 0x80, 0xc3],
+      ...enc.encode("\n\n"),
+    ];
+    const text = new TextDecoder().decode(new Uint8Array(bytes)).slice("data: ".length, -2);
+    for (let cut = 0; cut <= bytes.length; cut++) {
+      for (const size of [1, 2, 3]) {
+        const chunks = [new Uint8Array(bytes.slice(0, cut))];
+        for (let i = cut; i < bytes.length; i += size) chunks.push(new Uint8Array(bytes.slice(i, i + size)));
+        expect(parseChunks(chunks)).toEqual([{ event: "message", data: text, id: "" }]);
+      }
+    }
+  });
 });
 
 describe("collectJsonRpcFromSse", () => {

@@ -112,7 +112,8 @@ export function createPolicyGate(opts: {
       if (decision.requiresApproval) decision = await approve(decision, input, call);
       // Limit rules charge only a call the decision lets through; none → nothing more to do.
       if (decision.action !== "deny" && policy.limits.length > 0 && opts.quotas) {
-        decision = await charge(opts.quotas, policy, input, decision);
+        const charged = charge(opts.quotas, policy, input, decision);
+        decision = charged instanceof Promise ? await charged : charged;
       }
       recordPolicyDecision({ action: decision.action });
       if (decision.action !== "deny") {
@@ -148,22 +149,29 @@ export function createPolicyGate(opts: {
    * whose `when` or key cannot be evaluated gives `on_error`: deny refuses the call (nothing
    * charged); warn or allow let it through without that rule's counter (warn with its reason).
    */
-  async function charge(
+  function charge(
     quotas: QuotaStore,
     policy: CompiledPolicy,
     input: PolicyInput,
     decided: Decision & { approvalId?: string },
-  ): Promise<Decision & { approvalId?: string }> {
+  ): Decision | Promise<Decision & { approvalId?: string }> {
     const { charges, error } = limitsOf(policy, input);
     if (error?.action === "deny") return error;
     const passed = error?.action === "warn" ? error : decided;
     if (charges.length === 0) return passed;
-    const verdict = await quotas.charge(input.tenantId, policy.version, charges);
-    if (verdict.allowed) return passed;
-    return quotaDecision(
-      (charges[verdict.index] as (typeof charges)[number]).rule,
-      verdict.retryAfterSeconds,
-    );
+    // Served from this replica's leases: no promise and no await on the call's path (the common
+    // case of a leased quota); otherwise the store decides, asking Redis if it must.
+    if (quotas.chargeLeased?.(input.tenantId, policy.version, charges) === true) return passed;
+    return quotas
+      .charge(input.tenantId, policy.version, charges)
+      .then((verdict) =>
+        verdict.allowed
+          ? passed
+          : quotaDecision(
+              (charges[verdict.index] as (typeof charges)[number]).rule,
+              verdict.retryAfterSeconds,
+            ),
+      );
   }
 
   /** A `require_approval` rule decided: the call passes once on a used approval, else it waits. */

@@ -1,4 +1,4 @@
-import { type CallVariables, callVariables } from "./cel/variables.ts";
+import { type CallVariables, callVariables, unreadableClaims } from "./cel/variables.ts";
 import { type CompiledLimit, type CompiledPolicy, type Decision, ruleHolds } from "./compile.ts";
 import type { PolicyInput } from "./input.ts";
 
@@ -23,6 +23,8 @@ export type QuotaStore = {
     | { readonly allowed: true }
     | { readonly allowed: false; readonly index: number; readonly retryAfterSeconds: number }
   >;
+  /** `charge` served from this replica's leases alone, synchronously; false: nothing charged. */
+  chargeLeased?: (tenantId: string, version: number, counters: readonly QuotaCharge[]) => boolean;
 };
 
 /**
@@ -46,7 +48,12 @@ export function limitsOf(
         vars ??= callVariables(input);
         if (!r.when.holds(vars.forCondition(r.when.readsArguments))) continue;
       }
-      if (l.key !== null) {
+      if (l.key?.direct) {
+        // Fields and literals only: no variables to build, no expression to walk (direct-key.ts).
+        const unreadable = unreadableClaims(input);
+        if (unreadable) throw unreadable;
+        key = l.key.direct(input);
+      } else if (l.key) {
         vars ??= callVariables(input);
         key = l.key.valueOf(vars.forCondition(l.key.readsArguments));
       }

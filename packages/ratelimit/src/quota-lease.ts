@@ -1,21 +1,7 @@
 import type { Redis } from "ioredis";
 import { boundedQuotaKey, type QuotaCounter, quotaHashKey, windowStart } from "./quota.ts";
+import type { Lease, LeaseBook } from "./quota-lease-book.ts";
 import { evalCharge } from "./quota-script.ts";
-
-/** A replica's leased counts of one counter (a limit above QUOTA_EXACT_MAX) in one window. */
-export type Lease = {
-  window: number;
-  tokens: number;
-  until: number;
-  size: number;
-  asking: boolean;
-  /** The background top-up under way, if any (settles, never rejects). */
-  topUp: Promise<void> | null;
-};
-
-/** A lease's identity in this replica: (tenant, policy version, rule, key value), bounded. */
-export const leaseId = (tenantId: string, version: number, c: QuotaCounter) =>
-  `${tenantId}\n${version}\n${c.rule}\n${boundedQuotaKey(c.key)}`;
 
 /** The most counts a replica holds of one counter: 1 % of its limit, at most LEASE_MAX. */
 export const leaseCap = (limit: number) => Math.max(1, Math.min(LEASE_MAX, Math.floor(limit / 100)));
@@ -29,39 +15,36 @@ export const leaseCap = (limit: number) => Math.max(1, Math.min(LEASE_MAX, Math.
  */
 export function fromLeases(
   redis: Redis,
-  leases: Map<string, Lease>,
+  leases: LeaseBook,
   tenantId: string,
   version: number,
   counters: readonly QuotaCounter[],
 ): boolean | Promise<void> {
   const clock = performance.now();
   const now = Date.now();
-  const held: Lease[] = [];
+  // The leases found go into the book's scratch array: nothing is allocated on a call the leases
+  // serve (this runs to its end with no await, so no other call shares the array meanwhile).
+  const held = leases.held;
+  held.length = 0;
   for (const c of counters) {
     if (c.limit <= QUOTA_EXACT_MAX) return false;
-    const l = leases.get(leaseId(tenantId, version, c));
+    const l = leases.get(tenantId, version, c.rule, boundedQuotaKey(c.key));
     if (!l || l.until <= clock || l.window !== windowStart(c.windowMs, now)) return false;
     if (l.tokens < 1) return l.topUp ?? false;
     held.push(l);
   }
-  let low: number[] | null = null;
+  let low: Array<[QuotaCounter, Lease]> | null = null;
   for (let i = 0; i < held.length; i++) {
     const l = held[i] as Lease;
     l.tokens--;
     // Low on counts, or half its time gone: topped up (and its time renewed) before it runs out.
     if (!l.asking && (l.tokens * 4 <= l.size || l.until - clock < LEASE_MS / 2)) {
       low ??= [];
-      low.push(i);
+      low.push([counters[i] as QuotaCounter, l]);
     }
   }
-  if (low !== null)
-    topUp(
-      redis,
-      tenantId,
-      version,
-      low.map((i) => [counters[i] as QuotaCounter, held[i] as Lease]),
-      clock,
-    );
+  held.length = 0;
+  if (low !== null) topUp(redis, tenantId, version, low, clock);
   return true;
 }
 

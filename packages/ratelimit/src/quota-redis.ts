@@ -13,7 +13,8 @@ import {
   USAGE_MAX_PER_RULE,
   windowOf,
 } from "./quota.ts";
-import { fromLeases, LEASE_MS, type Lease, leaseCap, leaseId, QUOTA_EXACT_MAX } from "./quota-lease.ts";
+import { fromLeases, LEASE_MS, leaseCap, QUOTA_EXACT_MAX } from "./quota-lease.ts";
+import { type Lease, LeaseBook } from "./quota-lease-book.ts";
 import { createMemoryQuotas } from "./quota-memory.ts";
 import { evalCharge } from "./quota-script.ts";
 import { askRedis, redisFallback } from "./redis-fallback.ts";
@@ -50,7 +51,7 @@ export function createQuotas(opts: {
     };
   }
   const client = redis;
-  const leases = new Map<string, Lease>();
+  const leases = new LeaseBook();
 
   const fallback = redisFallback({
     client,
@@ -65,6 +66,9 @@ export function createQuotas(opts: {
 
   return {
     store: "redis",
+    // While Redis is failing, charges count locally as documented: never from the leases then.
+    chargeLeased: (tenantId, version, counters) =>
+      !fallback.failing && fromLeases(client, leases, tenantId, version, counters) === true,
     async charge(tenantId, version, counters) {
       // Every counter charged from this replica's leases: no Redis, no timer (the common case
       // above QUOTA_EXACT_MAX). While Redis is failing, charges count locally as documented.
@@ -102,7 +106,7 @@ type Ask = {
 
 async function redisCharge(
   redis: Redis,
-  leases: Map<string, Lease>,
+  leases: LeaseBook,
   tenantId: string,
   version: number,
   counters: readonly QuotaCounter[],
@@ -135,8 +139,7 @@ async function redisCharge(
       asks.push({ index: i, hash, field, end: w.end, want: 1, back: 0, lease: null });
       continue;
     }
-    const id = leaseId(tenantId, version, c);
-    let l = leases.get(id);
+    let l = leases.get(tenantId, version, c.rule, field);
     // A lease of an earlier window is void: its counts expire with that window.
     if (l !== undefined && l.window !== w.start) l = undefined;
     if (l && l.tokens >= 1 && l.until > clock) {
@@ -156,8 +159,7 @@ async function redisCharge(
     const size = !l ? 1 : l.tokens < 1 ? l.size * 2 : Math.floor(l.size / 2);
     if (!l) {
       l = { window: w.start, tokens: 0, until: 0, size: 1, asking: false, topUp: null };
-      leases.set(id, l);
-      if (leases.size > 10_000) leases.delete(leases.keys().next().value as string);
+      leases.add(tenantId, version, c.rule, field, l);
     }
     const back = l.tokens;
     if (back > 0) {

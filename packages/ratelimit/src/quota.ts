@@ -32,6 +32,13 @@ export type Quotas = {
    */
   charge: (tenantId: string, version: number, counters: readonly QuotaCounter[]) => Promise<QuotaVerdict>;
   /**
+   * The leased charge alone, synchronous: true when every counter was charged from this replica's
+   * leases (the call is allowed, as `charge` would have said); false when nothing was charged and
+   * `charge` decides. Lets the hot path skip a promise when the leases have room. Absent on a
+   * store that does not lease.
+   */
+  chargeLeased?: (tenantId: string, version: number, counters: readonly QuotaCounter[]) => boolean;
+  /**
    * The counters of the tenant's policy version in their current windows: for `key`, one per rule;
    * without it, those with use, at most USAGE_MAX_PER_RULE per rule.
    */

@@ -1,6 +1,8 @@
 import { invalid } from "@gw/core";
 import type { ASTNode } from "@marcbachmann/cel-js";
+import type { PolicyInput } from "../input.ts";
 import { calledFunctions, estimateCost } from "./cost.ts";
+import { directKey } from "./direct-key.ts";
 import { type CelVariables, checkEnv, runEnv } from "./env.ts";
 import { CEL_LIMITS } from "./limits.ts";
 
@@ -45,6 +47,8 @@ export function compileCondition(expr: string, field: string): CompiledCondition
 export type CompiledKey = {
   readonly valueOf: (vars: CelVariables) => string;
   readonly readsArguments: boolean;
+  /** The key as a function of the call itself, when it is that simple (direct-key.ts); else null. */
+  readonly direct: ((input: PolicyInput) => string) | null;
 };
 
 /**
@@ -60,6 +64,7 @@ export function compileKey(expr: string, field: string): CompiledKey {
       return r;
     },
     readsArguments: /\barguments\b/.test(expr),
+    direct: directKey(runEnv.parse(expr).ast as ASTNode),
   });
 }
 

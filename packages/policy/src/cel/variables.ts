@@ -63,6 +63,15 @@ export function callVariables(input: PolicyInput): CallVariables {
   };
 }
 
+/**
+ * Why no condition or key of this call can be evaluated (its claims are out of bounds), or null:
+ * what `forCondition` throws first, for a key evaluated without the variables (direct-key.ts).
+ */
+export function unreadableClaims(input: PolicyInput): Error | null {
+  const claims = claimsFor(input.principal.claims);
+  return claims instanceof Error ? claims : null;
+}
+
 function claimsFor(claims: Readonly<Record<string, unknown>>): Map<string, unknown> | Error {
   let hit = claimsOf.get(claims);
   if (hit === undefined) {

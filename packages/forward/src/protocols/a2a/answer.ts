@@ -26,7 +26,19 @@ export function a2aLearner(head: AnswerHead): ResultLearner<LearnedTask> | null 
     { stream, maxJson: JSON_MAX_BYTES, maxEvent: EVENT_MAX_BYTES },
     {},
     learnFromResult,
+    mayTeach,
   );
+}
+
+/**
+ * Whether an SSE event can change what was learned, without parsing it. Once the task and context
+ * are known only a task state can, and a state is read from a `"state"` key: an event whose text
+ * holds no `"state"` (nor a `\u` escape, which could spell one) is not parsed. Most of a long
+ * stream's events (artifact chunks) are skipped so.
+ */
+function mayTeach(data: string, learned: LearnedTask): boolean {
+  if (learned.a2aTaskId === undefined || learned.a2aContextId === undefined) return true;
+  return data.includes('"state"') || data.includes("\\u");
 }
 
 /** Learns from one JSON-RPC result of an A2A method (any version); unknown shapes teach nothing. */
