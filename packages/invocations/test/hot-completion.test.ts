@@ -81,7 +81,7 @@ describe.each(stores)("the completion is a HOT update (%s store)", (_name, url) 
     const r = await inTransaction(async (exec, counted) => {
       const request = { queue: "q-hot", job: { protocol: "http" }, body: Buffer.from("{}") };
       const params = [...insertParams([{ tenantId, row }]), ...requestParams([{ tenantId, id, request }])];
-      await exec(inline(insertSql(requestCte(INSERT_PARAMS + 1)), params));
+      await exec(inline(insertSql({ storesRequest: true }, requestCte(INSERT_PARAMS + 1)), params));
       const opened = await openEntry(exec, id);
       const claimed = await exec(inline(CLAIM_SQL, [[tenantId], [id]]));
       const set = completion(200, { latencyMs: 12, ttftMs: 3, respSize: 46 });

@@ -38,6 +38,11 @@ describe("open rows (embedded store: its statistics are this test's alone)", () 
        from generate_series(1, $1::int) g`,
       [BACKLOG],
     );
+    // Their open entries, as the gateway's insert statement writes them (ADR 0049).
+    await store.query(
+      "insert into invocation_open (invocation_id, tenant_id) select id, tenant_id from invocations where completed_at is null",
+      [],
+    );
   });
   afterAll(() => store.close());
 

@@ -26,8 +26,8 @@ export const requestCte = (at: number) => `q as (
 )`;
 // The reservations (and the stored request) are inserted by data-modifying CTEs of the invocation
 // insert: one statement, so a taken key (unique violation) leaves nothing behind.
-const RESERVE_SQL = insertSql(RESERVE_CTE);
-const RESERVE_WITH_REQUEST_SQL = insertSql(RESERVE_CTE, requestCte(R + 5));
+const RESERVE_SQL = insertSql({ storesRequest: false }, RESERVE_CTE);
+const RESERVE_WITH_REQUEST_SQL = insertSql({ storesRequest: true }, RESERVE_CTE, requestCte(R + 5));
 
 /** A transactional call's stored request: its queue, the job's fields and the bytes to forward. */
 export type StoredRequest = { queue: string; job: Record<string, unknown>; body: Buffer };

@@ -1,4 +1,5 @@
 import { coalesce, type Query } from "@gw/db";
+import { CLOSE_ENTRIES_CTES } from "./invocation-update.ts";
 
 // Conditional state transitions of an invocation: each changes a row only from the state it
 // expects, so a redelivered job, a sweeper and a late commit can never undo each other.
@@ -54,8 +55,12 @@ function requestOf(row: Record<string, unknown>): Exclude<Claimed, false> {
   return { job: row.job as Record<string, unknown>, body: Buffer.isBuffer(body) ? body : Buffer.from(body) };
 }
 
-export const FAIL_OPEN_SQL = `update invocations set status = 'failed', error_class = $3, completed_at = now()
-where tenant_id = $1 and id = $2 and status in ('pending', 'running') returning agent_id`;
+// With its open entries, in the same statement (migration 0029).
+export const FAIL_OPEN_SQL = `with ended as (
+  update invocations set status = 'failed', error_class = $3, completed_at = now()
+  where tenant_id = $1 and id = $2 and status in ('pending', 'running') returning id, mode, completed_at, agent_id
+), ${CLOSE_ENTRIES_CTES}
+select agent_id from ended`;
 
 /**
  * Ends an invocation that is still open as failed, `internal` unless said otherwise (`cancelled`:

@@ -53,20 +53,36 @@ const cols = (list: ReadonlyArray<readonly [string, string]>) =>
   list.map(([c, t]) => `${c} ${jsonType(t)}`).join(", ");
 
 /**
+ * The open entries (ADR 0046) of the rows a statement ended, from its CTE `ended` (id, mode,
+ * completed_at): a transactional call's stored request and any row's `invocation_open` entry go in
+ * the same statement as the completion (migration 0029: no trigger).
+ */
+export const CLOSE_ENTRIES_CTES = `closed_requests as (
+  delete from invocation_requests q using ended e
+  where q.invocation_id = e.id and e.mode = 'transactional' and e.completed_at is not null
+), closed_entries as (
+  delete from invocation_open x using ended e where x.invocation_id = e.id and e.completed_at is not null
+)`;
+
+/**
  * One statement for a whole batch of completions, from two JSON arrays ($1 the updates, $2 the
  * polled results): the results are inserted by a data-modifying CTE (so a completion and its
- * result commit together) and every invocation row is updated. A column left unset keeps its
- * value (completions only ever move a column from null to a value).
+ * result commit together), every invocation row is updated, and the open entries of the rows it
+ * ended are deleted. A column left unset keeps its value (completions only ever move a column
+ * from null to a value).
  */
 export const UPDATE_SQL = `with r as (
   insert into invocation_results (${RESULT_COLS.map(([c]) => c).join(", ")})
   select ${RESULT_COLS.map(([c, t]) => value(`r.${c}`, t)).join(", ")}
   from json_to_recordset($2::text::json) as r(${cols(RESULT_COLS)})
   on conflict do nothing
-)
-update invocations as i set ${UPDATE_COLS.map(([c, t]) => (KEEP_FIRST.has(c) ? `${c} = coalesce(i.${c}, ${value(`v.${c}`, t)})` : `${c} = coalesce(${value(`v.${c}`, t)}, i.${c})`)).join(", ")}
-from json_to_recordset($1::text::json) as v(id text, tenant_id text, ${cols(UPDATE_COLS)})
-where i.id = v.id and i.tenant_id = v.tenant_id`;
+), ended as (
+  update invocations as i set ${UPDATE_COLS.map(([c, t]) => (KEEP_FIRST.has(c) ? `${c} = coalesce(i.${c}, ${value(`v.${c}`, t)})` : `${c} = coalesce(${value(`v.${c}`, t)}, i.${c})`)).join(", ")}
+  from json_to_recordset($1::text::json) as v(id text, tenant_id text, ${cols(UPDATE_COLS)})
+  where i.id = v.id and i.tenant_id = v.tenant_id
+  returning i.id, i.mode, i.completed_at
+), ${CLOSE_ENTRIES_CTES}
+select count(*)::int as n from ended`;
 
 export function updateParams(items: readonly Update[]): [string, string] {
   const updates = items.map(({ id, tenantId, set: u }) => ({

@@ -59,6 +59,19 @@ const INSERT_COLS = [
   ["created_at", "timestamptz"],
 ] as const;
 
+/**
+ * The open entry of each open row the statement inserts (ADR 0046): a row in `invocation_open`,
+ * except for a transactional row whose stored request the same statement writes (that request is
+ * its entry). Written by the statement itself, not a trigger (migration 0029): a completion
+ * deletes it the same way (`UPDATE_SQL`, `FAIL_OPEN_SQL`).
+ */
+const openCte = (storesRequest: boolean) => `open_entries as (
+  insert into invocation_open (invocation_id, tenant_id)
+  select e.id, e.tenant_id from json_to_recordset($1::text::json) as e(id text, tenant_id text, mode text, completed_at int8)
+  where e.completed_at is null${storesRequest ? " and e.mode <> 'transactional'" : ""}
+  on conflict do nothing
+)`;
+
 const DEFAULTS: Readonly<Record<string, string>> = {
   status: "'pending'",
   body_captured: "false",
@@ -77,12 +90,15 @@ const insertValue = (c: string, t: string) => {
  * typed json, the driver would encode the string again once the statement is prepared. `ctes` are
  * further data-modifying CTEs of the same statement (reservations, the stored request).
  */
-export const insertSql = (...ctes: string[]) => `with ${[...ctes, DECISIONS_CTE].join(", ")}
+export const insertSql = (
+  o: { storesRequest: boolean },
+  ...ctes: string[]
+) => `with ${[...ctes, openCte(o.storesRequest), DECISIONS_CTE].join(", ")}
 insert into invocations (${INSERT_COLS.map(([c]) => c).join(", ")})
 select ${INSERT_COLS.map(([c, t]) => insertValue(c, t)).join(", ")}
 from json_to_recordset($1::text::json) as v(${INSERT_COLS.map(([c, t]) => `${c} ${jsonType(t)}`).join(", ")})`;
 
-export const INSERT_SQL = insertSql();
+export const INSERT_SQL = insertSql({ storesRequest: false });
 /** The parameters of `insertSql` ($1, $2); its CTEs' own start at the next. */
 export const INSERT_PARAMS = 2;
 

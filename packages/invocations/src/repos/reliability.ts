@@ -12,7 +12,7 @@ type WithRequest = {
   decision?: DecisionRecord | undefined;
 };
 
-const INSERT_WITH_REQUEST_SQL = insertSql(requestCte(INSERT_PARAMS + 1));
+const INSERT_WITH_REQUEST_SQL = insertSql({ storesRequest: true }, requestCte(INSERT_PARAMS + 1));
 
 /**
  * Durable inserts of transactional invocations together with their stored requests: one
