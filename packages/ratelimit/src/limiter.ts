@@ -71,8 +71,8 @@ export function createRateLimiter(opts: {
   }
 
   const leases = new Map<string, Lease>();
-  /** Lease requests under way per bucket: concurrent takes wait for one instead of each asking. */
-  const asking = new Map<string, Promise<unknown>>();
+  /** The lease request under way per bucket: concurrent takes wait for it instead of each asking. */
+  const asking = new Map<string, Promise<Awaited<ReturnType<typeof redisTake>> | undefined>>();
 
   const fallback = redisFallback({
     client: redis,
@@ -101,44 +101,49 @@ export function createRateLimiter(opts: {
     },
   };
 
-  /** A take this process cannot decide alone: wait for a lease under way, or ask Redis for one. */
+  /**
+   * A take this process cannot decide alone. One lease request per bucket at a time: a take that
+   * finds one under way waits for it and spends the new lease, or shares its denial (the bucket
+   * was empty when it was asked); a take left over by a lease too small for every waiter waits
+   * for the next request, which asks for twice as much. Only a take that finds none under way asks.
+   */
   async function shared(key: BucketKey, k: string, limit: Limit, r: Redis): Promise<TakeResult> {
-    {
-      for (let waited = 0; ; waited++) {
-        const lease = leases.get(k);
-        const now = performance.now();
-        if (lease && lease.tokens >= 1 && lease.until > now) {
-          lease.tokens--;
-          return ALLOWED;
-        }
-        const under = asking.get(k);
-        if (!under || waited > 0) break;
-        await under;
+    for (;;) {
+      const lease = leases.get(k);
+      if (lease && lease.tokens >= 1 && lease.until > performance.now()) {
+        lease.tokens--;
+        return ALLOWED;
       }
-      const last = leases.get(k);
-      const now = performance.now();
-      const cap = leaseCap(limit);
-      // Used up in time: ask for twice as much; expired with tokens left: ask for half.
-      const size = !last
-        ? 1
-        : last.tokens < 1 && last.until > now
-          ? Math.min(cap, last.size * 2)
-          : Math.max(1, Math.min(cap, Math.floor(last.size / 2)));
-      const asked = viaRedis(r, k, limit, size);
-      asking.set(k, asked);
-      const answer = await asked.finally(() => {
-        if (asking.get(k) === asked) asking.delete(k);
-      });
-      if (answer) {
-        if (answer.granted > 1) leases.set(k, { tokens: answer.granted - 1, until: now + LEASE_MS, size });
-        else leases.set(k, { tokens: 0, until: now + LEASE_MS, size });
-        if (leases.size > 10_000) leases.delete(leases.keys().next().value as string);
-        return decide(key, answer);
-      }
-      // Takes decided by the local fallback while Redis did not answer.
-      recordRateLimitFallback();
-      return decide(key, local.take(k, limit));
+      const under = asking.get(k);
+      if (!under) break;
+      const answer = await under;
+      if (answer && !answer.allowed) return decide(key, answer);
     }
+    const last = leases.get(k);
+    const now = performance.now();
+    const cap = leaseCap(limit);
+    // Used up in time: ask for twice as much; expired with tokens left: ask for half.
+    const size = !last
+      ? 1
+      : last.tokens < 1 && last.until > now
+        ? Math.min(cap, last.size * 2)
+        : Math.max(1, Math.min(cap, Math.floor(last.size / 2)));
+    // The lease is stored before the waiters wake: they await this very promise, so the first
+    // thing they see is the new lease, not an empty one (which sent each of them to Redis alone).
+    const asked = viaRedis(r, k, limit, size).then((answer) => {
+      asking.delete(k);
+      if (answer) {
+        leases.set(k, { tokens: Math.max(0, answer.granted - 1), until: now + LEASE_MS, size });
+        if (leases.size > 10_000) leases.delete(leases.keys().next().value as string);
+      }
+      return answer;
+    });
+    asking.set(k, asked);
+    const answer = await asked;
+    if (answer) return decide(key, answer);
+    // Takes decided by the local fallback while Redis did not answer.
+    recordRateLimitFallback();
+    return decide(key, local.take(k, limit));
   }
 }
 

@@ -108,6 +108,29 @@ describe.skipIf(!REDIS_URL)("rate limiter on Redis", () => {
     expect(used).toBeLessThan(100);
   });
 
+  it("leases: concurrent takes share one lease request instead of each asking Redis", async () => {
+    const key = newKey();
+    const limit = { rps: 1_000_000, burst: 1_000_000 };
+    const own = new Redis(REDIS_URL as string, { maxRetriesPerRequest: null });
+    let sent = 0;
+    const evalsha = own.evalsha.bind(own);
+    own.evalsha = ((...args: Parameters<typeof evalsha>) => {
+      sent++;
+      return evalsha(...args);
+    }) as typeof own.evalsha;
+    const counted = createRateLimiter({ redis: own, logger });
+    // 64 callers at once, 8 takes each: the callers that find the lease empty while it is being
+    // refilled wait for that refill and spend its tokens.
+    const caller = async () => {
+      for (let i = 0; i < 8; i++) expect((await counted.take(key, limit)).allowed).toBe(true);
+    };
+    await Promise.all(Array.from({ length: 64 }, caller));
+    await own.quit();
+    // 512 takes from leases doubling up to 64 tokens: a few dozen round trips, not one per waiter.
+    expect(sent).toBeGreaterThan(0);
+    expect(sent).toBeLessThan(64);
+  });
+
   it("leases: a small bucket is never leased from, so every take is exact across replicas", async () => {
     const key = newKey();
     const limit = { rps: 0.001, burst: 15 };
