@@ -5,7 +5,7 @@
 // window also samples (the V8 sampling heap profiler, collected objects included: slow): an
 // estimate of the objects allocated, and the functions that allocated most.
 const v8 = require("node:v8");
-const { existsSync, writeFileSync } = require("node:fs");
+const { existsSync, renameSync, writeFileSync } = require("node:fs");
 const { Session } = require("node:inspector");
 
 const INTERVAL = 256; // bytes between samples: fine enough to count small objects
@@ -45,10 +45,15 @@ process.on("SIGUSR2", () => {
   allocated += end - after;
   const out = { allocated, gcs, gcCost };
   const file = `/tmp/gw-alloc-${process.pid}.json`;
-  if (session === null) return writeFileSync(file, JSON.stringify(out));
+  // Written aside, then renamed: the bench reads the file as soon as it exists.
+  const write = (o) => {
+    writeFileSync(`${file}.part`, JSON.stringify(o));
+    renameSync(`${file}.part`, file);
+  };
+  if (session === null) return write(out);
   session.post("HeapProfiler.stopSampling", (err, res) => {
     session.disconnect();
-    writeFileSync(file, JSON.stringify({ ...out, ...(err ? {} : sampled(res.profile)) }));
+    write({ ...out, ...(err ? {} : sampled(res.profile)) });
   });
 });
 

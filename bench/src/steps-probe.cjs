@@ -4,7 +4,7 @@
 // /tmp/gw-steps-<pid>.json: the samples' weight (µs of CPU, or bytes allocated) per pipeline step
 // (the innermost frame of our code on the stack: what a step calls counts to it) and per package
 // or library (the leaf frame: who burnt it). See docs/performance.md, "Per-step costs".
-const { existsSync, writeFileSync } = require("node:fs");
+const { existsSync, renameSync, writeFileSync } = require("node:fs");
 const { Session } = require("node:inspector");
 const { findSourceMap } = require("node:module");
 
@@ -92,6 +92,14 @@ function stacks(nodes, childrenOf) {
   return { byId, stackOf };
 }
 
+/** A leaf frame by function: its name and where it is (file and line, our sources by their map). */
+function fnOf(f) {
+  const src = sourceOf(f)
+    .replace(/^.*node_modules\/\.pnpm\/[^/]+\/node_modules\//, "")
+    .replace(/^.*\/(services|packages)\//, "$1/");
+  return `${f.functionName || "(anonymous)"} ${src}:${f.lineNumber + 1}`;
+}
+
 function add(map, k, v) {
   map[k] = (map[k] ?? 0) + v;
 }
@@ -120,7 +128,9 @@ process.on("SIGUSR2", () => {
   run = null;
   const done = (out) => {
     session.disconnect();
-    writeFileSync(`/tmp/gw-steps-${pid}.json`, JSON.stringify(out));
+    // Written aside, then renamed: the bench reads the file as soon as it exists.
+    writeFileSync(`/tmp/gw-steps-${pid}.json.part`, JSON.stringify(out));
+    renameSync(`/tmp/gw-steps-${pid}.json.part`, `/tmp/gw-steps-${pid}.json`);
   };
   if (alloc)
     return session.post("HeapProfiler.stopSampling", (err, res) => {
@@ -134,15 +144,17 @@ process.on("SIGUSR2", () => {
       const { byId, stackOf } = stacks(nodes, (n) => n.children.map((c) => c.id));
       const byStep = {};
       const byOwner = {};
+      const byFunction = {};
       let total = 0;
       for (const s of res.profile.samples) {
         const bytes = s.size / (1 - Math.exp(-s.size / HEAP_INTERVAL));
         const f = byId.get(s.nodeId)?.callFrame ?? { url: "", functionName: "?" };
         add(byStep, stepOf(stackOf(s.nodeId)), bytes);
         add(byOwner, owner(sourceOf(f), f.functionName), bytes);
+        add(byFunction, fnOf(f), bytes);
         total += bytes;
       }
-      done({ kind: "alloc", total, byStep, byOwner });
+      done({ kind: "alloc", total, byStep, byOwner, byFunction });
     });
   session.post("Profiler.stop", (err, res) => {
     if (err) return done({ error: String(err) });
@@ -150,6 +162,7 @@ process.on("SIGUSR2", () => {
     const { byId, stackOf } = stacks(p.nodes, (n) => n.children ?? []);
     const byStep = {};
     const byOwner = {};
+    const byFunction = {};
     let total = 0;
     p.samples.forEach((id, i) => {
       const f = byId.get(id)?.callFrame ?? { url: "", functionName: "?" };
@@ -157,8 +170,9 @@ process.on("SIGUSR2", () => {
       const us = p.timeDeltas[i] ?? 0;
       add(byStep, stepOf(stackOf(id)), us);
       add(byOwner, owner(sourceOf(f), f.functionName), us);
+      add(byFunction, fnOf(f), us);
       total += us;
     });
-    done({ kind: "cpu", total, byStep, byOwner });
+    done({ kind: "cpu", total, byStep, byOwner, byFunction });
   });
 });

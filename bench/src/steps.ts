@@ -24,17 +24,25 @@ type Probe = {
   total: number;
   byStep: Record<string, number>;
   byOwner: Record<string, number>;
+  byFunction: Record<string, number>;
 };
 
 function profiled(proc: ChildProcess, alloc: boolean, run: () => Promise<number>) {
   return probeWindow<Probe>(proc, "gw-steps", "alloc", alloc, run);
 }
 
-/** Rows of a probe, largest first, scaled to `perCall` (its total per call). */
-function table(title: string, unit: string, of: Record<string, number>, total: number, perCall: number) {
+/** Rows of a probe, largest first, scaled to `perCall` (its total per call); at most `top` printed. */
+function table(
+  title: string,
+  unit: string,
+  of: Record<string, number>,
+  total: number,
+  perCall: number,
+  top = Number.POSITIVE_INFINITY,
+) {
   console.log(`\n${title}`);
   const rows = Object.entries(of).sort((a, b) => b[1] - a[1]);
-  for (const [k, v] of rows) {
+  for (const [k, v] of rows.slice(0, top)) {
     const share = v / total;
     if (share < 0.005) continue;
     console.log(
@@ -114,6 +122,22 @@ async function main(): Promise<number> {
       alloc.byOwner,
       alloc.total,
       bytesPerCall,
+    ),
+    cpuByFunction: table(
+      "CPU per call, the leaf functions that burnt most (top 25)",
+      "µs",
+      cpu.byFunction,
+      cpu.total,
+      cpuPerCall,
+      25,
+    ),
+    bytesByFunction: table(
+      "allocated per call, the functions that allocated most (top 25)",
+      "B ",
+      alloc.byFunction,
+      alloc.total,
+      bytesPerCall,
+      25,
     ),
   };
   if (jsonAt >= 0) writeFileSync(argv[jsonAt + 1] as string, JSON.stringify(out, null, 2));
