@@ -42,7 +42,8 @@ const ALLOWED: TakeResult = Object.freeze({ allowed: true });
  * Leases (docs/rate-limit.md): a replica takes up to `leaseCap(limit)` tokens from the shared
  * bucket in one round trip and spends them locally for at most LEASE_MS, so a busy agent costs one
  * Redis call per lease, not per call. The lease grows (doubling) while it is used up in time and
- * shrinks when it expires unused. No call is ever admitted that the shared bucket did not grant:
+ * shrinks when it expires unused; a lease in use that falls under a quarter is refilled ahead, so
+ * a steady load never waits for Redis. No call is ever admitted that the shared bucket did not grant:
  * the cost of leasing is bounded under-admission (tokens a replica leased and did not use).
  *
  * Redis outage: fail open to per-replica in-memory buckets (docs/rate-limit.md explains why). A
@@ -95,11 +96,38 @@ export function createRateLimiter(opts: {
       const lease = leases.get(k);
       if (lease && lease.tokens >= 1 && lease.until > performance.now()) {
         lease.tokens--;
+        // Running low while in use: the next lease is asked for now, so no take waits for it.
+        if (lease.tokens * 4 < lease.size && lease.size > 1 && !asking.has(k))
+          void ask(k, limit, redis, Math.min(leaseCap(limit), lease.size * 2), false);
         return ALLOWED;
       }
       return shared(key, k, limit, redis);
     },
   };
+
+  /**
+   * Asks Redis for up to `size` tokens. The answer becomes the bucket's lease, with what is left
+   * of a live one, before any take waiting for it wakes (they await this very promise: woken
+   * first, they would find the lease empty and each ask Redis alone). `own`: one granted token is
+   * the asker's, not the lease's.
+   */
+  function ask(k: string, limit: Limit, r: Redis, size: number, own: boolean) {
+    const now = performance.now();
+    const asked = viaRedis(r, k, limit, size).then((answer) => {
+      asking.delete(k);
+      // A denied refill leaves the live lease as it is: its tokens keep their own expiry.
+      if (answer && (own || answer.granted > 0)) {
+        const held = leases.get(k);
+        const left = held && held.until > performance.now() ? held.tokens : 0;
+        const granted = Math.max(0, answer.granted - (own ? 1 : 0));
+        leases.set(k, { tokens: left + granted, until: now + LEASE_MS, size });
+        if (leases.size > 10_000) leases.delete(leases.keys().next().value as string);
+      }
+      return answer;
+    });
+    asking.set(k, asked);
+    return asked;
+  }
 
   /**
    * A take this process cannot decide alone. One lease request per bucket at a time: a take that
@@ -128,17 +156,7 @@ export function createRateLimiter(opts: {
       : last.tokens < 1 && last.until > now
         ? Math.min(cap, last.size * 2)
         : Math.max(1, Math.min(cap, Math.floor(last.size / 2)));
-    // The lease is stored before the waiters wake: they await this very promise, so the first
-    // thing they see is the new lease, not an empty one (which sent each of them to Redis alone).
-    const asked = viaRedis(r, k, limit, size).then((answer) => {
-      asking.delete(k);
-      if (answer) {
-        leases.set(k, { tokens: Math.max(0, answer.granted - 1), until: now + LEASE_MS, size });
-        if (leases.size > 10_000) leases.delete(leases.keys().next().value as string);
-      }
-      return answer;
-    });
-    asking.set(k, asked);
+    const asked = ask(k, limit, r, size, true);
     const answer = await asked;
     if (answer) return decide(key, answer);
     // Takes decided by the local fallback while Redis did not answer.
