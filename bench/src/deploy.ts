@@ -82,7 +82,11 @@ export async function deploy(opts: {
 }): Promise<Deployment> {
   const up = await spawnHelper("upstream.ts");
   const upstream = `http://127.0.0.1:${up.port}`;
-  const bareProc = await spawnHelper("bare-proxy.ts", [upstream], opts.proxyArgs);
+  // Node flags for an A/B of the proxy's runtime (`GW_BENCH_PROXY_NODE_FLAGS="--max-semi-space-size=32"`),
+  // given to the bare proxy too, so the floor is measured with the same runtime.
+  const flags = process.env.GW_BENCH_PROXY_NODE_FLAGS?.split(" ").filter(Boolean) ?? [];
+  const proxyArgs = [...flags, ...(opts.proxyArgs ?? [])];
+  const bareProc = await spawnHelper("bare-proxy.ts", [upstream], proxyArgs);
   const [cpPort, proxyPort, workerPort] = [await freePort(), await freePort(), await freePort()];
   const env = {
     DATABASE_URL: opts.databaseUrl,
@@ -109,7 +113,7 @@ export async function deploy(opts: {
       : [];
   const [proxyProc, workerProc] = await Promise.all([
     spawnService("proxy", { ...env, ...opts.proxyEnv, PORT: String(proxyPort) }, [
-      ...(opts.proxyArgs ?? []),
+      ...proxyArgs,
       ...profile("proxy"),
     ]),
     spawnService("worker", { ...env, PORT: String(workerPort) }, profile("worker")),
