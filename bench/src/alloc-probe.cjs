@@ -5,7 +5,7 @@
 // window also samples (the V8 sampling heap profiler, collected objects included: slow): an
 // estimate of the objects allocated, and the functions that allocated most.
 const v8 = require("node:v8");
-const { existsSync, renameSync, writeFileSync } = require("node:fs");
+const { existsSync, readFileSync, renameSync, writeFileSync } = require("node:fs");
 const { Session } = require("node:inspector");
 
 const INTERVAL = 256; // bytes between samples: fine enough to count small objects
@@ -14,13 +14,17 @@ let run = null;
 process.on("SIGUSR2", () => {
   if (run === null) {
     let session = null;
-    if (existsSync(`/tmp/gw-alloc-${process.pid}.sample`)) {
+    const flag = `/tmp/gw-alloc-${process.pid}.sample`;
+    if (existsSync(flag)) {
+      // "survivors" in the flag file: only objects that outlived the young generation (promoted,
+      // or alive at the end): who makes the old generation grow.
+      const survivors = readFileSync(flag, "utf8").includes("survivors");
       session = new Session();
       session.connect();
       session.post("HeapProfiler.startSampling", {
         samplingInterval: INTERVAL,
         includeObjectsCollectedByMajorGC: true,
-        includeObjectsCollectedByMinorGC: true,
+        includeObjectsCollectedByMinorGC: !survivors,
       });
     }
     const gc = new v8.GCProfiler();
@@ -36,14 +40,24 @@ process.on("SIGUSR2", () => {
   let after = used;
   let gcCost = 0;
   const gcs = {};
+  // What each scavenge kept: the bytes it copied (new space left after it) and those it promoted
+  // to the old generation (old space grown over it). Their cost, unlike the GC's wall time, does
+  // not depend on how loaded the machine is.
+  let survived = 0;
+  let promoted = 0;
+  const space = (h, name) => h.heapSpaceStatistics.find((x) => x.spaceName === name)?.spaceUsedSize ?? 0;
   for (const s of stats) {
+    if (s.gcType === "Scavenge") {
+      survived += space(s.afterGC, "new_space");
+      promoted += Math.max(0, space(s.afterGC, "old_space") - space(s.beforeGC, "old_space"));
+    }
     allocated += s.beforeGC.heapStatistics.usedHeapSize - after;
     after = s.afterGC.heapStatistics.usedHeapSize;
     gcCost += s.cost;
     gcs[s.gcType] = (gcs[s.gcType] ?? 0) + 1;
   }
   allocated += end - after;
-  const out = { allocated, gcs, gcCost };
+  const out = { allocated, gcs, gcCost, survived, promoted };
   const file = `/tmp/gw-alloc-${process.pid}.json`;
   // Written aside, then renamed: the bench reads the file as soon as it exists.
   const write = (o) => {

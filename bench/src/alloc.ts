@@ -1,8 +1,9 @@
-// `pnpm bench:alloc [--no-build] [--no-sample] [--seconds n] [--top n]`: what one small streaming call allocates
+// `pnpm bench:alloc [--no-build] [--no-sample] [--survivors] [--seconds n] [--top n]`: what one small streaming call allocates
 // in the proxy process, the gateway's and the bare proxy's side by side: bytes (exact, from the
 // heap before each GC) and GCs over one c=64 window as the bench's `stream` step, then objects (a
-// sampled estimate: slow) and the sites that allocate most over a second, c=8 window. See
-// docs/performance.md.
+// sampled estimate: slow) and the sites that allocate most over a second, c=8 window. With
+// `--survivors` the second window (c=64) samples only objects that outlived the young generation:
+// the sites whose objects get promoted. See docs/performance.md.
 import type { ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { build, deploy, storesOrExplain } from "./deploy.ts";
@@ -22,13 +23,16 @@ type Probe = {
   allocated: number;
   gcs: Record<string, number>;
   gcCost: number;
+  survived: number;
+  promoted: number;
   sampledObjects?: number;
   sampledBytes?: number;
   top?: [string, { objects: number; bytes: number }][];
 };
 
 function measured(proc: ChildProcess, sample: boolean, run: () => Promise<number>) {
-  return probeWindow<Probe>(proc, "gw-alloc", "sample", sample, run);
+  const mode = argv.includes("--survivors") ? "survivors" : "";
+  return probeWindow<Probe>(proc, "gw-alloc", "sample", sample, run, mode);
 }
 
 async function main(): Promise<number> {
@@ -71,10 +75,11 @@ async function main(): Promise<number> {
       .map(([k, v]) => `${k} ${v}`)
       .join(", ");
     console.log(
-      `${name}: ${r.calls} calls; per call: ${per(r.allocated, r.calls)} B allocated; GCs: ${gcs}; GC wall time ${(r.gcCost / r.calls).toFixed(1)} µs per call`,
+      `${name}: ${r.calls} calls; per call: ${per(r.allocated, r.calls)} B allocated; GCs: ${gcs}; GC wall time ${(r.gcCost / r.calls).toFixed(1)} µs per call; scavenges kept ${per(r.survived, r.calls)} B and promoted ${per(r.promoted, r.calls)} B per call`,
     );
     if (argv.includes("--no-sample")) continue;
-    const s = await window(true, 8);
+    // Survivors are what a full load keeps in flight: sampled at c=64, as the exact window.
+    const s = await window(true, argv.includes("--survivors") ? 64 : 8);
     console.log(
       `${name}, sampled: ${s.calls} calls; per call ~${per(s.sampledObjects ?? 0, s.calls)} objects, ~${per(s.sampledBytes ?? 0, s.calls)} B (exact: ${per(s.allocated, s.calls)} B)`,
     );

@@ -14,11 +14,13 @@ export async function probeWindow<T>(
   flag: string,
   flagged: boolean,
   run: () => Promise<number>,
+  /** What the flag file says (a mode of the probe's), when `flagged`. */
+  flagText = "",
 ): Promise<T & { calls: number }> {
   const file = `/tmp/${name}-${proc.pid}.json`;
   const flagFile = `/tmp/${name}-${proc.pid}.${flag}`;
   rmSync(file, { force: true });
-  if (flagged) writeFileSync(flagFile, "");
+  if (flagged) writeFileSync(flagFile, flagText);
   else rmSync(flagFile, { force: true });
   proc.kill("SIGUSR2");
   await sleep(200);
