@@ -92,6 +92,15 @@ function stacks(nodes, childrenOf) {
   return { byId, stackOf };
 }
 
+/** A frame's file, short: from `packages/`, `services/` or a library's name on. */
+function frameFile(url) {
+  if (!url) return "";
+  const lib = url.match(/node_modules\/\.pnpm\/[^/]+\/node_modules\/(.*)$/);
+  if (lib) return lib[1];
+  const ours = url.match(/\/((?:services|packages|bench)\/.*)$/);
+  return ours ? ours[1] : url;
+}
+
 function add(map, k, v) {
   map[k] = (map[k] ?? 0) + v;
 }
@@ -150,6 +159,7 @@ process.on("SIGUSR2", () => {
     const { byId, stackOf } = stacks(p.nodes, (n) => n.children ?? []);
     const byStep = {};
     const byOwner = {};
+    const byFrame = {};
     let total = 0;
     p.samples.forEach((id, i) => {
       const f = byId.get(id)?.callFrame ?? { url: "", functionName: "?" };
@@ -157,8 +167,10 @@ process.on("SIGUSR2", () => {
       const us = p.timeDeltas[i] ?? 0;
       add(byStep, stepOf(stackOf(id)), us);
       add(byOwner, owner(sourceOf(f), f.functionName), us);
+      // The leaf frame itself (self time): what a comparison of two calls names.
+      add(byFrame, `${f.functionName || "(anonymous)"} ${frameFile(sourceOf(f))}`, us);
       total += us;
     });
-    done({ kind: "cpu", total, byStep, byOwner });
+    done({ kind: "cpu", total, byStep, byOwner, byFrame });
   });
 });
