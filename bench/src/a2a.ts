@@ -9,12 +9,13 @@ import { median } from "./stats.ts";
 export const A2A_BUDGET_US = 10;
 
 const message = { messageId: "bench", role: "ROLE_USER", parts: [{ text: "hello" }] };
-const BODIES = {
+export const A2A_BODIES = {
   send: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "SendMessage", params: { message } }),
   stream: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "SendStreamingMessage", params: { message } }),
 };
 
-async function agentsFor(d: Deployment) {
+/** A tenant with an `http` and an `a2a` agent on the bench upstream's A2A path. */
+export async function a2aAgents(d: Deployment) {
   const { token, call } = await benchTenant(d, "a2a");
   const create = async (protocol: "http" | "a2a") =>
     (
@@ -64,8 +65,8 @@ export function inProcessMicros(): { send: number; stream: number } {
     return Math.min(...runs);
   };
   return {
-    send: time(one(BODIES.send, "application/json", [json])),
-    stream: time(one(BODIES.stream, "text/event-stream", events)),
+    send: time(one(A2A_BODIES.send, "application/json", [json])),
+    stream: time(one(A2A_BODIES.stream, "text/event-stream", events)),
   };
 }
 
@@ -73,7 +74,7 @@ export async function a2aRows(
   d: Deployment,
   opts: { connections: number; seconds: number; rounds: number },
 ): Promise<Row[]> {
-  const { token, ...agents } = await agentsFor(d);
+  const { token, ...agents } = await a2aAgents(d);
   const kinds = ["http", "a2a"] as const;
   const spec = (agent: (typeof kinds)[number], body: string, seconds: number) => ({
     url: `${d.proxy}/v1/proxy/${agents[agent]}/stream`,
@@ -85,8 +86,8 @@ export async function a2aRows(
   const proxyPid = d.proxyProc.pid as number;
   const rows: Row[] = [];
   for (const [name, body] of [
-    ["A2A SendMessage", BODIES.send],
-    ["A2A streamed task", BODIES.stream],
+    ["A2A SendMessage", A2A_BODIES.send],
+    ["A2A streamed task", A2A_BODIES.stream],
   ] as const) {
     for (const k of kinds) await load(spec(k, body, 1)); // warm-up
     const perCall: Record<(typeof kinds)[number], number[]> = { http: [], a2a: [] };

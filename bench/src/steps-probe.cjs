@@ -100,6 +100,15 @@ function fnOf(f) {
   return `${f.functionName || "(anonymous)"} ${src}:${f.lineNumber + 1}`;
 }
 
+/** A frame's file, short: from `packages/`, `services/` or a library's name on. */
+function frameFile(url) {
+  if (!url) return "";
+  const lib = url.match(/node_modules\/\.pnpm\/[^/]+\/node_modules\/(.*)$/);
+  if (lib) return lib[1];
+  const ours = url.match(/\/((?:services|packages|bench)\/.*)$/);
+  return ours ? ours[1] : url;
+}
+
 function add(map, k, v) {
   map[k] = (map[k] ?? 0) + v;
 }
@@ -163,6 +172,7 @@ process.on("SIGUSR2", () => {
     const byStep = {};
     const byOwner = {};
     const byFunction = {};
+    const byFrame = {};
     let total = 0;
     p.samples.forEach((id, i) => {
       const f = byId.get(id)?.callFrame ?? { url: "", functionName: "?" };
@@ -171,8 +181,10 @@ process.on("SIGUSR2", () => {
       add(byStep, stepOf(stackOf(id)), us);
       add(byOwner, owner(sourceOf(f), f.functionName), us);
       add(byFunction, fnOf(f), us);
+      // The leaf frame itself (self time): what a comparison of two calls names.
+      add(byFrame, `${f.functionName || "(anonymous)"} ${frameFile(sourceOf(f))}`, us);
       total += us;
     });
-    done({ kind: "cpu", total, byStep, byOwner, byFunction });
+    done({ kind: "cpu", total, byStep, byOwner, byFunction, byFrame });
   });
 });

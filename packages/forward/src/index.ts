@@ -11,5 +11,6 @@ export { type McpMessage, type McpPosted, mcpPost } from "./mcp-post.ts";
 export * from "./protocols/index.ts";
 export * from "./stored.ts";
 export { chooseTarget } from "./target.ts";
+export { arrived as arrivedBody } from "./upload.ts";
 export type { ListPage, ToolSearch } from "./virtual/search-port.ts";
 export { memberIdsOf, sessionsOf, shareSessionEnds } from "./virtual/session-key.ts";

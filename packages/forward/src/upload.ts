@@ -49,9 +49,10 @@ const EMPTY = Buffer.alloc(0);
  * arrived when the request ended, or when the bytes waiting in the stream are all its
  * Content-Length declares: Node runs the microtasks after handing over the body and before marking
  * the request complete, so a call admitted from caches gets here in between (most small calls).
- * The stream is resumed so that its end, there or still to come, is consumed.
+ * The stream is resumed so that its end, there or still to come, is consumed. A held body (the
+ * proxy's step 4) is taken so too: no listeners and no promise for a body that is already here.
  */
-function arrived(incoming: IncomingMessage): Buffer | null {
+export function arrived(incoming: IncomingMessage): Buffer | null {
   if (incoming.readableDidRead) return null;
   if (
     !incoming.complete &&

@@ -84,6 +84,18 @@ describe("learning from the answer", () => {
     });
   });
 
+  it("parses only the last status that carries a state, past any number kept", () => {
+    const status = (state: string) => event({ statusUpdate: { taskId: "t", status: { state } } });
+    const noState = event({ artifactUpdate: { taskId: "t", artifact: { parts: [{ text: '"state"' }] } } });
+    let text = event({ task: { id: "t", contextId: "c", status: { state: "s-first" } } });
+    for (let i = 0; i < 20; i++) text += status(`s${i}`) + noState;
+    for (const last of [text, text + noState.repeat(9)]) {
+      const learner = a2aLearner(sse) as NonNullable<ReturnType<typeof a2aLearner>>;
+      learner.add(Buffer.from(last));
+      expect(learner.facts()).toEqual({ a2aTaskId: "t", a2aContextId: "c", a2aTaskState: "s19" });
+    }
+  });
+
   it("learns nothing from an event the stream cut off", () => {
     const learner = a2aLearner(sse) as NonNullable<ReturnType<typeof a2aLearner>>;
     learner.add(Buffer.from(event({ task: { id: "t", status: { state: "TASK_STATE_WORKING" } } })));

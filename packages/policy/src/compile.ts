@@ -1,6 +1,6 @@
 import { type CompiledAnswerRule, compileAnswerRules } from "./answer/compile.ts";
 import { type CompiledCondition, type CompiledKey, compileCondition, compileKey } from "./cel/compile.ts";
-import { type CallVariables, callVariables } from "./cel/variables.ts";
+import { type CallVariables, callVariables, unreadableClaims } from "./cel/variables.ts";
 import type { PolicyInput } from "./input.ts";
 import {
   type LimitWindow,
@@ -243,12 +243,22 @@ export function ruleHolds(r: CompiledRule, input: PolicyInput): boolean {
 export function matchPolicy(policy: CompiledPolicy, input: PolicyInput): Match {
   const rules = policy.rules;
   let vars: CallVariables | null = null;
+  let claimsRead = false;
   for (let i = 0; i < rules.length; i++) {
     const r = rules[i] as CompiledRule;
     if (!ruleHolds(r, input)) continue;
     if (r.when === null) return r;
-    vars ??= callVariables(input);
     try {
+      // Most conditions are read from the call directly (cel/direct-condition.ts): the variables
+      // are built only for CEL. Unreadable claims fail every condition, as the variables would.
+      if (r.when.direct !== null) {
+        if (!claimsRead && unreadableClaims(input) !== null) return r.whenError as Match;
+        claimsRead = true;
+        const direct = r.when.direct(input);
+        if (direct === true) return r;
+        if (direct === false) continue;
+      }
+      vars ??= callVariables(input);
       if (r.when.holds(vars.forCondition(r.when.readsArguments))) return r;
     } catch {
       return r.whenError as Match;

@@ -45,7 +45,8 @@ async function admit(x: ProxyExchange, deps: ProxyDeps, mode: Mode) {
   call = await limitConcurrency(call, deps, x.outgoing); // 3. calls in flight per agent and tenant: 429
   if (call.method === "POST") {
     call = checkHeaders(call); // 4. X-Gateway-Model: 400
-    call = await readBody(call, x.incoming); // 4. the body: 413
+    const read = readBody(call, x.incoming); // 4. the body: 413 (one already here: no promise)
+    call = read instanceof Promise ? await read : read;
   }
   call = refuseStreamedMcp(call, deps); // 5. verified-action mode: no MCP agent on the stream: 409
   if (call.method === "POST") {

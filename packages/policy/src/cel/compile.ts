@@ -2,6 +2,7 @@ import { invalid } from "@gw/core";
 import type { ASTNode } from "@marcbachmann/cel-js";
 import type { PolicyInput } from "../input.ts";
 import { calledFunctions, estimateCost } from "./cost.ts";
+import { type DirectCondition, directCondition } from "./direct-condition.ts";
 import { directKey } from "./direct-key.ts";
 import { type CelVariables, checkEnv, runEnv } from "./env.ts";
 import { CEL_LIMITS } from "./limits.ts";
@@ -15,6 +16,11 @@ export type CompiledCondition = {
   readonly readsClock: boolean;
   /** Whether it can read `call.price` (a per-caller tool list cannot tell it: the tool stays listed). */
   readonly readsPrice: boolean;
+  /**
+   * The condition read from the call itself when its shape allows (direct-condition.ts): no CEL
+   * variables built, no expression walked; null (or a null answer) leaves it to `holds`.
+   */
+  readonly direct: DirectCondition | null;
 };
 
 /**
@@ -40,6 +46,7 @@ export function compileCondition(expr: string, field: string): CompiledCondition
     readsArguments: /\barguments\b/.test(expr),
     readsClock: /\bnow\b/.test(expr),
     readsPrice: /\bprice\b/.test(expr),
+    direct: directCondition(parsed.ast as ASTNode),
   });
 }
 

@@ -18,6 +18,16 @@ const FIELDS: Readonly<Record<string, Readonly<Record<string, (input: PolicyInpu
 
 type Node = { op: string; args: unknown };
 
+/** The reader of `id.name` when it is one of FIELDS (a string on every call); else null. */
+export function stringField(node: { op: string; args: unknown }): ((input: PolicyInput) => string) | null {
+  if (node.op !== "." || !Array.isArray(node.args)) return null;
+  const [of, name] = node.args as [Node, unknown];
+  if (of?.op !== "id" || typeof of.args !== "string" || typeof name !== "string") return null;
+  return Object.hasOwn(FIELDS, of.args) && Object.hasOwn(FIELDS[of.args] ?? {}, name)
+    ? ((FIELDS[of.args] as Record<string, (input: PolicyInput) => string>)[name] ?? null)
+    : null;
+}
+
 /**
  * A quota key made only of string literals, those fields and `+` (`"tenant"`, `agent.name`,
  * `principal.sub + "/" + call.mode`: the usual keys), as a function of the call: the same string
@@ -31,13 +41,7 @@ export function directKey(ast: ASTNode): ((input: PolicyInput) => string) | null
     const text = node.args;
     return () => text;
   }
-  if (node.op === "." && Array.isArray(node.args)) {
-    const [of, name] = node.args as [Node, unknown];
-    if (of?.op !== "id" || typeof of.args !== "string" || typeof name !== "string") return null;
-    return Object.hasOwn(FIELDS, of.args) && Object.hasOwn(FIELDS[of.args] ?? {}, name)
-      ? ((FIELDS[of.args] as Record<string, (input: PolicyInput) => string>)[name] ?? null)
-      : null;
-  }
+  if (node.op === ".") return stringField(node);
   if (node.op === "+" && Array.isArray(node.args) && node.args.length === 2) {
     const left = directKey(node.args[0] as ASTNode);
     const right = left && directKey(node.args[1] as ASTNode);

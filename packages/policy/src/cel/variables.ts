@@ -72,6 +72,11 @@ export function unreadableClaims(input: PolicyInput): Error | null {
   return claims instanceof Error ? claims : null;
 }
 
+/** The call's claims as CEL sees them (a map), or why they cannot be read. */
+export function claimsOfInput(input: PolicyInput): Map<string, unknown> | Error {
+  return claimsFor(input.principal.claims);
+}
+
 function claimsFor(claims: Readonly<Record<string, unknown>>): Map<string, unknown> | Error {
   let hit = claimsOf.get(claims);
   if (hit === undefined) {

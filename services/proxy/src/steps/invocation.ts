@@ -30,8 +30,6 @@ export async function openInvocation(
     createdBy: call.principal.userId,
     status: call.mode === "transactional" ? "pending" : "running",
     model: call.model,
-    // What the protocol records of the parsed request (MCP: method and tool; A2A: method, task, context).
-    ...call.speaks.recorded(call.request),
     reqSize: call.forward?.length ?? null,
     startedAt: call.mode === "streaming" ? new Date() : null,
     // The call's own time, also when its record is written after the fact (ADR 0006).
@@ -43,10 +41,13 @@ export async function openInvocation(
     paymentAmount: call.payment?.amount ?? null,
     paymentPayer: call.payment?.payer ?? null,
     paymentNonce: call.payment?.nonce ?? null,
-    // A payment the tenant settles is pending until the facilitator answered (step 9).
-    ...(call.payment?.facilitator ? { settlement: pendingSettlement(), settlementStatus: "pending" } : {}),
     // The process that owns an open streaming record (the sweeper ends it if this one dies).
     instanceId: call.mode === "streaming" ? deps.instanceId : null,
+    // Spreads last: a field named after a spread costs V8 a new hidden class on every call.
+    // What the protocol records of the parsed request (MCP: method and tool; A2A: method, task, context).
+    ...call.speaks.recorded(call.request),
+    // A payment the tenant settles is pending until the facilitator answered (step 9).
+    ...(call.payment?.facilitator ? { settlement: pendingSettlement(), settlementStatus: "pending" } : {}),
   };
   // The decision travels with the row from here on (docs/policy.md "Decisions").
   const decision = call.decision ?? undefined;

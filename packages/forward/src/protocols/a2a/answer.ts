@@ -1,6 +1,6 @@
 import { isEventStream, isRecord, type JsonObject } from "@gw/jsonrpc";
 import type { AnswerHead } from "../protocol.ts";
-import { ResultLearner } from "../result-learner.ts";
+import { type EventWorth, ResultLearner } from "../result-learner.ts";
 import { idOf } from "./request.ts";
 
 /**
@@ -27,6 +27,7 @@ export function a2aLearner(head: AnswerHead): ResultLearner<LearnedTask> | null 
     {},
     learnFromResult,
     mayTeach,
+    "a2aTaskState",
   );
 }
 
@@ -34,11 +35,12 @@ export function a2aLearner(head: AnswerHead): ResultLearner<LearnedTask> | null 
  * Whether an SSE event can change what was learned, without parsing it. Once the task and context
  * are known only a task state can, and a state is read from a `"state"` key: an event whose text
  * holds no `"state"` (nor a `\u` escape, which could spell one) is not parsed. Most of a long
- * stream's events (artifact chunks) are skipped so.
+ * stream's events (artifact chunks) are skipped so. One that may hold a state is `"latest"`: the
+ * last state wins, so of a stream's status updates only the last that carries one is parsed.
  */
-function mayTeach(data: string, learned: LearnedTask): boolean {
+function mayTeach(data: string, learned: LearnedTask): EventWorth {
   if (learned.a2aTaskId === undefined || learned.a2aContextId === undefined) return true;
-  return data.includes('"state"') || data.includes("\\u");
+  return data.includes('"state"') || data.includes("\\u") ? "latest" : false;
 }
 
 /** Learns from one JSON-RPC result of an A2A method (any version); unknown shapes teach nothing. */
