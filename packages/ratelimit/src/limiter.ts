@@ -42,8 +42,8 @@ const ALLOWED: TakeResult = Object.freeze({ allowed: true });
  * Leases (docs/rate-limit.md): a replica takes up to `leaseCap(limit)` tokens from the shared
  * bucket in one round trip and spends them locally for at most LEASE_MS, so a busy agent costs one
  * Redis call per lease, not per call. The lease grows (doubling) while it is used up in time and
- * shrinks when it expires unused; a lease in use that falls under a quarter is refilled ahead, so
- * a steady load never waits for Redis. No call is ever admitted that the shared bucket did not grant:
+ * shrinks when it expires unused; a lease in use that falls under a quarter, or into the last
+ * quarter of its time, is refilled ahead, so a steady load never waits for Redis. No call is ever admitted that the shared bucket did not grant:
  * the cost of leasing is bounded under-admission (tokens a replica leased and did not use).
  *
  * Redis outage: fail open to per-replica in-memory buckets (docs/rate-limit.md explains why). A
@@ -94,11 +94,16 @@ export function createRateLimiter(opts: {
       const k = bucketKey(key);
       // A live lease with a token left: decided here, no promise, no allocation.
       const lease = leases.get(k);
-      if (lease && lease.tokens >= 1 && lease.until > performance.now()) {
+      const now = performance.now();
+      if (lease && lease.tokens >= 1 && lease.until > now) {
         lease.tokens--;
-        // Running low while in use: the next lease is asked for now, so no take waits for it.
-        if (lease.tokens * 4 < lease.size && lease.size > 1 && !asking.has(k))
-          void ask(k, limit, redis, Math.min(leaseCap(limit), lease.size * 2), false);
+        // Running low, or near its end, while in use: the next lease is asked for now, so no take
+        // waits for it. Low: twice the size (within the cap); near its end: back to its size.
+        const low = lease.tokens * 4 < lease.size;
+        if ((low || lease.until - now < LEASE_MS / 4) && lease.size > 1 && !asking.has(k)) {
+          const size = low ? Math.min(leaseCap(limit), lease.size * 2) : lease.size;
+          void ask(k, limit, redis, Math.max(1, size - lease.tokens), size, false);
+        }
         return ALLOWED;
       }
       return shared(key, k, limit, redis);
@@ -109,11 +114,11 @@ export function createRateLimiter(opts: {
    * Asks Redis for up to `size` tokens. The answer becomes the bucket's lease, with what is left
    * of a live one, before any take waiting for it wakes (they await this very promise: woken
    * first, they would find the lease empty and each ask Redis alone). `own`: one granted token is
-   * the asker's, not the lease's.
+   * the asker's, not the lease's. `size`: the lease's size from then on (what it doubles from).
    */
-  function ask(k: string, limit: Limit, r: Redis, size: number, own: boolean) {
+  function ask(k: string, limit: Limit, r: Redis, want: number, size: number, own: boolean) {
     const now = performance.now();
-    const asked = viaRedis(r, k, limit, size).then((answer) => {
+    const asked = viaRedis(r, k, limit, want).then((answer) => {
       asking.delete(k);
       // A denied refill leaves the live lease as it is: its tokens keep their own expiry.
       if (answer && (own || answer.granted > 0)) {
@@ -156,7 +161,7 @@ export function createRateLimiter(opts: {
       : last.tokens < 1 && last.until > now
         ? Math.min(cap, last.size * 2)
         : Math.max(1, Math.min(cap, Math.floor(last.size / 2)));
-    const asked = ask(k, limit, r, size, true);
+    const asked = ask(k, limit, r, size, size, true);
     const answer = await asked;
     if (answer) return decide(key, answer);
     // Takes decided by the local fallback while Redis did not answer.
