@@ -10,6 +10,8 @@ import { type Detector, type Finding, kept } from "./findings.ts";
 export type GatedDetector = {
   readonly detector: Detector;
   readonly gate?: string;
+  /** With a gate: where a match of it can start (lead.ts), a JavaScript expression's source. */
+  readonly lead?: string | null;
   readonly needs?: RegExp;
 };
 
@@ -37,6 +39,7 @@ const SET_DFA_BYTES = 1 << 20;
 export function answerScan(detectors: readonly GatedDetector[]): AnswerScan {
   const gated = detectors.filter((d) => d.gate !== undefined);
   const set = gateSet(gated.map((d) => d.gate as string));
+  const leads = set === null ? null : setLeads(gated);
   /** Each detector's place in the set (-1: not in it), and in `needed` (-1: needs nothing). */
   const inSet = detectors.map((d) => (set === null ? -1 : gated.indexOf(d)));
   const needed = [...new Set(detectors.flatMap((d) => d.needs ?? []))];
@@ -45,7 +48,8 @@ export function answerScan(detectors: readonly GatedDetector[]): AnswerScan {
     const out: Finding[] = [];
     if (extra !== null) extra(text, out);
     if (text.length === 0) return out;
-    const hits = set === null ? null : set.match(text);
+    // No lead in the text: none of the set's patterns can match, and its pass is spared.
+    const hits = set === null ? null : leads !== null && !leads.test(text) ? NONE : set.match(text);
     /** Per needed character: 0 not looked for yet, 1 present, 2 absent. */
     const has = needed.length === 0 ? null : new Uint8Array(needed.length);
     for (let i = 0; i < detectors.length; i++) {
@@ -60,6 +64,18 @@ export function answerScan(detectors: readonly GatedDetector[]): AnswerScan {
     }
     return kept(out);
   };
+}
+
+const NONE: number[] = [];
+
+/**
+ * One JavaScript expression finding the lead of any of the set's patterns (docs/adr/0050), when
+ * every one of them has a lead: a text it finds nothing in holds no match of the set. Null when
+ * one has none (the set's pass then runs on every text: a lead search would only add to it).
+ */
+function setLeads(gated: readonly GatedDetector[]): RegExp | null {
+  if (gated.some((d) => !d.lead)) return null;
+  return new RegExp(gated.map((d) => `(?:${d.lead})`).join("|"), "u");
 }
 
 function gateSet(gates: readonly string[]): RE2Set | null {
