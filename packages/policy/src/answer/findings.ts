@@ -28,12 +28,15 @@ export function kept(all: Finding[]): Finding[] {
   return out;
 }
 
+/** What a finding of `kind` is replaced with: ASCII, so it needs no escape in JSON. */
+export const redaction = (kind: string): string => `[redacted:${kind}]`;
+
 /** The text with each finding replaced by `[redacted:<kind>]`. */
 export function redacted(text: string, findings: readonly Finding[]): string {
   let out = "";
   let at = 0;
   for (const f of findings) {
-    out += `${text.slice(at, f.start)}[redacted:${f.kind}]`;
+    out += `${text.slice(at, f.start)}${redaction(f.kind)}`;
     at = f.end;
   }
   return out + text.slice(at);
