@@ -1,8 +1,14 @@
 /** One match in one text: `[start, end)` in UTF-16 code units, and the kind it is redacted as. */
 export type Finding = { readonly start: number; readonly end: number; readonly kind: string };
 
-/** Finds matches of one kind in one text. */
-export type Detector = (text: string, out: Finding[]) => void;
+/**
+ * Where in a text the candidates of a kind can be: the positions of the first and the last of the
+ * characters every candidate holds (a digit: own.ts), found once per text for every kind needing it.
+ */
+export type Within = { readonly first: number; readonly last: number };
+
+/** Finds matches of one kind in one text (only around `within`, when given: its candidates lie there). */
+export type Detector = (text: string, out: Finding[], within?: Within) => void;
 
 /**
  * The matches of every detector in `text`, in order, without overlaps: where two overlap, the one
