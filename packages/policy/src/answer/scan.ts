@@ -80,7 +80,11 @@ const NONE: number[] = [];
  */
 function setLeads(gated: readonly GatedDetector[]): RegExp | null {
   if (gated.some((d) => !d.lead)) return null;
-  return new RegExp(gated.map((d) => `(?:${d.lead})`).join("|"), "u");
+  try {
+    return new RegExp(gated.map((d) => `(?:${d.lead})`).join("|"), "u");
+  } catch {
+    return null; // never expected (classes of code points); the set then runs on every text
+  }
 }
 
 function gateSet(gates: readonly string[]): RE2Set | null {
