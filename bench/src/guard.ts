@@ -48,7 +48,9 @@ async function tenantWith(d: Deployment, variant: Variant) {
     upstream_url: `${d.upstream}/a2a`,
     protocol: "a2a",
   });
-  if (variant === "guarded") await call("PUT", "/v1/policy", POLICY);
+  // Both tenants have a policy, so the difference is the answer guard alone: a tenant without
+  // any policy skips the request's policy decision and its record, which are not the guard's.
+  await call("PUT", "/v1/policy", variant === "guarded" ? POLICY : {});
   return { token, agentId: agent.id as string, a2aId: a2a.id as string };
 }
 
@@ -152,7 +154,7 @@ export async function answerGuardRows(d: Deployment, p: { rounds: number; second
   return [
     {
       scenario: "answer guard",
-      metric: "4 KiB tools/call p50 c=1 (bare: no answer rules, relayed unread)",
+      metric: "4 KiB tools/call p50 c=1 (bare: a policy without answer rules, relayed unread)",
       unit: "ms",
       direct: null,
       bare: median(got.unguarded.map((x) => x.res.p50)),

@@ -189,7 +189,7 @@ async function relayCall(
   const opening = AnswerPlan.open(deps.answerHooks?.[call.protocol], call, head, tap.held);
   const plan = opening instanceof Promise ? await opening : opening;
   if (plan?.hold) {
-    const held = await holdBody(res.body, plan.maxBytes, plan.endsAt);
+    const held = await holdBody(res, plan.maxBytes, plan.endsAt);
     if (held.kind === "failure") {
       const failure = cancel.aborted ? "cancelled" : held.failure;
       relayFailed(call, tap, settled, sink, failure, undefined);

@@ -7,6 +7,7 @@ import { mcpAnswerTexts } from "../src/protocols/mcp-answer.ts";
 
 const TRICKY = [
   "plain",
+  "unescaped é, 😀 and \u2028 (sliced, not parsed again)",
   'a \\"quoted\\" word',
   "ends in a backslash \\\\",
   'backslash then quote \\\\\\"',

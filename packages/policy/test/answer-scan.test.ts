@@ -4,6 +4,7 @@ import * as v from "valibot";
 import validator from "validator";
 import { describe, expect, it } from "vitest";
 import { type Detector, type Finding, findingsIn, kept } from "../src/answer/findings.ts";
+import { digitsWithin } from "../src/answer/own.ts";
 import { piiDetectors } from "../src/answer/pii.ts";
 import { re2Detector } from "../src/answer/re2.ts";
 import { answerScan } from "../src/answer/scan.ts";
@@ -229,7 +230,7 @@ describe("one pass per rule (the detectors behind one RE2 set)", () => {
         d(text, out);
       };
     const scan = answerScan([
-      { detector: counted("card", piiDetectors(["credit_card"])[0] as Detector), needs: /[0-9]/ },
+      { detector: counted("card", piiDetectors(["credit_card"])[0] as Detector), needs: digitsWithin },
       { detector: counted("a", re2Detector(RE2JS.compile("(?i)a+b"), "pattern", false)), gate: "(?i)a+b" },
       { detector: counted("c", re2Detector(RE2JS.compile("c.d"), "pattern", false)), gate: "c.d" },
     ]);

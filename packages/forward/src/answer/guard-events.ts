@@ -2,7 +2,7 @@ import type { IncomingHttpHeaders } from "node:http";
 import { isRecord, SseSplitter, sseBlocks, sseEvent } from "@gw/jsonrpc";
 import { ANSWER_LIMITS, type AnswerVerdict } from "@gw/policy";
 import type { AnswerCall, EventStep, EventTransform } from "../protocols/protocol.ts";
-import { rewriteEvent, rewriteTexts } from "./guard-body.ts";
+import { redactTexts, rewriteEvent } from "./guard-body.ts";
 
 /** The verdict of the call's answer rules on the texts of one response message. */
 export type Judge = (texts: string[]) => Promise<AnswerVerdict>;
@@ -94,7 +94,7 @@ export class EventGuard implements EventTransform {
       return raw;
     }
     this.#add("redacted", verdict.findings);
-    return Buffer.from(rewriteEvent(text, block, rewriteTexts(data, spans, verdict.texts)));
+    return Buffer.from(rewriteEvent(text, block, redactTexts(data, spans, verdict.found)));
   }
 
   /** Ends the stream after `before` with the protocol's error for the request's id. */

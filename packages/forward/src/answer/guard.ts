@@ -8,7 +8,7 @@ import {
 } from "@gw/policy";
 import type { Dispatcher } from "undici";
 import type { Answer, AnswerCall, AnswerHook, BodyUse } from "../protocols/protocol.ts";
-import { responseEndsAt, rewriteResponse, rewriteTexts } from "./guard-body.ts";
+import { redactTexts, responseEndsAt, rewriteResponse } from "./guard-body.ts";
 import { EventGuard, type Judge } from "./guard-events.ts";
 import { type HeldResponse, isEventStreamAnswer, readHeld } from "./held.ts";
 
@@ -111,7 +111,7 @@ async function guarded(call: AnswerCall, answer: Answer, whole: boolean, judge: 
     return answer;
   }
   settle(call, { action: "redacted", findings: verdict.findings });
-  return rewriteResponse(answer, located, rewriteTexts(located.json, spans, verdict.texts));
+  return rewriteResponse(answer, located, redactTexts(located.json, spans, verdict.found));
 }
 
 /** The blocked answer: the protocol's error for the request's id, on the upstream's status. */

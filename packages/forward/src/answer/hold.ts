@@ -1,47 +1,57 @@
-import type { Readable } from "node:stream";
 import type { Failure } from "@gw/invocations";
-import { classifyFailure } from "@gw/upstream";
+import { classifyFailure, type RelaySource } from "@gw/upstream";
 
 /** A held answer body: whole within the bound, or abandoned past it. */
 export type Held = { kind: "held"; body: Buffer; whole: true } | { kind: "held"; body: null; whole: false };
 
 /**
  * Reads an answer body that a feature holds before the caller sees it (a `tools/list` answer to
- * filter, a guarded result), up to `maxBytes` (or until `endsAt` says it is complete): past it the upstream is abandoned and nothing is kept. The stream's
- * idle time-out still applies; an upstream that breaks off is a failure like a broken relay.
+ * filter, a guarded result), up to `maxBytes` (or until `endsAt` says it is complete): past it the
+ * upstream is abandoned and nothing is kept. The chunks come straight from undici's parser, as a
+ * relay gets them (no Readable: its end destroyed the body, and that abort built an error with a
+ * stack for every held answer); a body of one chunk is that chunk, not a copy. The stream's idle
+ * time-out still applies; an upstream that breaks off is a failure like a broken relay.
  */
 export function holdBody(
-  body: Readable,
+  source: RelaySource,
   maxBytes: number,
   /** Whether a chunk completed what is held (an SSE answer's response event): reading stops there. */
   endsAt?: ((chunk: Buffer) => boolean) | null,
 ): Promise<Held | { kind: "failure"; failure: Failure }> {
   return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
+    let chunks: Buffer[] = [];
     let size = 0;
     let done = false;
+    const whole = (): Held => ({
+      kind: "held",
+      body: chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size),
+      whole: true,
+    });
     const finish = (v: Held | { kind: "failure"; failure: Failure }) => {
       if (done) return;
       done = true;
+      chunks = [];
       resolve(v);
     };
-    body.on("data", (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > maxBytes) {
-        chunks.length = 0;
-        finish({ kind: "held", body: null, whole: false });
-        body.destroy();
-        return;
-      }
-      chunks.push(chunk);
-      if (endsAt?.(chunk)) {
-        finish({ kind: "held", body: Buffer.concat(chunks), whole: true });
-        body.destroy();
-      }
+    source.relayTo({
+      data(chunk) {
+        if (done) return true;
+        size += chunk.length;
+        if (size > maxBytes) {
+          finish({ kind: "held", body: null, whole: false });
+          source.abandon();
+          return true;
+        }
+        chunks.push(chunk);
+        if (endsAt?.(chunk)) {
+          finish(whole());
+          source.abandon();
+        }
+        return true;
+      },
+      end: () => finish(whole()),
+      error: (e) =>
+        finish({ kind: "failure", failure: classifyFailure(e) === "timeout" ? "timeout" : "unreachable" }),
     });
-    body.once("end", () => finish({ kind: "held", body: Buffer.concat(chunks), whole: true }));
-    body.once("error", (e) =>
-      finish({ kind: "failure", failure: classifyFailure(e) === "timeout" ? "timeout" : "unreachable" }),
-    );
   });
 }

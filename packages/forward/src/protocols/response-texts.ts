@@ -43,9 +43,15 @@ export function spansOf(json: string, at: number): Map<string, Span> {
   return m;
 }
 
-/** The string at `span`, if it is one, added to `out` with its decoded text. */
+/**
+ * The string at `span`, if it is one, added to `out` with its decoded text. A string without a
+ * backslash is its own text (the answer parsed as JSON, so it holds no quote or control character
+ * unescaped): it is sliced, not parsed again.
+ */
 export function textAt(json: string, span: Span | undefined, out: TextSpan[]): void {
   if (span && json[span.start] === '"') {
-    out.push({ ...span, text: JSON.parse(json.slice(span.start, span.end)) as string });
+    const raw = json.slice(span.start + 1, span.end - 1);
+    const text = raw.includes("\\") ? (JSON.parse(json.slice(span.start, span.end)) as string) : raw;
+    out.push({ start: span.start, end: span.end, text });
   }
 }

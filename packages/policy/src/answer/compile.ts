@@ -1,6 +1,7 @@
 import type { CompiledRule } from "../compile.ts";
 import type { AnswerRule } from "../schema.ts";
 import type { Detector } from "./findings.ts";
+import { leadOf } from "./lead.ts";
 import { gatedPiiDetectors } from "./pii.ts";
 import { compileRe2, hasLiteralPrefix, re2Detector } from "./re2.ts";
 import { type AnswerScan, answerScan, type GatedDetector } from "./scan.ts";
@@ -41,7 +42,7 @@ export function compileAnswerRules(
         // found from its prefix alone, or after the rule's set found a match of it
         return hasLiteralPrefix(re)
           ? { detector: re2Detector(re, "pattern") }
-          : { detector: re2Detector(re, "pattern", false), gate: p };
+          : { detector: re2Detector(re, "pattern", false), gate: p, lead: leadOf(re) };
       });
       const secrets = r.detect.secrets === true;
       const detectors = [

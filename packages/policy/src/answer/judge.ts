@@ -15,6 +15,8 @@ export type AnswerVerdict =
       readonly findings: Readonly<Record<string, number>>;
       /** For a redaction: each text as the caller receives it (the same order). */
       readonly texts: readonly string[];
+      /** For a redaction: each text's findings, in order (what `texts` replaced; none otherwise). */
+      readonly found: readonly (readonly Finding[])[];
       readonly reason: string;
     };
 
@@ -62,6 +64,7 @@ export async function judgeAnswer(
       rule: rule.position,
       findings,
       texts: action === "redact" ? texts.map((t, i) => redacted(t, found[i] ?? [])) : texts,
+      found: action === "redact" ? found : [],
       reason,
     };
   }

@@ -1,7 +1,7 @@
 import { isValidPhoneNumber } from "libphonenumber-js";
 import validator from "validator";
 import type { Detector, Finding } from "./findings.ts";
-import { DIGIT, hasDigit, ownDetector } from "./own.ts";
+import { digitsWithin, hasDigit, ownDetector } from "./own.ts";
 import type { GatedDetector } from "./scan.ts";
 import type { PiiKind } from "./schema.ts";
 
@@ -35,15 +35,36 @@ const SSN = "\\b[0-9]{3}[- ][0-9]{2}[- ][0-9]{4}\\b";
 const IPV4 = "\\b(?:[0-9]{1,3}\\.){3}[0-9]{1,3}\\b";
 const IP = `${IPV4}|(?:[0-9A-Fa-f]{0,4}:){2,7}[0-9A-Fa-f]{0,4}`;
 
+// How far each digit-bearing kind's candidates reach from the text's first and last digits
+// (own.ts): cards and SSNs start and end with a digit, phones start at most one character ahead
+// (`+`, `(`), IBANs two (the country code) and run at most 43 characters from there. Each `after`
+// leaves room for the separator and the character a search may read past a candidate's end.
+const ENDS_IN_DIGIT = { before: 0, after: 8 };
+const PHONE_REACH = { before: 1, after: 8 };
+const IBAN_REACH = { before: 2, after: 48 };
+const always = () => true;
+
 const DETECTORS: Readonly<Record<PiiKind, GatedDetector>> = {
   email: { detector: emailDetector },
-  phone: { detector: ownDetector(PHONE, "phone", (s) => isValidPhoneNumber(s, "US")), needs: DIGIT },
-  credit_card: {
-    detector: ownDetector(CARD, "credit_card", (s) => validator.isCreditCard(digitsOnly(s))),
-    needs: DIGIT,
+  phone: {
+    detector: ownDetector(PHONE, "phone", (s) => isValidPhoneNumber(s, "US"), always, PHONE_REACH),
+    needs: digitsWithin,
   },
-  iban: { detector: ownDetector(IBAN, "iban", (s) => validator.isIBAN(digitsOnly(s))), needs: DIGIT },
-  us_ssn: { detector: ownDetector(SSN, "us_ssn", issuableSsn), needs: DIGIT },
+  credit_card: {
+    detector: ownDetector(
+      CARD,
+      "credit_card",
+      (s) => validator.isCreditCard(digitsOnly(s)),
+      always,
+      ENDS_IN_DIGIT,
+    ),
+    needs: digitsWithin,
+  },
+  iban: {
+    detector: ownDetector(IBAN, "iban", (s) => validator.isIBAN(digitsOnly(s)), always, IBAN_REACH),
+    needs: digitsWithin,
+  },
+  us_ssn: { detector: ownDetector(SSN, "us_ssn", issuableSsn, always, ENDS_IN_DIGIT), needs: digitsWithin },
   ip_address: { detector: ipDetector() },
 };
 
@@ -114,6 +135,11 @@ export function gatedPiiDetectors(kinds: readonly PiiKind[]): GatedDetector[] {
 /** The detectors of the named kinds, in the order above, each looking for the character it needs. */
 export function piiDetectors(kinds: readonly PiiKind[]): Detector[] {
   return gatedPiiDetectors(kinds).map(({ detector, needs }) =>
-    needs === undefined ? detector : (text, out) => needs.test(text) && detector(text, out),
+    needs === undefined
+      ? detector
+      : (text, out) => {
+          const within = needs(text);
+          if (within !== null) detector(text, out, within);
+        },
   );
 }
