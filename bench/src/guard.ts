@@ -19,7 +19,7 @@ const POLICY = {
   ],
 };
 
-const CALL = JSON.stringify({
+export const GUARD_CALL = JSON.stringify({
   jsonrpc: "2.0",
   id: 1,
   method: "tools/call",
@@ -35,7 +35,7 @@ const A2A_STREAM = JSON.stringify({
   params: { message: { messageId: "bench", role: "ROLE_USER", parts: [{ text: "hello" }] } },
 });
 
-async function tenantWith(d: Deployment, variant: Variant) {
+export async function tenantWith(d: Deployment, variant: Variant) {
   const { token, call } = await benchTenant(d, `guard-${variant}`);
   const agent = await call("POST", "/v1/agents", {
     name: "bench-guard",
@@ -117,7 +117,7 @@ async function bareProxyCpu(d: Deployment, p: { rounds: number; seconds: number 
   const spec = {
     url: `${d.bare}/mcp?answer=4k`,
     headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
-    body: CALL,
+    body: GUARD_CALL,
     connections: 1,
   };
   await load({ ...spec, seconds: 1 }); // warm-up
@@ -142,7 +142,7 @@ export async function answerGuardRows(d: Deployment, p: { rounds: number; second
         "content-type": "application/json",
         accept: "application/json, text/event-stream",
       },
-      body: CALL,
+      body: GUARD_CALL,
       connections: 1,
       seconds,
     });

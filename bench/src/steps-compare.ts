@@ -1,13 +1,14 @@
-// `pnpm bench:steps-compare <a2a-send|a2a-stream|policy> [--no-build] [--seconds n] [--rounds n]`:
+// `pnpm bench:steps-compare <a2a-send|a2a-stream|policy|guard> [--no-build] [--seconds n] [--rounds n]`:
 // where a feature's CPU per call goes, as the difference between two streaming calls the proxy
 // serves side by side (an `a2a` agent against an `http` agent on the same upstream and body; 20
-// CEL rules against no policy). The proxy runs with `steps-probe.cjs`; each round measures both
+// CEL rules against no policy; the answer guard's 4 KiB answer against a policy without answer rules). The proxy runs with `steps-probe.cjs`; each round measures both
 // variants without a profiler, then under the V8 CPU profiler, order alternating. Printed: the
 // unprofiled CPU per call of each, and the profiled µs per call by step and by leaf frame, largest
 // differences first (docs/performance.md, "Per-step costs").
 import { fileURLToPath } from "node:url";
 import { A2A_BODIES, a2aAgents } from "./a2a.ts";
 import { build, deploy, storesOrExplain } from "./deploy.ts";
+import { GUARD_CALL, tenantWith } from "./guard.ts";
 import { type LoadSpec, load } from "./load.ts";
 import { policyTenants } from "./policy.ts";
 import { probeWindow, runMain } from "./probe.ts";
@@ -69,6 +70,22 @@ async function main(): Promise<number> {
   });
   const specs: Record<"base" | "feature", (seconds: number) => LoadSpec> = await (async () => {
     const common = { connections: 64, "content-type": "application/json" };
+    if (FEATURE === "guard") {
+      // The answer guard's 4 KiB tools/call: a policy without answer rules against the bench's rule.
+      const t = { unguarded: await tenantWith(d, "unguarded"), guarded: await tenantWith(d, "guarded") };
+      const of = (v: "unguarded" | "guarded") => (seconds: number) => ({
+        url: `${d.proxy}/v1/proxy/${t[v].agentId}/stream`,
+        headers: {
+          authorization: `Bearer ${t[v].token}`,
+          "content-type": common["content-type"],
+          accept: "application/json, text/event-stream",
+        },
+        body: GUARD_CALL,
+        connections: common.connections,
+        seconds,
+      });
+      return { base: of("unguarded"), feature: of("guarded") };
+    }
     if (FEATURE === "policy") {
       const t = await policyTenants(d, "/echo");
       const of = (v: "none" | "cel") => (seconds: number) => ({
