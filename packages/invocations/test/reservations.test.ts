@@ -18,12 +18,20 @@ const ref = () => ({ tenantId: "t-reserve", id: `inv_${randomUUID()}`, agentId: 
 describe.each(stores)("reservations taken before the dial (%s store)", (_name, url) => {
   let store: Store;
   let life: Lifecycle;
+  // A second process's lifecycle: its own pool on Postgres (the embedded store is one process's).
+  let other: Store | undefined;
+  let otherLife: Lifecycle;
   beforeAll(async () => {
     store = await openStore(url);
     await migrate(store);
     life = createInvocationLifecycle({ store });
+    other = url ? await openStore(url) : undefined;
+    otherLife = createInvocationLifecycle({ store: other ?? store });
   });
-  afterAll(() => store?.close());
+  afterAll(async () => {
+    await other?.close();
+    await store?.close();
+  });
 
   const holders = async (key: string) =>
     (
@@ -32,10 +40,10 @@ describe.each(stores)("reservations taken before the dial (%s store)", (_name, u
       ])
     ).map((r) => r.invocation_id);
   /** Every call's outcome: "won", or the kind its `ReservationTaken` names. */
-  const outcomes = (calls: Array<{ id: string; keys: Reservation[] }>) =>
+  const outcomes = (calls: Array<{ id: string; keys: Reservation[]; on?: Lifecycle }>) =>
     Promise.all(
       calls.map((c) =>
-        life.reserve({ ...ref(), id: c.id }, c.keys).then(
+        (c.on ?? life).reserve({ ...ref(), id: c.id }, c.keys).then(
           () => "won",
           (e: unknown) => {
             if (e instanceof ReservationTaken) return e.kind;
@@ -73,6 +81,23 @@ describe.each(stores)("reservations taken before the dial (%s store)", (_name, u
     for (const k of [0, 1]) {
       const mine = got.slice(0, 12).filter((_, i) => i % 2 === k);
       expect(mine.filter((o) => o === "won")).toHaveLength(1);
+    }
+  });
+
+  it("two processes, batches holding the same keys in opposite orders: one winner per key", async () => {
+    const keys = Array.from({ length: 6 }, () => nonce());
+    // Each side's first call goes alone; the rest arrive while it is in flight and share a batch.
+    const side = (on: Lifecycle, order: Reservation[]) => [
+      { id: ref().id, keys: [nonce()], on },
+      ...order.map((k) => ({ id: ref().id, keys: [k], on })),
+    ];
+    const calls = [...side(life, keys), ...side(otherLife, [...keys].reverse())];
+    const got = await outcomes(calls);
+    expect(got[0]).toBe("won");
+    expect(got[keys.length + 1]).toBe("won");
+    for (const k of keys) {
+      const holding = calls.flatMap((c, i) => (c.keys[0] === k ? [got[i]] : []));
+      expect(holding.sort()).toEqual(["payment_nonce", "won"]);
     }
   });
 

@@ -100,6 +100,9 @@ const RESERVE_BATCH_SQL = `insert into reservations (kind, scope, key, invocatio
   returning invocation_id`;
 
 type Claim = { invocationId: string; key: Reservation; won: boolean };
+const order = (x: string, y: string) => (x < y ? -1 : x > y ? 1 : 0);
+const byKey = (a: Claim, b: Claim) =>
+  order(a.key.kind, b.key.kind) || order(a.key.scope, b.key.scope) || order(a.key.key, b.key.key);
 
 /**
  * `reserve`, group-committed (ADR 0051): a call's key goes out at once when no batch is in
@@ -112,7 +115,11 @@ type Claim = { invocationId: string; key: Reservation; won: boolean };
  */
 export function createReserver(query: Query) {
   const take = coalesce<Claim>(
-    async (claims) => {
+    async (batch) => {
+      // Inserted in key order (unnest's order): two processes' batches holding the same keys then
+      // wait on each other in one order, never in a cycle (a deadlock Postgres breaks only after
+      // deadlock_timeout, failing a batch whose calls are then retried one by one).
+      const claims = batch.length > 1 ? [...batch].sort(byKey) : batch;
       const rows = await query(RESERVE_BATCH_SQL, [
         claims.map((c) => c.key.kind),
         claims.map((c) => c.key.scope),
