@@ -312,7 +312,8 @@ async function main(): Promise<number> {
   }
   if (want("x402-mcp")) {
     console.log("x402 inside MCP tool calls: a paid tools/call (verification only) against the free one ...");
-    rows.push(...(await x402McpRows(d, { rounds: P.rounds, quick })));
+    const windowsFile = profileDir ? join(profileDir, "x402-mcp-rounds.json") : undefined;
+    rows.push(...(await x402McpRows(d, { rounds: P.rounds, quick, windowsFile })));
   }
 
   // 7. The audit chain's cost per control-plane write: the write's transaction with and without

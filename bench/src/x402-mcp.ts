@@ -1,5 +1,7 @@
 // x402 inside MCP tool calls (docs/payments.md, MCP tool calls): a paid tools/call against the same
 // free call, verification only (the tenant settles nothing), proxy CPU per call and latency.
+import { mkdirSync, writeFileSync } from "node:fs";
+import { dirname } from "node:path";
 import { newPayer } from "@gw/testkit";
 import { x402Client } from "@x402/core/client";
 import type { PaymentPayload, PaymentRequired } from "@x402/core/types";
@@ -52,15 +54,18 @@ async function post(url: string, token: string, body: string): Promise<Record<st
 }
 
 /**
- * One row pair: `calls` sequential tools/calls per round (c=1, every paid call with its own
- * authorization, signed beforehand by the official x402 client), rounds interleaved, proxy CPU per
+ * One row pair per concurrency (c=1 and c=16): tools/calls per round, every paid call with its own
+ * authorization (signed beforehand by the official x402 client), rounds interleaved, proxy CPU per
  * call and p50 of each round.
  */
-export async function x402McpRows(d: Deployment, p: { rounds: number; quick: boolean }): Promise<Row[]> {
+export async function x402McpRows(
+  d: Deployment,
+  p: { rounds: number; quick: boolean; windowsFile?: string | undefined },
+): Promise<Row[]> {
   const agents = { free: await agentFor(d, "free"), paid: await agentFor(d, "paid") };
   const unpaid = await post(agents.paid.url, agents.paid.token, callBody(0));
   const required = (unpaid.result as { structuredContent: PaymentRequired }).structuredContent;
-  const calls = p.quick ? 150 : 400;
+  const perCaller = p.quick ? 150 : 400;
   const rounds = p.rounds * 2;
   const payer = registerExactEvmScheme(new x402Client(), { signer: newPayer() });
   // Signed just before each paid round, outside it (an authorization is valid for maxTimeoutSeconds).
@@ -69,52 +74,75 @@ export async function x402McpRows(d: Deployment, p: { rounds: number; quick: boo
     for (let i = 0; i < n; i++) out.push(await payer.createPaymentPayload(required));
     return out;
   };
-  const run = async (v: Variant, payments: PaymentPayload[] | null) => {
+  /** `calls` tools/calls by `c` callers at once, each call after the caller's previous one. */
+  const run = async (v: Variant, c: number, calls: number, payments: PaymentPayload[] | null) => {
     const times: number[] = [];
-    for (let i = 0; i < calls; i++) {
-      const t0 = performance.now();
-      const answer = await post(agents[v].url, agents[v].token, callBody(i + 1, payments?.[i]));
-      times.push(performance.now() - t0);
-      const result = answer.result as
-        | { isError?: boolean; structuredContent?: { error?: string } }
-        | undefined;
-      if (result?.isError)
-        throw new Error(`x402 mcp bench: ${v} call refused: ${result.structuredContent?.error}`);
-    }
+    let next = 0;
+    const caller = async () => {
+      for (let i = next++; i < calls; i = next++) {
+        const t0 = performance.now();
+        const answer = await post(agents[v].url, agents[v].token, callBody(i + 1, payments?.[i]));
+        times.push(performance.now() - t0);
+        const result = answer.result as
+          | { isError?: boolean; structuredContent?: { error?: string } }
+          | undefined;
+        if (result?.isError)
+          throw new Error(`x402 mcp bench: ${v} call refused: ${result.structuredContent?.error}`);
+      }
+    };
+    await Promise.all(Array.from({ length: c }, caller));
     return times;
   };
+  // c=1, then c=16: at c=16 concurrent paid calls share the statement that takes their nonces.
+  const levels = [1, 16].map((c) => ({ c, calls: c === 1 ? perCaller : perCaller * 4 }));
   // Warm-up: caches, JIT.
-  await run("free", null);
-  await run("paid", await sign(calls));
+  for (const { c, calls } of levels) {
+    await run("free", c, calls, null);
+    await run("paid", c, calls, await sign(calls));
+  }
   const pid = d.proxyProc.pid as number;
-  const got: Record<Variant, { cpuUs: number; p50: number }[]> = { free: [], paid: [] };
+  const got = new Map<string, { cpuUs: number; p50: number }[]>();
+  // Each round's span on the monotonic clock (µs, as V8's profiles count it), to split a profile by variant.
+  const windows: { label: string; from: number; to: number }[] = [];
+  const nowUs = () => Number(process.hrtime.bigint() / 1000n);
   for (let r = 0; r < rounds; r++) {
-    for (const v of r % 2 === 0 ? (["free", "paid"] as const) : (["paid", "free"] as const)) {
-      const payments = v === "paid" ? await sign(calls) : null;
-      await quiet();
-      const before = cpuMsOf(pid);
-      const times = await run(v, payments);
-      got[v].push({ cpuUs: ((cpuMsOf(pid) - before) * 1000) / calls, p50: percentile(times, 50) });
+    for (const { c, calls } of levels) {
+      for (const v of r % 2 === 0 ? (["free", "paid"] as const) : (["paid", "free"] as const)) {
+        const payments = v === "paid" ? await sign(calls) : null;
+        await quiet();
+        const before = cpuMsOf(pid);
+        const from = nowUs();
+        const times = await run(v, c, calls, payments);
+        const label = `${v} c=${c}`;
+        windows.push({ label, from, to: nowUs() });
+        const seen = got.get(label) ?? [];
+        seen.push({ cpuUs: ((cpuMsOf(pid) - before) * 1000) / calls, p50: percentile(times, 50) });
+        got.set(label, seen);
+      }
     }
   }
-  const cpu = (v: Variant) => median(got[v].map((x) => x.cpuUs));
-  const added = cpu("paid") - cpu("free");
-  return [
+  if (p.windowsFile) {
+    mkdirSync(dirname(p.windowsFile), { recursive: true });
+    writeFileSync(p.windowsFile, JSON.stringify(windows));
+  }
+  const of = (v: Variant, c: number) => got.get(`${v} c=${c}`) ?? [];
+  const cpu = (v: Variant, c: number) => median(of(v, c).map((x) => x.cpuUs));
+  return levels.flatMap(({ c }): Row[] => [
     {
       scenario: "x402 MCP",
-      metric: "tools/call p50 c=1, paid (verification only) vs free (bare: free)",
+      metric: `tools/call p50 c=${c}, paid (verification only) vs free (bare: free)`,
       unit: "ms",
       direct: null,
-      bare: median(got.free.map((x) => x.p50)),
-      gateway: median(got.paid.map((x) => x.p50)),
+      bare: median(of("free", c).map((x) => x.p50)),
+      gateway: median(of("paid", c).map((x) => x.p50)),
     },
     {
       scenario: "x402 MCP",
-      metric: `tools/call proxy CPU per call, paid (verification only) vs free (+${added.toFixed(0)} µs)`,
+      metric: `tools/call proxy CPU per call c=${c}, paid (verification only) vs free (+${(cpu("paid", c) - cpu("free", c)).toFixed(0)} µs)`,
       unit: "µs",
       direct: null,
-      bare: cpu("free"),
-      gateway: cpu("paid"),
+      bare: cpu("free", c),
+      gateway: cpu("paid", c),
     },
-  ];
+  ]);
 }

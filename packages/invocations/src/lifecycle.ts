@@ -3,9 +3,9 @@ import type { Reservation, Store } from "@gw/db";
 import type { Failure } from "./outcome.ts";
 import type { DecisionRecord } from "./repos/decision-rows.ts";
 import {
+  createReserver,
   insertWithReservations,
   release,
-  reserve,
   type StoredRequest,
 } from "./repos/invocation-reservations.ts";
 import { createClaimer, failIfOpen, markRepeat } from "./repos/invocation-states.ts";
@@ -114,6 +114,8 @@ export function createInvocationLifecycle(opts: {
   // The worker's pending → running, group-committed: one UPDATE for the jobs that start together.
   const claim = createClaimer(store.recordsQuery);
   const withRequest = createRequestWriter(store.query);
+  // A verified payment's nonce before the dial (ADR 0047), group-committed with the concurrent ones.
+  const reserve = createReserver(store.query);
   const openDeadlineMs = opts.openDeadlineMs ?? 1_500;
   // A decision committed with its invocation: its hook (receipts) hears it, fail-open.
   const noted = (decision: DecisionRecord | undefined) => () => {
@@ -217,7 +219,7 @@ export function createInvocationLifecycle(opts: {
           UNDO_RETRY_MS,
         ).catch(() => {});
       try {
-        await withDeadline(reserve(store.query, ref.id, reservations), openDeadlineMs, giveBack);
+        await withDeadline(reserve(ref.id, reservations), openDeadlineMs, giveBack);
       } catch (e) {
         if (isStoreUnavailable(e)) giveBack();
         throw e;

@@ -21,8 +21,8 @@ export type ProxyDeps = Runtime & {
   /** In-flight work (stream records) that graceful shutdown waits for. */
   inflight: Tracker;
   /**
-   * The digest pinned for a tool of an agent (the catalog's cached view), null when not pinned:
-   * read for a paid MCP tool call, whose receipt binds it.
+   * The digest pinned for a tool of an agent (the catalog's cached view, its read bounded by the
+   * store's deadline), null when not pinned: read for a paid MCP tool call, whose receipt binds it.
    */
   pinnedDigest: (tenantId: string, agentId: string, tool: string) => Promise<string | null>;
   /** The tenant's facilitator (null: it settles nothing), cached and invalidated on settlement writes. */

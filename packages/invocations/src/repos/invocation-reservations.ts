@@ -1,4 +1,4 @@
-import type { Query, Reservation } from "@gw/db";
+import { coalesce, type Query, type Reservation } from "@gw/db";
 import type { DecisionRecord } from "./decision-rows.ts";
 import { INSERT_PARAMS, insertParams, insertSql } from "./invocation-writer.ts";
 import type { NewInvocation } from "./invocations.ts";
@@ -87,6 +87,57 @@ export async function reserve(query: Query, invocationId: string, reservations: 
     reservations.map((r) => r.key),
     reservations.map(() => invocationId),
   ]).catch((e: unknown) => takenOr(query, reservations, e));
+}
+
+/**
+ * The keys of many calls in one statement: a key another row holds (committed, in flight in
+ * another transaction, or earlier in this batch) is skipped, not an error, and the rows that went
+ * in name their invocation, so each call learns whether its key is its own.
+ */
+const RESERVE_BATCH_SQL = `insert into reservations (kind, scope, key, invocation_id)
+  select * from unnest($1::text[], $2::text[], $3::text[], $4::text[])
+  on conflict do nothing
+  returning invocation_id`;
+
+type Claim = { invocationId: string; key: Reservation; won: boolean };
+const order = (x: string, y: string) => (x < y ? -1 : x > y ? 1 : 0);
+const byKey = (a: Claim, b: Claim) =>
+  order(a.key.kind, b.key.kind) || order(a.key.scope, b.key.scope) || order(a.key.key, b.key.key);
+
+/**
+ * `reserve`, group-committed (ADR 0051): a call's key goes out at once when no batch is in
+ * flight, else with every key that arrived meanwhile, as one durable statement, so one commit
+ * (one WAL flush, one round trip of the proxy) covers the concurrent paid calls. Exactly one of
+ * the calls holding a key wins it, in one batch or across batches and processes (`on conflict`
+ * waits for a conflicting transaction in flight, then skips a key it committed). A call with more
+ * than one key takes them alone (`reserve`): all or none of them, which one skipped key of a
+ * shared statement could not give.
+ */
+export function createReserver(query: Query) {
+  const take = coalesce<Claim>(
+    async (batch) => {
+      // Inserted in key order (unnest's order): two processes' batches holding the same keys then
+      // wait on each other in one order, never in a cycle (a deadlock Postgres breaks only after
+      // deadlock_timeout, failing a batch whose calls are then retried one by one).
+      const claims = batch.length > 1 ? [...batch].sort(byKey) : batch;
+      const rows = await query(RESERVE_BATCH_SQL, [
+        claims.map((c) => c.key.kind),
+        claims.map((c) => c.key.scope),
+        claims.map((c) => c.key.key),
+        claims.map((c) => c.invocationId),
+      ]);
+      const won = new Set(rows.map((r) => r.invocation_id));
+      for (const c of claims) c.won = won.has(c.invocationId);
+    },
+    { maxInFlight: 1, maxBatch: 256 },
+  );
+  return async (invocationId: string, reservations: readonly Reservation[]): Promise<void> => {
+    const [key, ...more] = reservations;
+    if (!key || more.length > 0) return reserve(query, invocationId, reservations);
+    const claim: Claim = { invocationId, key, won: false };
+    await take(claim);
+    if (!claim.won) throw new ReservationTaken(key.kind);
+  };
 }
 
 /** Gives back the keys of a call that was refused before it was forwarded (its caller got an error). */

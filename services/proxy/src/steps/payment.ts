@@ -1,4 +1,4 @@
-import { DomainError, withinDeadline } from "@gw/core";
+import { DomainError } from "@gw/core";
 import {
   admitPayment,
   admitToolPayment,
@@ -74,9 +74,8 @@ async function checkToolPayment(call: Call, deps: ProxyDeps, table: ToolPriceTab
   if (!verified) return call;
   recordPaymentVerification({ outcome: "valid" });
   // What the receipt binds: the tool's pinned digest now, and the decision that let the call through.
-  verified.tool.pinnedDigest = await withinDeadline(
-    deps.pinnedDigest(call.tenantId, call.agent.id, request.tool),
-  );
+  // The catalog's read is bounded by the store's deadline already (a cached view in the steady state).
+  verified.tool.pinnedDigest = await deps.pinnedDigest(call.tenantId, call.agent.id, request.tool);
   const d = call.decision;
   verified.tool.decision = d ? { id: d.id, action: d.action, matched_rule: d.matchedRule } : null;
   call.payment = { ...verified, facilitator };

@@ -217,7 +217,12 @@ describe("x402 for MCP tool calls, streaming path", () => {
       fac.behaviour = "succeed";
     }
     expect(toolCalls()).toBe(calls);
-    const list = await call("GET", `/v1/invocations?agent_id=${agentId}&settlement=settlement_failed`);
+    // The failure's outcome is written after the answer (batched): wait for it to be listed.
+    let list = await call("GET", `/v1/invocations?agent_id=${agentId}&settlement=settlement_failed`);
+    for (const until = Date.now() + 20_000; list.json.data.length === 0 && Date.now() < until; ) {
+      await new Promise((r) => setTimeout(r, 25));
+      list = await call("GET", `/v1/invocations?agent_id=${agentId}&settlement=settlement_failed`);
+    }
     expect(list.json.data[0]).toMatchObject({
       status: "failed",
       mcp_tool: "echo",
