@@ -6,6 +6,7 @@ import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type QuotaCounter, type Quotas, quotaHashKey } from "../src/quota.ts";
 import { createQuotas } from "../src/quota-redis.ts";
+import { scriptRedis } from "./redis-doubles.ts";
 
 const REDIS_URL = process.env.REDIS_URL || undefined;
 const logger = createLogger({ level: "silent", service: "test" });
@@ -123,15 +124,7 @@ describe.skipIf(!REDIS_URL)("quota counters on Redis", () => {
   it("a busy leased counter is topped up in the background: no call waits for Redis once leases run", async () => {
     // A Redis whose script replies take 20 ms more than they do: a call charged through Redis
     // is still pending after the turn it started in; one charged from a lease is not.
-    const slow = new Redis(REDIS_URL as string, { maxRetriesPerRequest: null });
-    const evalsha = slow.evalsha.bind(slow) as (...a: unknown[]) => Promise<unknown>;
-    Object.assign(slow, {
-      evalsha: async (...a: unknown[]) => {
-        const reply = await evalsha(...a);
-        await new Promise((r) => setTimeout(r, 20));
-        return reply;
-      },
-    });
+    const { redis: slow } = scriptRedis(REDIS_URL as string, 20);
     try {
       const q = createQuotas({ redis: slow, logger });
       const t = `t_${randomUUID()}`;

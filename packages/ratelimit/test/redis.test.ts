@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { BucketKey, Limit } from "../src/bucket.ts";
 import { createRateLimiter, leaseCap, type RateLimiter } from "../src/limiter.ts";
 import { bucketKey } from "../src/redis.ts";
+import { scriptRedis } from "./redis-doubles.ts";
 
 const REDIS_URL = process.env.REDIS_URL || undefined;
 const logger = createLogger({ level: "silent", service: "test" });
@@ -88,21 +89,11 @@ describe.skipIf(!REDIS_URL)("rate limiter on Redis", () => {
   it("leases: a busy agent costs far fewer Redis calls than calls", async () => {
     const key = newKey();
     const limit = { rps: 1_000_000, burst: 1_000_000 };
-    // Counts this replica's script calls on its own connection (the Redis server's command
-    // statistics would also count every other suite sharing it).
-    const own = new Redis(REDIS_URL as string, { maxRetriesPerRequest: null });
-    let sent = 0;
-    const evalsha = own.evalsha.bind(own);
-    own.evalsha = ((...args: Parameters<typeof evalsha>) => {
-      sent++;
-      return evalsha(...args);
-    }) as typeof own.evalsha;
-    const counted = createRateLimiter({ redis: own, logger });
-    const calls = async () => sent;
-    const before = await calls();
+    const own = scriptRedis(REDIS_URL as string);
+    const counted = createRateLimiter({ redis: own.redis, logger });
     for (let i = 0; i < 500; i++) expect((await counted.take(key, limit)).allowed).toBe(true);
-    const used = (await calls()) - before;
-    await own.quit();
+    const used = own.sent();
+    await own.redis.quit();
     // Leases double up to 64 tokens: about a dozen round trips for 500 takes.
     expect(used).toBeGreaterThan(0);
     expect(used).toBeLessThan(100);
@@ -111,38 +102,24 @@ describe.skipIf(!REDIS_URL)("rate limiter on Redis", () => {
   it("leases: concurrent takes share one lease request instead of each asking Redis", async () => {
     const key = newKey();
     const limit = { rps: 1_000_000, burst: 1_000_000 };
-    const own = new Redis(REDIS_URL as string, { maxRetriesPerRequest: null });
-    let sent = 0;
-    const evalsha = own.evalsha.bind(own);
-    own.evalsha = ((...args: Parameters<typeof evalsha>) => {
-      sent++;
-      return evalsha(...args);
-    }) as typeof own.evalsha;
-    const counted = createRateLimiter({ redis: own, logger });
+    const own = scriptRedis(REDIS_URL as string);
+    const counted = createRateLimiter({ redis: own.redis, logger });
     // 64 callers at once, 8 takes each: the callers that find the lease empty while it is being
     // refilled wait for that refill and spend its tokens.
     const caller = async () => {
       for (let i = 0; i < 8; i++) expect((await counted.take(key, limit)).allowed).toBe(true);
     };
     await Promise.all(Array.from({ length: 64 }, caller));
-    await own.quit();
+    await own.redis.quit();
     // 512 takes from leases doubling up to 64 tokens: a few dozen round trips, not one per waiter.
-    expect(sent).toBeGreaterThan(0);
-    expect(sent).toBeLessThan(64);
+    expect(own.sent()).toBeGreaterThan(0);
+    expect(own.sent()).toBeLessThan(64);
   });
 
   it("leases: a lease in use is refilled ahead, so a steady caller never waits for Redis", async () => {
     // Script replies 5 ms late: a take decided through Redis returns a promise; one decided from
     // a lease answers at once.
-    const slow = new Redis(REDIS_URL as string, { maxRetriesPerRequest: null });
-    const evalsha = slow.evalsha.bind(slow) as (...a: unknown[]) => Promise<unknown>;
-    Object.assign(slow, {
-      evalsha: async (...a: unknown[]) => {
-        const reply = await evalsha(...a);
-        await new Promise((r) => setTimeout(r, 5));
-        return reply;
-      },
-    });
+    const { redis: slow } = scriptRedis(REDIS_URL as string, 5);
     try {
       const limiter = createRateLimiter({ redis: slow, logger });
       const key = newKey();
