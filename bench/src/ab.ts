@@ -8,7 +8,7 @@
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { A2A_BODIES, a2aAgents } from "./a2a.ts";
-import { type Deployment, deploy, storesOrExplain } from "./deploy.ts";
+import { type Deployment, deploy, SMALL_PATHS, storesOrExplain } from "./deploy.ts";
 import { type LoadSpec, load } from "./load.ts";
 import { policyTenants } from "./policy.ts";
 import { runMain } from "./probe.ts";
@@ -23,13 +23,6 @@ const arg = (flag: string) => {
 const ROUNDS = Number(arg("--rounds") ?? 6);
 const SECONDS = Number(arg("--seconds") ?? 4);
 const ONLY = (arg("--only") ?? "send,stream,policy").split(",");
-const PATHS = {
-  echo: "/echo",
-  sink: "/sink",
-  source: "/source?bytes=1",
-  sse: "/sse?n=1&every=5",
-  transact: "/echo",
-};
 type Pair = { base: LoadSpec; feature: LoadSpec };
 
 async function pairsOf(d: Deployment): Promise<Record<"send" | "stream" | "policy", Pair>> {
@@ -69,8 +62,8 @@ async function main(): Promise<number> {
   const otherProcs = await import(pathToFileURL(resolve(baseTree, "bench/src/procs.ts")).href);
   try {
     const trees = {
-      base: (await other.deploy({ ...stores, paths: PATHS })) as Deployment,
-      this: await deploy({ ...stores, paths: PATHS }),
+      base: (await other.deploy({ ...stores, paths: SMALL_PATHS })) as Deployment,
+      this: await deploy({ ...stores, paths: SMALL_PATHS }),
     };
     const pairs = { base: await pairsOf(trees.base), this: await pairsOf(trees.this) };
     for (const scenario of ["send", "stream", "policy"] as const) {

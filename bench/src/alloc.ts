@@ -6,7 +6,7 @@
 // the sites whose objects get promoted. See docs/performance.md.
 import type { ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { build, deploy, storesOrExplain } from "./deploy.ts";
+import { build, deploy, SMALL_PATHS, storesOrExplain } from "./deploy.ts";
 import { load } from "./load.ts";
 import { probeWindow, runMain } from "./probe.ts";
 
@@ -42,13 +42,7 @@ async function main(): Promise<number> {
   const d = await deploy({
     ...stores,
     proxyArgs: ["--require", PROBE],
-    paths: {
-      echo: "/echo",
-      sink: "/sink",
-      source: "/source?bytes=1",
-      sse: "/sse?n=1&every=5",
-      transact: "/echo",
-    },
+    paths: SMALL_PATHS,
   });
   const spec = (url: string, seconds: number, connections = 64) => ({
     url,

@@ -69,6 +69,15 @@ export function build(): void {
  * Starts the upstream, the bare proxy and the split deployment (control-plane, proxy, worker as
  * separate processes from their bundles), then creates the tenant's agents.
  */
+/** The agents' upstream paths of the probes' deployments: one small answer each (`steps`, `alloc`, `ab`, `steps-compare`). */
+export const SMALL_PATHS = {
+  echo: "/echo",
+  sink: "/sink",
+  source: "/source?bytes=1",
+  sse: "/sse?n=1&every=5",
+  transact: "/echo",
+};
+
 export async function deploy(opts: {
   databaseUrl: string;
   redisUrl: string;

@@ -7,7 +7,7 @@
 // differences first (docs/performance.md, "Per-step costs").
 import { fileURLToPath } from "node:url";
 import { A2A_BODIES, a2aAgents } from "./a2a.ts";
-import { build, deploy, storesOrExplain } from "./deploy.ts";
+import { build, deploy, SMALL_PATHS, storesOrExplain } from "./deploy.ts";
 import { GUARD_CALL, tenantWith } from "./guard.ts";
 import { type LoadSpec, load } from "./load.ts";
 import { policyTenants } from "./policy.ts";
@@ -60,13 +60,7 @@ async function main(): Promise<number> {
   const d = await deploy({
     ...stores,
     proxyArgs: ["--enable-source-maps", "--require", PROBE],
-    paths: {
-      echo: "/echo",
-      sink: "/sink",
-      source: "/source?bytes=1",
-      sse: "/sse?n=1&every=5",
-      transact: "/echo",
-    },
+    paths: SMALL_PATHS,
   });
   const specs: Record<"base" | "feature", (seconds: number) => LoadSpec> = await (async () => {
     const common = { connections: 64, "content-type": "application/json" };

@@ -8,7 +8,7 @@
 import type { ChildProcess } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { build, deploy, storesOrExplain } from "./deploy.ts";
+import { build, deploy, SMALL_PATHS, storesOrExplain } from "./deploy.ts";
 import { load } from "./load.ts";
 import { probeWindow, runMain } from "./probe.ts";
 import { cpuMsOf } from "./procs.ts";
@@ -59,13 +59,7 @@ async function main(): Promise<number> {
   const d = await deploy({
     ...stores,
     proxyArgs: ["--enable-source-maps", "--require", PROBE],
-    paths: {
-      echo: "/echo",
-      sink: "/sink",
-      source: "/source?bytes=1",
-      sse: "/sse?n=1&every=5",
-      transact: "/echo",
-    },
+    paths: SMALL_PATHS,
   });
   const spec = (seconds: number) => ({
     url: `${d.proxy}/v1/proxy/${d.agents.echo}/stream`,
