@@ -1,6 +1,8 @@
 // @stores both: the chain is written and checked through the store's SQL.
 import { randomUUID } from "node:crypto";
-import { migrate, openStore, policies, type Store } from "@gw/db";
+import { canonicalJson, newId } from "@gw/core";
+import { type Db, migrate, openStore, policies, type Store } from "@gw/db";
+import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { appendAudit, diffChanges, exportAudit, listAudit, verifyAudit } from "../src/index.ts";
 
@@ -62,6 +64,22 @@ describe("audit chain", () => {
     expect(await verifyAudit(store.db, tenant)).toEqual({ events: 12, valid: true });
   });
 
+  it("stays one chain while a replica of the previous release appends with its own two statements", async () => {
+    const tenant = `t-${randomUUID()}`;
+    await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        store.db.transaction(async (tx) => {
+          if (i % 2 === 0) await appendAudit({ tx, ...event(tenant, i + 1) });
+          else await appendTheEarlierWay(tx, event(tenant, i + 1));
+        }),
+      ),
+    );
+    const { rows } = await listAudit(store.db, tenant, { limit: 20, offset: 0 });
+    expect(rows.map((r) => r.seq)).toEqual([12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1]);
+    expect(new Set(rows.map((r) => r.requestId)).size).toBe(12);
+    expect(await verifyAudit(store.db, tenant)).toEqual({ events: 12, valid: true });
+  });
+
   it("commits the write and its event together or neither", async () => {
     const tenant = `t-${randomUUID()}`;
     await expect(
@@ -101,3 +119,35 @@ describe("audit chain", () => {
     expect(JSON.stringify(c)).not.toContain("s2");
   });
 });
+
+/**
+ * How the release before `gw_audit_append` appended an event: the chain lock and an insert that
+ * read the head, two statements pipelined on the transaction. A replica still running it during a
+ * rollout must keep one chain with the function.
+ */
+async function appendTheEarlierWay(tx: Db, e: ReturnType<typeof event>): Promise<void> {
+  const id = newId("aud");
+  const createdAt = new Date().toISOString();
+  const canonical = canonicalJson({
+    id,
+    tenant_id: e.tenantId,
+    actor: e.actor,
+    action: e.action,
+    resource_id: e.resourceId,
+    request_id: e.requestId,
+    created_at: createdAt,
+    changes: e.changes,
+  });
+  const lock = tx.execute(sql`select pg_advisory_xact_lock(741913, hashtext(${e.tenantId}))`);
+  const insert = tx.execute(sql`
+    with head as (
+      select seq, digest from audit_events where tenant_id = ${e.tenantId} order by seq desc limit 1
+    )
+    insert into audit_events
+      (id, tenant_id, seq, actor, action, resource_id, request_id, created_at, changes, prev_digest, digest)
+    select ${id}, ${e.tenantId}, coalesce((select seq from head), 0) + 1, ${e.actor}, ${e.action},
+      ${e.resourceId}, ${e.requestId}, ${createdAt}::timestamptz, ${JSON.stringify(e.changes)}::jsonb,
+      (select digest from head),
+      'sha256:' || encode(sha256(convert_to(coalesce((select digest from head), '') || ${canonical}, 'UTF8')), 'hex')`);
+  await Promise.all([lock, insert]);
+}

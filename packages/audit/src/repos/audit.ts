@@ -11,43 +11,26 @@ export type AuditFilter = {
   offset: number;
 };
 
-/**
- * Advisory-lock class of the per-tenant chain lock (the two-key form, so its keys never meet the
- * migrator's single-key lock). The key inside the class is `hashtext(tenant_id)`.
- */
-const CHAIN_LOCK_CLASS = 741_913;
-
 /** Audit events. Every function takes the tenant id: there is no unscoped read. */
 export const auditRepo = {
   /**
-   * Appends one event to the tenant's chain inside `tx`, in one round trip: the chain lock and the
-   * insert are sent together (pipelined on the transaction's connection). The lock serialises the
-   * tenant's chain writers until `tx` ends (a transaction-scoped advisory lock; two tenants never
-   * wait on each other unless their hashes collide). The insert is its own statement, so it reads
-   * the chain's head with a snapshot taken after the lock was granted, and computes the position,
-   * `prev_digest` and `digest` from it in SQL: `digest` is the sha256 of the head's digest followed
-   * by `canonical`, the event's canonical JSON (`auditDigest` computes the same in process).
+   * Appends one event to the tenant's chain inside `tx`, in one statement: `gw_audit_append`
+   * (migration 0030, ADR 0053) takes the tenant's chain lock, reads the chain's head after the lock
+   * was granted, and inserts the event with its position, `prev_digest` and `digest` computed in
+   * SQL: `digest` is the sha256 of the head's digest followed by `canonical`, the event's canonical
+   * JSON (`auditDigest` computes the same in process). The lock is transaction-scoped: it
+   * serialises the tenant's chain writers until `tx` ends; two tenants never wait on each other
+   * unless their hashes collide.
    */
   async append(
     tx: Db,
     row: Omit<AuditEventRow, "seq" | "prevDigest" | "digest">,
     canonical: string,
   ): Promise<{ seq: number; prevDigest: string | null; digest: string }> {
-    const lock = tx.execute(
-      sql`select pg_advisory_xact_lock(${CHAIN_LOCK_CLASS}, hashtext(${row.tenantId}))`,
-    );
-    const insert = tx.execute(sql`
-      with head as (
-        select seq, digest from audit_events where tenant_id = ${row.tenantId} order by seq desc limit 1
-      )
-      insert into audit_events
-        (id, tenant_id, seq, actor, action, resource_id, request_id, created_at, changes, prev_digest, digest)
-      select ${row.id}, ${row.tenantId}, coalesce((select seq from head), 0) + 1, ${row.actor}, ${row.action},
-        ${row.resourceId}, ${row.requestId}, ${row.createdAt.toISOString()}::timestamptz,
-        ${JSON.stringify(row.changes)}::jsonb, (select digest from head),
-        'sha256:' || encode(sha256(convert_to(coalesce((select digest from head), '') || ${canonical}, 'UTF8')), 'hex')
-      returning seq, prev_digest, digest`);
-    const [, result] = await Promise.all([lock, insert]);
+    const result = await tx.execute(sql`
+      select seq, prev_digest, digest from gw_audit_append(${row.id}, ${row.tenantId}, ${row.actor},
+        ${row.action}, ${row.resourceId}, ${row.requestId}, ${row.createdAt.toISOString()}::timestamptz,
+        ${JSON.stringify(row.changes)}::jsonb, ${canonical})`);
     // postgres-js answers the rows; PGlite an object holding them.
     const rows = (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as Array<{
       seq: number | string;
