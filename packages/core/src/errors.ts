@@ -58,6 +58,7 @@ export const unavailable = (message: string) => new DomainError("unavailable", m
  */
 const STORE_DOWN_CODES = new Set([
   "ECONNREFUSED",
+  "ENOENT", // a Unix socket that is not there (the server is stopped)
   "ECONNRESET",
   "ETIMEDOUT",
   "EPIPE",

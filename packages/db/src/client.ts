@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import * as schema from "./schema/index.ts";
+import { socketUrl } from "./socket-url.ts";
 import { createStoreHealth, observed, type StoreHealth } from "./store-health.ts";
 
 export type Schema = typeof schema;
@@ -74,7 +75,10 @@ export async function openStore(
     // counted across the pool: its default grows to 10–20 s within a few seconds of an outage, so
     // the pool stayed away that long after the store was back. Capped at 1 s (docs/reliability.md).
     const backoff = (retries: number) => Math.min(0.05 * 2 ** retries, 1) * (0.5 + Math.random() / 2);
-    const client = postgres(url, {
+    // libpq's Unix-socket forms of the URL (socket-url.ts): a co-located Postgres without TCP.
+    const target = socketUrl(url);
+    const client = postgres(target.url, {
+      path: target.path,
       max: opts.maxConnections ?? 10,
       onnotice: () => {},
       connect_timeout: connectTimeout,
@@ -85,7 +89,8 @@ export async function openStore(
     const db = drizzle(client, { schema }) as unknown as Db;
     const recordsClient =
       opts.syncRecords === false
-        ? postgres(url, {
+        ? postgres(target.url, {
+            path: target.path,
             max: opts.maxConnections ?? 10,
             onnotice: () => {},
             connect_timeout: connectTimeout,
