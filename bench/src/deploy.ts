@@ -2,6 +2,7 @@ import { type ChildProcess, execFileSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { connect } from "node:net";
 import { mintDevToken } from "@gw/auth";
+import { socketUrl } from "@gw/db";
 import { freePort, ROOT, spawnHelper, spawnService } from "./procs.ts";
 
 export const BENCH_JWT_SECRET = "bench-secret-that-is-at-least-32-characters-long";
@@ -30,8 +31,10 @@ export type Deployment = {
 
 function reachable(url: string, defaultPort: number): Promise<boolean> {
   const u = new URL(url);
+  // A DATABASE_URL may name a Unix socket (socketUrl, @gw/db): probe the socket itself.
+  const path = socketUrl(url).path;
   return new Promise((resolve) => {
-    const s = connect({ host: u.hostname, port: Number(u.port || defaultPort) });
+    const s = path ? connect({ path }) : connect({ host: u.hostname, port: Number(u.port || defaultPort) });
     s.setTimeout(2_000, () => {
       s.destroy();
       resolve(false);

@@ -5,6 +5,7 @@ export * from "./health.ts";
 export * from "./migrate.ts";
 export * from "./page.ts";
 export * from "./schema/index.ts";
+export * from "./socket-url.ts";
 export * from "./store-health.ts";
 export { schema };
 
