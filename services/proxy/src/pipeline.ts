@@ -55,7 +55,9 @@ async function admit(x: ProxyExchange, deps: ProxyDeps, mode: Mode) {
     call = parseRequest(call); // 5. the protocol's message (MCP: JSON-RPC, its headers): 400
     // 5. webhook URLs (A2A push notification configs) under the SSRF rules: 400
     if (call.request?.pushUrls?.length) call = await checkPushUrls(call, deps);
-    call = await evaluatePolicy(call, deps, x.incoming); // 6. policy: 403 on deny, decision recorded
+    // 6. policy: 403 on deny, decision recorded (a tenant known to have none: no promise)
+    const decided = evaluatePolicy(call, deps, x.incoming);
+    call = decided instanceof Promise ? await decided : decided;
   }
   try {
     // 6. a per-user credential without the caller's grant: "connection required" (docs/connections.md).
