@@ -38,7 +38,8 @@ export async function admitCall(x: ProxyExchange, deps: ProxyDeps, mode: Mode) {
 async function admit(x: ProxyExchange, deps: ProxyDeps, mode: Mode) {
   // 1. Authenticated by the router in front of the proxy routes (direct.ts: 401, no body).
   let call = newCall(x, mode);
-  call = await loadAgent(call, deps); // 2. the agent in the tenant: 404, 422 (405 for GET/DELETE)
+  const loaded = loadAgent(call, deps); // 2. the agent in the tenant: 404, 422 (405 for GET/DELETE)
+  call = loaded instanceof Promise ? await loaded : loaded; // a cached agent: no promise
   call = checkOrigin(call, deps); // 2. a protocol that checks Origin (MCP): one not allowed: 403
   const limited = rateLimit(call, deps); // 3. per-agent bucket: 429 (a live lease: no promise)
   call = limited instanceof Promise ? await limited : limited;
