@@ -65,9 +65,13 @@ async function admit(x: ProxyExchange, deps: ProxyDeps, mode: Mode) {
     // An agent without a credential (and not virtual) skips the step: not even a promise.
     if (call.agent.credentialRef !== null || call.agent.members !== null)
       call = await checkConnection(call, deps);
-    if (call.method === "POST") call = await checkPayment(call, deps); // 7. x402: 402, 503
+    // 7. x402: 402, 503. An agent with neither a price nor tool prices skips it: not even a promise.
+    if (call.method === "POST" && (call.agent.price || call.agent.toolPrices?.length))
+      call = await checkPayment(call, deps);
     // An MCP GET (standalone SSE stream) or DELETE (session end) is forwarded after steps 1–3 and 5.
-    return await openInvocation(call, deps); // 8. the invocation, with the call's reservations and decision
+    // 8. the invocation, with the call's reservations and decision (a deferred record: no promise)
+    const opened = openInvocation(call, deps);
+    return opened instanceof Promise ? await opened : opened;
   } catch (e) {
     // Refused after an allow or warn and before its invocation took the decision: written alone.
     if (call.decision) void deps.policy.writeAlone(call.decision).catch(() => {});
