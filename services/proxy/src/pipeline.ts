@@ -43,7 +43,9 @@ async function admit(x: ProxyExchange, deps: ProxyDeps, mode: Mode) {
   call = checkOrigin(call, deps); // 2. a protocol that checks Origin (MCP): one not allowed: 403
   const limited = rateLimit(call, deps); // 3. per-agent bucket: 429 (a live lease: no promise)
   call = limited instanceof Promise ? await limited : limited;
-  call = await limitConcurrency(call, deps, x.outgoing); // 3. calls in flight per agent and tenant: 429
+  // 3. calls in flight per agent and tenant: 429 (a free slot: no promise)
+  const slotted = limitConcurrency(call, deps, x.outgoing);
+  call = slotted instanceof Promise ? await slotted : slotted;
   if (call.method === "POST") {
     call = checkHeaders(call); // 4. X-Gateway-Model: 400
     const read = readBody(call, x.incoming); // 4. the body: 413 (one already here: no promise)
@@ -52,7 +54,9 @@ async function admit(x: ProxyExchange, deps: ProxyDeps, mode: Mode) {
   call = refuseStreamedMcp(call, deps); // 5. verified-action mode: no MCP agent on the stream: 409
   if (call.method === "POST") {
     // Verification first: it turns an envelope into the inner call that step 5 then parses.
-    call = await verifyAction(call, deps); // 5. verified-action mode: 400, 403, 409, 413
+    // 5. verified-action mode: 400, 403, 409, 413 (any other call: no promise)
+    const verified = verifyAction(call, deps);
+    call = verified instanceof Promise ? await verified : verified;
     call = parseRequest(call); // 5. the protocol's message (MCP: JSON-RPC, its headers): 400
     // 5. webhook URLs (A2A push notification configs) under the SSRF rules: 400
     if (call.request?.pushUrls?.length) call = await checkPushUrls(call, deps);
