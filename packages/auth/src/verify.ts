@@ -20,7 +20,8 @@ export type AuthOptions = {
   jwksMinRefetchMs?: number;
 };
 
-export type TokenVerifier = (token: string) => Promise<Principal | null>;
+/** A token remembered from an earlier call is answered at once, without a promise. */
+export type TokenVerifier = (token: string) => Principal | null | Promise<Principal | null>;
 
 const ASYMMETRIC = ["RS256", "ES256", "EdDSA"];
 const CACHE_MAX = 10_000;
@@ -84,16 +85,7 @@ export function createTokenVerifier(opts: AuthOptions): TokenVerifier {
   const cacheMs = opts.cacheMs ?? 30_000;
   const cache = new Map<string, { principal: Principal; until: number }>();
 
-  return async (token) => {
-    const now = Date.now();
-    // Keyed by the token's hash: the process never keeps bearer tokens themselves in memory
-    // (the one-shot `hash`: no Hash object per call).
-    const key = hash("sha256", token, "base64url");
-    const hit = cache.get(key);
-    if (hit) {
-      if (hit.until > now) return hit.principal;
-      cache.delete(key);
-    }
+  const verifyNew = async (token: string, key: string, now: number): Promise<Principal | null> => {
     let payload: JWTPayload;
     try {
       payload = await verify(token);
@@ -113,6 +105,18 @@ export function createTokenVerifier(opts: AuthOptions): TokenVerifier {
     }
     cache.set(key, { principal, until });
     return principal;
+  };
+  return (token) => {
+    const now = Date.now();
+    // Keyed by the token's hash: the process never keeps bearer tokens themselves in memory
+    // (the one-shot `hash`: no Hash object per call).
+    const key = hash("sha256", token, "base64url");
+    const hit = cache.get(key);
+    if (hit) {
+      if (hit.until > now) return hit.principal;
+      cache.delete(key);
+    }
+    return verifyNew(token, key, now);
   };
 }
 
@@ -142,16 +146,23 @@ export type BearerError = "invalid_token";
  * was presented (malformed, expired, wrong key, any rule of docs/security.md) and undefined when none
  * was: RFC 6750 §3 gives a request without credentials a challenge with no error code.
  */
-export async function authenticate(
+export function authenticate(
   verify: TokenVerifier,
   header: string | undefined | null,
-): Promise<
-  { principal: Principal; error?: undefined } | { principal: null; error: BearerError | undefined }
-> {
+): Authenticated | Promise<Authenticated> {
   const token = bearerToken(header);
   if (token === null) return { principal: null, error: undefined };
-  const principal = token === "malformed" ? null : await verify(token);
-  return principal ? { principal } : { principal: null, error: "invalid_token" };
+  const principal = token === "malformed" ? null : verify(token);
+  // A remembered token (most calls): answered without a promise.
+  return principal instanceof Promise ? principal.then(authenticated) : authenticated(principal);
 }
+
+/** What `authenticate` found: a principal, or the challenge's error code. */
+export type Authenticated =
+  | { principal: Principal; error?: undefined }
+  | { principal: null; error: BearerError | undefined };
+
+const authenticated = (principal: Principal | null): Authenticated =>
+  principal ? { principal } : { principal: null, error: "invalid_token" };
 
 export const READ_BODY_SCOPE = "invocations:read_body";

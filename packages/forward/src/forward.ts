@@ -1,5 +1,5 @@
 import { ERROR_CLASS } from "@gw/invocations";
-import { notForwarded, type Settled, settleForForward, settlementFailed } from "@gw/payments";
+import { notForwarded, type Settled, settleForForward, settlementFailed, UNSETTLED } from "@gw/payments";
 import { recordAddedDuration, recordProxyCall, recordUpstreamDuration } from "@gw/telemetry";
 import { Cancel, type Target } from "@gw/upstream";
 import { type InjectedHeader, redactHeaders, redactSecret } from "@gw/vault";
@@ -62,14 +62,19 @@ export async function forward(
   let credential: InjectedHeader | undefined;
   if (route.kind === "upstream") {
     tap.routedAgentId = route.routedAgentId;
-    const opened = await openCallCredential(route.call, route.target.host, deps, sink.caller);
+    // An agent without a credential opens none: not even a promise.
+    const opened = route.call.credentialRef
+      ? await openCallCredential(route.call, route.target.host, deps, sink.caller)
+      : undefined;
     if (opened === "refused") return refuse(call, tap, sink, "credential", notForwarded(call.payment), deps);
     credential = opened;
     tap.secret = credential?.secret ?? "";
     if (call.guard) call.guard.secret = tap.secret;
   }
   // Settle-then-forward: the upstream is dialled only once the payment settled.
-  const settled = await settleForForward(settleDeps(deps), call.tenantId, call.payment);
+  const settled = call.payment
+    ? await settleForForward(settleDeps(deps), call.tenantId, call.payment)
+    : UNPAID;
   // An MCP tool payment's receipt goes in the result's `_meta` (mcp-x402.ts), not in a header.
   if (call.payment?.tool) call.paymentResponse = toolPaymentResponse(call.payment, settled);
   else Object.assign(call.responseHeaders, settled.headers);
@@ -87,6 +92,12 @@ export async function forward(
   const reading = collectReading(route, deps, sink.caller.log);
   return collectCall(route.call, target, credential, tap, settled, deps, body, again, reading);
 }
+
+/** An unpriced call's settlement (what `settleForForward` answers for it), made once. */
+const UNPAID: Settled & { headers: Record<string, string> } = Object.freeze({
+  ...UNSETTLED,
+  headers: Object.freeze({}),
+});
 
 function settleDeps(deps: ForwardDeps) {
   return {

@@ -94,40 +94,63 @@ export function serveExchange(
   route: string,
   handle: (x: Exchange) => Promise<void>,
 ): void {
-  const start = performance.now();
-  const url = incoming.url ?? "/";
-  const q = url.indexOf("?");
-  const method = incoming.method ?? "GET";
-  const requestId = requestIdOf(incoming.headers["x-request-id"] as string | undefined);
-  let log: Logger | undefined;
-  const x: Exchange = {
-    incoming,
-    outgoing,
-    method,
-    path: q < 0 ? url : url.slice(0, q),
-    requestId,
-    fields: {},
-    get log() {
-      log ??= logger.child({ request_id: requestId });
-      return log;
-    },
-  };
-  const { span, ctx } = startServerSpan(method, requestId, incoming.headers, route);
-  const run = async (): Promise<void> => {
-    checkQuery(url);
-    await handle(x);
-  };
-  context
-    .with(ctx, run)
-    .catch((err: unknown) => answerError(x, err))
-    .then(() => {
-      // Named by its route from the start, so an MCP call's name (`tools/call get_weather`) stays.
-      endServerSpan(span, method, undefined, outgoing.statusCode);
-      // Nothing of the line is built when `info` is off.
-      if (!logger.isLevelEnabled("info")) return;
-      const ms = Math.round((performance.now() - start) * 10) / 10;
-      x.log.info({ method, path: x.path, status: outgoing.statusCode, ...x.fields, ms }, "request");
-    });
+  void serve(performance.now(), new NodeExchange(logger, incoming, outgoing), route, handle);
+}
+
+/**
+ * One request's exchange, a class so that a request pays for one object: its logger is built on
+ * first use by a getter of the prototype, not by a closure of its own.
+ */
+class NodeExchange implements Exchange {
+  readonly method: string;
+  readonly path: string;
+  readonly requestId: string;
+  readonly fields: Record<string, unknown> = {};
+  #log: Logger | undefined;
+
+  constructor(
+    readonly logger: Logger,
+    readonly incoming: IncomingMessage,
+    readonly outgoing: ServerResponse,
+  ) {
+    const url = incoming.url ?? "/";
+    const q = url.indexOf("?");
+    this.method = incoming.method ?? "GET";
+    this.path = q < 0 ? url : url.slice(0, q);
+    this.requestId = requestIdOf(incoming.headers["x-request-id"] as string | undefined);
+  }
+
+  get log(): Logger {
+    this.#log ??= this.logger.child({ request_id: this.requestId });
+    return this.#log;
+  }
+}
+
+async function serve(
+  start: number,
+  x: NodeExchange,
+  route: string,
+  handle: (x: Exchange) => Promise<void>,
+): Promise<void> {
+  const { method, outgoing, logger } = x;
+  const { span, ctx } = startServerSpan(method, x.requestId, x.incoming.headers, route);
+  try {
+    await context.with(ctx, handled, undefined, x, handle);
+  } catch (err) {
+    answerError(x, err);
+  }
+  // Named by its route from the start, so an MCP call's name (`tools/call get_weather`) stays.
+  endServerSpan(span, method, undefined, outgoing.statusCode);
+  // Nothing of the line is built when `info` is off.
+  if (!logger.isLevelEnabled("info")) return;
+  const ms = Math.round((performance.now() - start) * 10) / 10;
+  x.log.info({ method, path: x.path, status: outgoing.statusCode, ...x.fields, ms }, "request");
+}
+
+/** The query rule, then the handler, inside the request's span. */
+function handled(x: NodeExchange, handle: (x: Exchange) => Promise<void>): Promise<void> {
+  checkQuery(x.incoming.url ?? "/");
+  return handle(x);
 }
 
 /** Writes a JSON answer with the request id (the hot routes' `c.json`). */

@@ -67,6 +67,12 @@ type EndClass = "internal" | "cancelled";
 export function createInvocationLifecycle(opts: {
   store: Pick<Store, "query" | "recordsQuery">;
   onTerminal?: ((e: TerminalEvent) => void) | undefined;
+  /**
+   * Whether `onTerminal` has a listener now (asked after each commit): without one, no event is
+   * built (the proxy's runtime has one only with receipts configured). Absent: whenever
+   * `onTerminal` is given.
+   */
+  hears?: (() => boolean) | undefined;
   /** How long a durable open may take before the caller is answered 503 (default 1.5 s). */
   openDeadlineMs?: number | undefined;
   /** How long a record write is retried while the store is unreachable (default 10 min). */
@@ -132,24 +138,30 @@ export function createInvocationLifecycle(opts: {
       // Fail-open by contract: the hook's own errors are its own to count.
     }
   };
+  const hears = opts.hears ?? (() => opts.onTerminal !== undefined);
+  // The event is built only for a listener, in one literal (a field after a spread of the ref
+  // cost V8 a new hidden class per call, docs/performance.md "Streaming: allocation per call").
+  const told = (ref: InvocationRef, set: InvocationUpdate, extras: Extras | undefined) => {
+    if (!hears()) return;
+    terminal({
+      tenantId: ref.tenantId,
+      id: ref.id,
+      agentId: ref.agentId,
+      status: set.status === "succeeded" ? "succeeded" : "failed",
+      digests: extras?.digests,
+      binding: extras?.binding,
+      settlement: set.settlement
+        ? { status: set.settlement.status, tx_hash: set.settlement.tx_hash }
+        : undefined,
+    });
+  };
+  // A terminal state written as an UPDATE of the open row (`committed`: written otherwise).
   const write = (
     ref: InvocationRef,
     set: InvocationUpdate,
     extras: Extras | undefined,
-    // How the terminal state is written: an UPDATE of the open row, unless said otherwise.
-    commit: () => Promise<void> = () => fast.update(ref.tenantId, ref.id, set, extras?.result),
-  ): Promise<void> =>
-    commit().then(() =>
-      terminal({
-        ...ref,
-        status: set.status === "succeeded" ? "succeeded" : "failed",
-        digests: extras?.digests,
-        binding: extras?.binding,
-        settlement: set.settlement
-          ? { status: set.settlement.status, tx_hash: set.settlement.tx_hash }
-          : undefined,
-      }),
-    );
+    committed: Promise<void> = fast.update(ref.tenantId, ref.id, set, extras?.result),
+  ): Promise<void> => committed.then(() => told(ref, set, extras));
   const endIfOpen = async (ref: InvocationRef, errorClass: EndClass = "internal"): Promise<boolean> => {
     const ended = await failIfOpen(store.query, ref.tenantId, ref.id, errorClass);
     if (ended) terminal({ ...ref, status: "failed" });
@@ -162,6 +174,68 @@ export function createInvocationLifecycle(opts: {
       () => {},
       () => {},
     );
+  /**
+   * A streaming record written off the critical path (`openDeferred`). A class made once per
+   * lifecycle, so a call pays for one object and its timer, not for six closures of its own.
+   */
+  class Deferred implements InvocationHandle {
+    /** The `running` row's insert, once the call outlived its defer point (true: it committed). */
+    private inserted: Promise<boolean> | null = null;
+    private readonly timer: NodeJS.Timeout;
+
+    constructor(
+      private readonly row: NewInvocation & { id: string },
+      private readonly ref: InvocationRef,
+      deferMs: number,
+      private readonly decision: DecisionRecord | undefined,
+    ) {
+      this.timer = setTimeout(openRunning, deferMs, this);
+    }
+
+    /** The call outlived its defer point: its `running` row goes in. */
+    openRunning(): void {
+      const { decision } = this;
+      this.inserted = fast.open(this.ref.tenantId, this.row, undefined, decision).then(
+        () => {
+          noted(decision)();
+          return true;
+        },
+        () => false,
+      );
+    }
+
+    complete(status: number, facts: Facts, extras?: Extras): Promise<void> {
+      return this.end(completion(status, facts), extras);
+    }
+
+    fail(failure: Failure, facts: Facts = {}, extras?: Extras): Promise<void> {
+      return this.end(failing(failure, facts), extras);
+    }
+
+    failUnsettled(facts: Facts, extras?: Extras): Promise<void> {
+      return this.end(unsettled(facts), extras);
+    }
+
+    private end(set: InvocationUpdate, extras: Extras | undefined): Promise<void> {
+      const open = this.inserted;
+      if (open === null) {
+        clearTimeout(this.timer);
+        return write(this.ref, set, extras, this.whole(set));
+      }
+      // The running row went in: update it. Its insert failed: write the record whole.
+      return open.then((ok) =>
+        ok ? write(this.ref, set, extras) : write(this.ref, set, extras, this.whole(set)),
+      );
+    }
+
+    /** The record in one INSERT of its final state, with the call's decision. */
+    private whole(set: InvocationUpdate): Promise<void> {
+      const { decision } = this;
+      const inserted = fast.insert(this.ref.tenantId, this.row, set, decision);
+      return decision?.recorded ? inserted.then(noted(decision)) : inserted;
+    }
+  }
+  const openRunning = (d: Deferred) => d.openRunning();
   return {
     /**
      * Creates the record. With reservations, the keys and the row are one durable statement and a
@@ -237,32 +311,7 @@ export function createInvocationLifecycle(opts: {
       deferMs: number,
       decision?: DecisionRecord,
     ): InvocationHandle {
-      let inserted: Promise<boolean> | null = null;
-      const timer = setTimeout(() => {
-        inserted = fast.open(ref.tenantId, row, undefined, decision).then(
-          () => {
-            noted(decision)();
-            return true;
-          },
-          () => false,
-        );
-      }, deferMs);
-      const whole = (set: InvocationUpdate) => () =>
-        fast.insert(ref.tenantId, row, set, decision).then(noted(decision));
-      const end = (set: InvocationUpdate, extras?: Extras): Promise<void> => {
-        const open = inserted;
-        if (open === null) {
-          clearTimeout(timer);
-          return write(ref, set, extras, whole(set));
-        }
-        // The running row went in: update it. Its insert failed: write the record whole.
-        return open.then((ok) => (ok ? write(ref, set, extras) : write(ref, set, extras, whole(set))));
-      };
-      return {
-        complete: (status, facts, extras) => end(completion(status, facts), extras),
-        fail: (failure, facts = {}, extras) => end(failing(failure, facts), extras),
-        failUnsettled: (facts, extras) => end(unsettled(facts), extras),
-      };
+      return new Deferred(row, ref, deferMs, decision);
     },
     /** The handle of a record that exists (or whose insert is already under way, `after`). */
     handle(ref: InvocationRef, after: Promise<void> = Promise.resolve()): InvocationHandle {

@@ -11,6 +11,11 @@ const MAX_TENANTS = 10_000;
 export type PolicyCache = {
   /** The tenant's compiled policy, or null when it has none (nothing is evaluated then). */
   get: (tenantId: string) => Promise<CompiledPolicy | null>;
+  /**
+   * The same without a promise, when the cache holds it fresh (null: the tenant has none);
+   * undefined when it must be read (`get`).
+   */
+  peek: (tenantId: string) => CompiledPolicy | null | undefined;
   invalidate: (tenantId: string) => void;
   close: () => void;
 };
@@ -57,10 +62,17 @@ export function createPolicyCache(opts: {
     return policy;
   };
 
+  const peek = (tenantId: string) => {
+    const hit = entries.get(tenantId);
+    return hit && hit.expires > Date.now() ? hit.policy : undefined;
+  };
+
   return {
+    peek,
     get: (tenantId) => {
+      const fresh = peek(tenantId);
+      if (fresh !== undefined) return Promise.resolve(fresh);
       const hit = entries.get(tenantId);
-      if (hit && hit.expires > Date.now()) return Promise.resolve(hit.policy);
       let pending = loading.get(tenantId);
       if (!pending) {
         const p = load(tenantId, hit?.policy ?? null).finally(() => {

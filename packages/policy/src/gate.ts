@@ -36,6 +36,11 @@ export type PolicyGate = {
     input: PolicyInput,
     call?: { body: () => Promise<Uint8Array> },
   ) => Promise<RecordedDecision | null>;
+  /**
+   * True when the tenant is known (cached) to have no policy document: `decide` would answer null
+   * without evaluating anything, so the caller need not build its input nor wait for a promise.
+   */
+  none: (tenantId: string) => boolean;
   /** The tenant's compiled policy (cached), or null when it has none. */
   policyOf: (tenantId: string) => Promise<CompiledPolicy | null>;
   /** Writes an allow or warn whose call was refused before its invocation existed. */
@@ -99,7 +104,8 @@ export function createPolicyGate(opts: {
   const recorder = createDecisionRecorder(opts.query);
   return {
     decide: async (input, call) => {
-      const policy = await cache.get(input.tenantId);
+      const cached = cache.peek(input.tenantId);
+      const policy = cached !== undefined ? cached : await cache.get(input.tenantId);
       if (!policy) return null;
       if (policy.usesToolStatus && input.mcpTool !== null && opts.toolStatus) {
         // A cached view answers at once; the store read behind a miss carries its own deadline.
@@ -139,6 +145,7 @@ export function createPolicyGate(opts: {
       opts.onDecision?.(id, input, decision);
       return { ...decision, id, answer: null };
     },
+    none: (tenantId) => cache.peek(tenantId) === null,
     writeAlone: (d) => withinDeadline(recorder.writeAlone(d)),
     policyOf: cache.get,
     close: cache.close,

@@ -59,7 +59,10 @@ describe("policy gate", () => {
       cacheMs: 60_000,
     });
     const t = newTenant();
+    // Not read yet: unknown, so a caller must ask `decide`; once read, known to have none.
+    expect(gate.none(t)).toBe(false);
     expect(await gate.decide(input(t))).toBeNull();
+    expect(gate.none(t)).toBe(true);
     expect((await policyRepo.listDecisions(store.db, t, { limit: 10, offset: 0 })).total).toBe(0);
     gate.close();
   });
@@ -80,6 +83,7 @@ describe("policy gate", () => {
     await put(t, { rules: [{ action: "deny", match: { tools: ["rm"] } }] });
     const denied = await gate.decide(input(t));
     expect(denied).toMatchObject({ action: "deny", matchedRule: "1", reason: "rule 1" });
+    expect(gate.none(t)).toBe(false);
     await put(t, { default: "warn", rules: [{ action: "allow", match: { tools: ["ls"] } }] });
     const warned = await gate.decide(input(t));
     expect(warned).toMatchObject({ action: "warn", matchedRule: "" });

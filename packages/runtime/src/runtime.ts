@@ -165,7 +165,9 @@ export async function createRuntime(
       changes,
       invocations: createInvocationLifecycle({
         store,
-        // Read through the runtime, not captured: tests swap in a faulty emitter.
+        // Read through the runtime, not captured: tests swap in a faulty emitter. Without an
+        // emitter no terminal event is built (docs/performance.md, Streaming: allocation per call).
+        hears: () => runtime.receipts !== undefined,
         onTerminal: (e) =>
           runtime.receipts?.invocation({
             tenantId: e.tenantId,

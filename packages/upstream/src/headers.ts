@@ -60,9 +60,24 @@ export function forwardableHeaders(
   rawHeaders: readonly string[],
   opts: { keepContentLength: boolean; skip?: string | undefined },
 ): string[] {
+  return forwardable(rawHeaders, opts.keepContentLength, opts.skip, null);
+}
+
+/**
+ * `forwardableHeaders`, and with `chain` the caller's X-Forwarded-For values taken into it instead
+ * of the list: one pass and one list per call where the dial copied the list again to move them.
+ */
+function forwardable(
+  rawHeaders: readonly string[],
+  keepContentLength: boolean,
+  skip: string | undefined,
+  chain: string[] | null,
+): string[] {
   let connection: string | undefined;
   for (let i = 0; i < rawHeaders.length; i += 2) {
-    if ((rawHeaders[i] as string).toLowerCase() === "connection") connection = rawHeaders[i + 1];
+    const name = rawHeaders[i] as string;
+    // The length first: a name of another length is not lower-cased (a new string) to be compared.
+    if (name.length === 10 && name.toLowerCase() === "connection") connection = rawHeaders[i + 1];
   }
   const tokens = connectionTokensOf(connection);
   const out: string[] = [];
@@ -70,9 +85,10 @@ export function forwardableHeaders(
     const name = rawHeaders[i] as string;
     const lower = name.toLowerCase();
     if (isDroppedRequestHeader(lower, tokens)) continue;
-    if (lower === "content-length" && !opts.keepContentLength) continue;
-    if (lower === opts.skip) continue;
-    out.push(name, rawHeaders[i + 1] as string);
+    if (lower === "content-length" && !keepContentLength) continue;
+    if (lower === skip) continue;
+    if (chain !== null && lower === "x-forwarded-for") chain.push(rawHeaders[i + 1] as string);
+    else out.push(name, rawHeaders[i + 1] as string);
   }
   return out;
 }
@@ -80,20 +96,10 @@ export function forwardableHeaders(
 /** The upstream request headers: forwardable caller headers plus the gateway's own. */
 export function upstreamRequestHeaders(rawHeaders: readonly string[], g: GatewayHeaders): string[] {
   // The injected credential wins over a caller header of the same name.
-  const forwarded = forwardableHeaders(rawHeaders, {
-    keepContentLength: g.keepContentLength,
-    skip: g.credential?.header.toLowerCase(),
-  });
-  let out = forwarded;
-  if (g.clientAddress !== undefined) {
-    const chain: string[] = [];
-    out = [];
-    for (let i = 0; i < forwarded.length; i += 2) {
-      const name = forwarded[i] as string;
-      if (name.toLowerCase() === "x-forwarded-for") chain.push(forwarded[i + 1] as string);
-      else out.push(name, forwarded[i + 1] as string);
-    }
-    chain.push(g.clientAddress);
+  const chain: string[] | null = g.clientAddress !== undefined ? [] : null;
+  const out = forwardable(rawHeaders, g.keepContentLength, g.credential?.header.toLowerCase(), chain);
+  if (chain !== null) {
+    chain.push(g.clientAddress as string);
     out.push("x-forwarded-for", chain.join(", "));
   }
   out.push(

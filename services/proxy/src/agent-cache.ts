@@ -4,7 +4,10 @@ import type { Runtime } from "@gw/runtime";
 import { type Target, targetOf } from "@gw/upstream";
 
 export type CachedAgent = { row: AgentRow; target: Target | null };
-export type AgentCache = (tenantId: string, agentId: string) => Promise<CachedAgent | undefined>;
+export type AgentCache = ((tenantId: string, agentId: string) => Promise<CachedAgent | undefined>) & {
+  /** The same, answered without a promise when the entry is held (a hit is most calls' step 2). */
+  now: (tenantId: string, agentId: string) => CachedAgent | undefined | Promise<CachedAgent | undefined>;
+};
 
 const MAX_ENTRIES = 10_000;
 
@@ -44,7 +47,7 @@ export function createAgentCache(rt: Pick<Runtime, "store" | "changes">, ttlMs: 
     return value;
   };
   const refreshing = new Set<string>();
-  return async (tenantId, agentId) => {
+  const now = (tenantId: string, agentId: string) => {
     const key = keyOf(tenantId, agentId);
     const hit = entries.get(key);
     if (hit && hit.until > Date.now()) return hit.value;
@@ -62,4 +65,11 @@ export function createAgentCache(rt: Pick<Runtime, "store" | "changes">, ttlMs: 
     }
     return load(key, tenantId, agentId);
   };
+  return Object.assign(
+    (tenantId: string, agentId: string) => {
+      const found = now(tenantId, agentId);
+      return found instanceof Promise ? found : Promise.resolve(found);
+    },
+    { now },
+  );
 }

@@ -39,7 +39,9 @@ export function createDirect(
     if (!match) return false;
     if (timeline && match.route === TRANSACT) timeline.mark(req, "arrived");
     serveExchange(deps.logger, req, res, match.route, async (x) => {
-      const { principal, error } = await authenticate(deps.verifyToken, req.headers.authorization);
+      const found = authenticate(deps.verifyToken, req.headers.authorization);
+      // A remembered token (most calls): no promise to wait for.
+      const { principal, error } = found instanceof Promise ? await found : found;
       if (!principal) {
         throw new DomainError("unauthenticated", "unauthenticated", {
           headers: { "WWW-Authenticate": challenge(x.path, error) },

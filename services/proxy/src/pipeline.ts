@@ -38,11 +38,14 @@ export async function admitCall(x: ProxyExchange, deps: ProxyDeps, mode: Mode) {
 async function admit(x: ProxyExchange, deps: ProxyDeps, mode: Mode) {
   // 1. Authenticated by the router in front of the proxy routes (direct.ts: 401, no body).
   let call = newCall(x, mode);
-  call = await loadAgent(call, deps); // 2. the agent in the tenant: 404, 422 (405 for GET/DELETE)
+  const loaded = loadAgent(call, deps); // 2. the agent in the tenant: 404, 422 (405 for GET/DELETE)
+  call = loaded instanceof Promise ? await loaded : loaded; // a cached agent: no promise
   call = checkOrigin(call, deps); // 2. a protocol that checks Origin (MCP): one not allowed: 403
   const limited = rateLimit(call, deps); // 3. per-agent bucket: 429 (a live lease: no promise)
   call = limited instanceof Promise ? await limited : limited;
-  call = await limitConcurrency(call, deps, x.outgoing); // 3. calls in flight per agent and tenant: 429
+  // 3. calls in flight per agent and tenant: 429 (a free slot: no promise)
+  const slotted = limitConcurrency(call, deps, x.outgoing);
+  call = slotted instanceof Promise ? await slotted : slotted;
   if (call.method === "POST") {
     call = checkHeaders(call); // 4. X-Gateway-Model: 400
     const read = readBody(call, x.incoming); // 4. the body: 413 (one already here: no promise)
@@ -51,20 +54,28 @@ async function admit(x: ProxyExchange, deps: ProxyDeps, mode: Mode) {
   call = refuseStreamedMcp(call, deps); // 5. verified-action mode: no MCP agent on the stream: 409
   if (call.method === "POST") {
     // Verification first: it turns an envelope into the inner call that step 5 then parses.
-    call = await verifyAction(call, deps); // 5. verified-action mode: 400, 403, 409, 413
+    // 5. verified-action mode: 400, 403, 409, 413 (any other call: no promise)
+    const verified = verifyAction(call, deps);
+    call = verified instanceof Promise ? await verified : verified;
     call = parseRequest(call); // 5. the protocol's message (MCP: JSON-RPC, its headers): 400
     // 5. webhook URLs (A2A push notification configs) under the SSRF rules: 400
     if (call.request?.pushUrls?.length) call = await checkPushUrls(call, deps);
-    call = await evaluatePolicy(call, deps, x.incoming); // 6. policy: 403 on deny, decision recorded
+    // 6. policy: 403 on deny, decision recorded (a tenant known to have none: no promise)
+    const decided = evaluatePolicy(call, deps, x.incoming);
+    call = decided instanceof Promise ? await decided : decided;
   }
   try {
     // 6. a per-user credential without the caller's grant: "connection required" (docs/connections.md).
     // An agent without a credential (and not virtual) skips the step: not even a promise.
     if (call.agent.credentialRef !== null || call.agent.members !== null)
       call = await checkConnection(call, deps);
-    if (call.method === "POST") call = await checkPayment(call, deps); // 7. x402: 402, 503
+    // 7. x402: 402, 503. An agent with neither a price nor tool prices skips it: not even a promise.
+    if (call.method === "POST" && (call.agent.price || call.agent.toolPrices?.length))
+      call = await checkPayment(call, deps);
     // An MCP GET (standalone SSE stream) or DELETE (session end) is forwarded after steps 1–3 and 5.
-    return await openInvocation(call, deps); // 8. the invocation, with the call's reservations and decision
+    // 8. the invocation, with the call's reservations and decision (a deferred record: no promise)
+    const opened = openInvocation(call, deps);
+    return opened instanceof Promise ? await opened : opened;
   } catch (e) {
     // Refused after an allow or warn and before its invocation took the decision: written alone.
     if (call.decision) void deps.policy.writeAlone(call.decision).catch(() => {});

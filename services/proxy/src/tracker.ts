@@ -5,16 +5,29 @@ export type Tracker = {
   size: () => number;
 };
 
+/**
+ * A count of the promises not yet settled, and who waits for it to reach zero: every streaming
+ * call's record is tracked, so a track costs one reaction with shared handlers, not a set entry
+ * and the closures of a `catch` and a `finally` per call.
+ */
 export function createTracker(): Tracker {
-  const pending = new Set<Promise<unknown>>();
+  let open = 0;
+  let idle: Array<() => void> = [];
+  const settled = () => {
+    if (--open > 0) return;
+    const waiting = idle;
+    idle = [];
+    for (const wake of waiting) wake();
+  };
   return {
     track(p) {
-      const settled = p.catch(() => {}).finally(() => pending.delete(settled));
-      pending.add(settled);
+      open++;
+      p.then(settled, settled);
     },
     async drain() {
-      while (pending.size > 0) await Promise.all([...pending]);
+      // Checked again on waking: a record tracked meanwhile is waited for too.
+      while (open > 0) await new Promise<void>((resolve) => idle.push(resolve));
     },
-    size: () => pending.size,
+    size: () => open,
   };
 }

@@ -1,6 +1,7 @@
 import { DomainError, notFound, unprocessable } from "@gw/core";
 import { protocolOf } from "@gw/forward";
 import { isOlderSpoken } from "@gw/virtual";
+import type { CachedAgent } from "../agent-cache.ts";
 import type { Call } from "../call.ts";
 import type { ProxyDeps } from "../deps.ts";
 
@@ -14,8 +15,13 @@ import type { ProxyDeps } from "../deps.ts";
  * step 9, and is 405 like GET when it names 2026-07-28 (that revision has no session, so a session
  * id it carries changes nothing).
  */
-export async function loadAgent(call: Call, deps: ProxyDeps): Promise<Call> {
-  const cached = await deps.agents(call.tenantId, call.agentId);
+export function loadAgent(call: Call, deps: ProxyDeps): Call | Promise<Call> {
+  const cached = deps.agents.now(call.tenantId, call.agentId);
+  // A held entry (most calls): no promise.
+  return cached instanceof Promise ? cached.then((c) => admitted(call, c)) : admitted(call, cached);
+}
+
+function admitted(call: Call, cached: CachedAgent | undefined): Call {
   if (!cached) throw notFound("agent");
   const { row, target } = cached;
   if (row.status !== "active") throw unprocessable("agent is inactive");

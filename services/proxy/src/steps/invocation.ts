@@ -1,6 +1,12 @@
 import { type Forwarded, storedCallOf } from "@gw/forward";
-import { type InvocationHandle, type NewInvocation, ReservationTaken } from "@gw/invocations";
+import {
+  type InvocationHandle,
+  type InvocationRef,
+  type NewInvocation,
+  ReservationTaken,
+} from "@gw/invocations";
 import { offerOf, paymentFailed, pendingSettlement, toolPaymentRefused } from "@gw/payments";
+import type { UnrecordedDecision } from "@gw/policy";
 import { subjectTokenForJob } from "@gw/vault";
 import { authorizationAlreadyUsed } from "@gw/verifier";
 import type { Call } from "../call.ts";
@@ -17,10 +23,7 @@ import { timeline } from "../timeline.ts";
  * `forwarded` is the call as step 9 forwards it, built here once the call is complete: the
  * transactional record stores it as its request.
  */
-export async function openInvocation(
-  call: Call,
-  deps: ProxyDeps,
-): Promise<Call & { record: InvocationHandle; forwarded: Forwarded }> {
+export function openInvocation(call: Call, deps: ProxyDeps): Opened | Promise<Opened> {
   const forwarded = forwardedOf(call);
   const ref = { tenantId: call.tenantId, id: call.invocationId, agentId: call.agent.id };
   const row: NewInvocation & { id: string } = {
@@ -52,13 +55,30 @@ export async function openInvocation(
   // The decision travels with the row from here on (docs/policy.md "Decisions").
   const decision = call.decision ?? undefined;
   if (call.mode === "streaming" && recordedAfter(call)) {
+    const deferred = (): Opened => {
+      call.decision = null;
+      const record = deps.invocations.openDeferred(row, ref, deps.config.GW_STREAM_RECORD_DEFER_MS, decision);
+      return Object.assign(call, { record, forwarded });
+    };
+    // Nothing to take first (most streaming calls): no promise.
+    if (call.reservations.length === 0) return deferred();
     // The keys are taken before the dial, the record is written after it (ADR 0047).
-    if (call.reservations.length > 0)
-      await deps.invocations.reserve(ref, call.reservations).catch((e) => refusal(e, call));
-    call.decision = null;
-    const record = deps.invocations.openDeferred(row, ref, deps.config.GW_STREAM_RECORD_DEFER_MS, decision);
-    return Object.assign(call, { record, forwarded });
+    return deps.invocations.reserve(ref, call.reservations).then(deferred, (e) => refusal(e, call));
   }
+  return openDurable(call, deps, row, ref, decision, forwarded);
+}
+
+type Opened = Call & { record: InvocationHandle; forwarded: Forwarded };
+
+/** A record durable before the call goes on: every transactional call, a stream whose payment settles first. */
+async function openDurable(
+  call: Call,
+  deps: ProxyDeps,
+  row: NewInvocation & { id: string },
+  ref: InvocationRef,
+  decision: UnrecordedDecision | undefined,
+  forwarded: Forwarded,
+): Promise<Opened> {
   // A transactional call is stored with its row: the worker and the reconciler read it from there.
   const request =
     call.mode === "transactional"

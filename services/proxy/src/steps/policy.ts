@@ -12,7 +12,13 @@ import type { ProxyDeps } from "../deps.ts";
  * forwarded (429 when a quota counter is spent); warn → the call proceeds with X-Gateway-Policy-Warning. No document → `call.policy`
  * stays null (not the same as allow).
  */
-export async function evaluatePolicy(call: Call, deps: ProxyDeps, incoming: IncomingMessage): Promise<Call> {
+export function evaluatePolicy(call: Call, deps: ProxyDeps, incoming: IncomingMessage): Call | Promise<Call> {
+  // A tenant known to have no policy (the cache's): no input built, no promise.
+  if (deps.policy.none(call.tenantId)) return call;
+  return decide(call, deps, incoming);
+}
+
+async function decide(call: Call, deps: ProxyDeps, incoming: IncomingMessage): Promise<Call> {
   const decision = await deps.policy.decide(
     {
       tenantId: call.tenantId,

@@ -22,12 +22,16 @@ export function refuseStreamedMcp(call: Call, deps: ProxyDeps): Call {
  * carries its digest as a reservation, taken with the invocation in step 8. Other MCP methods and
  * HTTP agents pass through; logic lives in @gw/verifier.
  */
-export async function verifyAction(call: Call, deps: ProxyDeps): Promise<Call> {
+export function verifyAction(call: Call, deps: ProxyDeps): Call | Promise<Call> {
   const binary = deps.config.GW_VERIFIER_BINARY;
   if (!deps.features.verifier || binary === undefined) return call;
   if (call.mode !== "transactional" || !call.speaks.verified || call.body === null) return call;
+  return verify(call, call.body, deps, binary);
+}
+
+async function verify(call: Call, body: Buffer, deps: ProxyDeps, binary: string): Promise<Call> {
   const verified = await verifyMcpCall(
-    { body: call.body, sub: call.principal.userId, tenantId: call.tenantId, agentId: call.agent.id },
+    { body, sub: call.principal.userId, tenantId: call.tenantId, agentId: call.agent.id },
     {
       binary,
       query: deps.store.query,
