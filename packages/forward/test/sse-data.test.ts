@@ -15,6 +15,21 @@ function parsed(bytes: Buffer, max: number): { data: string[]; over: boolean } {
   return { data, over: false };
 }
 
+/** What the parser dispatches of a stream fed one byte at a time: every event before a refused one. */
+function bytewise(bytes: Buffer, max: number): { data: string[]; over: boolean } {
+  const parser = new SseParser({ maxEventBytes: max });
+  const data: string[] = [];
+  try {
+    for (let i = 0; i < bytes.length; i++) {
+      for (const e of parser.push(bytes.subarray(i, i + 1))) if (e.data !== "") data.push(e.data);
+    }
+  } catch (e) {
+    if (!(e instanceof FrameTooLargeError)) throw e;
+    return { data, over: true };
+  }
+  return { data, over: false };
+}
+
 /** What the reader delivers of the same stream cut at `cuts`, with or without needles. */
 function read(bytes: Buffer, cuts: number[], max: number, wanted: string[] | null) {
   const watched = wanted === null ? null : needles(...wanted);
@@ -86,8 +101,8 @@ describe("the SSE data reader", () => {
     const bytes = Buffer.from(`${ev("small")}${ev("x".repeat(40))}${ev("after")}`);
     for (const max of [16, 30, 48, 64, 200]) {
       // Byte by byte, the parser returns every event that closed before the one it refuses.
-      const before = read(bytes, [...bytes.keys()].slice(1), max, null);
-      expect(before).toEqual({ ...parsed(bytes, max), data: before.data });
+      const before = bytewise(bytes, max);
+      expect(before.over).toBe(parsed(bytes, max).over);
       for (let i = 0; i <= bytes.length; i++) {
         const got = read(bytes, [i], max, null);
         expect(got.over, `cap ${max}, cut at ${i}`).toBe(before.over);
@@ -97,7 +112,7 @@ describe("the SSE data reader", () => {
       }
     }
     expect(parsed(bytes, 30).over).toBe(true);
-    expect(read(bytes, [...bytes.keys()].slice(1), 30, null).data).toEqual(["small"]);
+    expect(read(bytes, [...bytes.keys()].slice(1), 30, null)).toEqual({ data: ["small"], over: true });
   });
 
   it("never decodes an event without a needle", () => {
