@@ -71,6 +71,16 @@ export class SseDataReader {
       this.#parse(chunk);
       return;
     }
+    try {
+      this.#read(chunk);
+    } finally {
+      // A stream may idle long between chunks: its last chunk's text is not kept meanwhile.
+      this.#text = "";
+    }
+  }
+
+  #read(chunk: Buffer): void {
+    const n = chunk.length;
     const text = chunk.toString("latin1");
     this.#text = text;
     this.#lf = text.indexOf("\n\n");
