@@ -84,6 +84,24 @@ describe("learning from the answer", () => {
     });
   });
 
+  it("reads CRLF-framed events (as Python servers write them) in any chunks", () => {
+    const crlf = (result: unknown) => event(result).replace(/\n/g, "\r\n");
+    const text =
+      crlf({ task: { id: "t", contextId: "c", status: { state: "TASK_STATE_SUBMITTED" } } }) +
+      crlf({ artifactUpdate: { taskId: "t", artifact: { parts: [{ text: "x".repeat(50) }] } } }) +
+      crlf({ statusUpdate: { taskId: "t", status: { state: "TASK_STATE_COMPLETED" } } }) +
+      crlf({ artifactUpdate: { taskId: "t", artifact: { parts: [{ text: "late" }] } } });
+    for (const size of [1, 5, 64, text.length]) {
+      const learner = a2aLearner(sse) as NonNullable<ReturnType<typeof a2aLearner>>;
+      for (let i = 0; i < text.length; i += size) learner.add(Buffer.from(text.slice(i, i + size)));
+      expect(learner.facts()).toEqual({
+        a2aTaskId: "t",
+        a2aContextId: "c",
+        a2aTaskState: "TASK_STATE_COMPLETED",
+      });
+    }
+  });
+
   it("parses only the last status that carries a state, past any number kept", () => {
     const status = (state: string) => event({ statusUpdate: { taskId: "t", status: { state } } });
     const noState = event({ artifactUpdate: { taskId: "t", artifact: { parts: [{ text: '"state"' }] } } });

@@ -1,6 +1,7 @@
 import { isEventStream, isRecord, type JsonObject } from "@gw/jsonrpc";
 import type { AnswerHead } from "../protocol.ts";
-import { type EventWorth, ResultLearner } from "../result-learner.ts";
+import { ResultLearner } from "../result-learner.ts";
+import { type Needles, needles } from "../sse-data.ts";
 import { idOf } from "./request.ts";
 
 /**
@@ -26,21 +27,22 @@ export function a2aLearner(head: AnswerHead): ResultLearner<LearnedTask> | null 
     { stream, maxJson: JSON_MAX_BYTES, maxEvent: EVENT_MAX_BYTES },
     {},
     learnFromResult,
-    mayTeach,
+    watch,
     "a2aTaskState",
   );
 }
 
+const STATE = needles('"state"', "\\u");
+
 /**
- * Whether an SSE event can change what was learned, without parsing it. Once the task and context
- * are known only a task state can, and a state is read from a `"state"` key: an event whose text
- * holds no `"state"` (nor a `\u` escape, which could spell one) is not parsed. Most of a long
- * stream's events (artifact chunks) are skipped so. One that may hold a state is `"latest"`: the
- * last state wins, so of a stream's status updates only the last that carries one is parsed.
+ * Which SSE events can change what was learned, without parsing them. Once the task and context
+ * are known only a task state can, and a state is read from a `"state"` key: an event that holds
+ * no `"state"` (nor a `\u` escape, which could spell one) is passed over, not even decoded. Most
+ * of a long stream's events (artifact chunks) are skipped so. Of those that may hold a state, the
+ * last wins: only the last that carries one is parsed.
  */
-function mayTeach(data: string, learned: LearnedTask): EventWorth {
-  if (learned.a2aTaskId === undefined || learned.a2aContextId === undefined) return true;
-  return data.includes('"state"') || data.includes("\\u") ? "latest" : false;
+function watch(learned: LearnedTask): Needles | null {
+  return learned.a2aTaskId === undefined || learned.a2aContextId === undefined ? null : STATE;
 }
 
 /** Learns from one JSON-RPC result of an A2A method (any version); unknown shapes teach nothing. */
