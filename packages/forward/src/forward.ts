@@ -22,6 +22,7 @@ import { dialCollect, dialStream } from "./dial.ts";
 import type { Forwarded } from "./forwarded.ts";
 import type { Answer } from "./protocols/index.ts";
 import { toolPaymentResponse, toolSettlementRefused } from "./protocols/mcp-x402.ts";
+import { refuse } from "./refuse.ts";
 import { relay } from "./relay.ts";
 import { drain, keep, type Relay, relayCompleted, relayedFacts, relayFailed } from "./sink.ts";
 import { Tap } from "./tap.ts";
@@ -106,47 +107,6 @@ function settleDeps(deps: ForwardDeps) {
     dispatcher: deps.dispatcher,
     timeoutMs: deps.config.GW_SETTLE_TIMEOUT_MS,
   };
-}
-
-/** A call that ends before it was dialled: its credential was refused, or its settlement failed. */
-async function refuse(
-  call: ForwardCall,
-  tap: Tap,
-  sink: AnswerSink,
-  why: "credential" | "unsettled",
-  settled: Settled,
-  deps: ForwardDeps,
-): Promise<void> {
-  const unsettled = why === "unsettled";
-  if (sink.kind === "collect") {
-    const facts = tap.facts(settled.facts(!unsettled));
-    if (!unsettled) return call.record.fail("credential", facts);
-    // A paid MCP tool call's poll shows the transport's answer: the payment-required result.
-    const refused = toolSettlementRefused(call, settled, {});
-    if (!refused) return call.record.failUnsettled(facts);
-    const body = Buffer.from(JSON.stringify(refused.body));
-    return call.record.failUnsettled(facts, {
-      result: {
-        status: 200,
-        contentType: "application/json",
-        headers: null,
-        body,
-        expiresAt: new Date(Date.now() + deps.config.GW_RESULT_TTL_SECONDS * 1000),
-      },
-    });
-  }
-  recordProxyCall({
-    mode: "streaming",
-    outcome: "failed",
-    errorClass: unsettled ? "none" : ERROR_CLASS.credential,
-  });
-  const facts = relayedFacts(tap, undefined, settled.facts(false));
-  keep(sink, call, unsettled ? call.record.failUnsettled(facts) : call.record.fail("credential", facts));
-  drain(sink);
-  if (!unsettled) throw upstreamError("credential", gatewayHeaders(call));
-  // Over MCP a failed settlement is the payment-required tool result (HTTP 200), its receipt failed.
-  const refused = toolSettlementRefused(call, settled, gatewayHeaders(call));
-  throw refused ?? settlementFailed(gatewayHeaders(call));
 }
 
 /** Streaming: the answer relayed as it arrives, the record written in the background. */

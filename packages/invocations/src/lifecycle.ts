@@ -1,5 +1,6 @@
 import { isStoreUnavailable } from "@gw/core";
 import type { Reservation, Store } from "@gw/db";
+import { Deferred, type DeferredPorts } from "./deferred.ts";
 import type { Failure } from "./outcome.ts";
 import type { DecisionRecord } from "./repos/decision-rows.ts";
 import {
@@ -174,68 +175,8 @@ export function createInvocationLifecycle(opts: {
       () => {},
       () => {},
     );
-  /**
-   * A streaming record written off the critical path (`openDeferred`). A class made once per
-   * lifecycle, so a call pays for one object and its timer, not for six closures of its own.
-   */
-  class Deferred implements InvocationHandle {
-    /** The `running` row's insert, once the call outlived its defer point (true: it committed). */
-    private inserted: Promise<boolean> | null = null;
-    private readonly timer: NodeJS.Timeout;
-
-    constructor(
-      private readonly row: NewInvocation & { id: string },
-      private readonly ref: InvocationRef,
-      deferMs: number,
-      private readonly decision: DecisionRecord | undefined,
-    ) {
-      this.timer = setTimeout(openRunning, deferMs, this);
-    }
-
-    /** The call outlived its defer point: its `running` row goes in. */
-    openRunning(): void {
-      const { decision } = this;
-      this.inserted = fast.open(this.ref.tenantId, this.row, undefined, decision).then(
-        () => {
-          noted(decision)();
-          return true;
-        },
-        () => false,
-      );
-    }
-
-    complete(status: number, facts: Facts, extras?: Extras): Promise<void> {
-      return this.end(completion(status, facts), extras);
-    }
-
-    fail(failure: Failure, facts: Facts = {}, extras?: Extras): Promise<void> {
-      return this.end(failing(failure, facts), extras);
-    }
-
-    failUnsettled(facts: Facts, extras?: Extras): Promise<void> {
-      return this.end(unsettled(facts), extras);
-    }
-
-    private end(set: InvocationUpdate, extras: Extras | undefined): Promise<void> {
-      const open = this.inserted;
-      if (open === null) {
-        clearTimeout(this.timer);
-        return write(this.ref, set, extras, this.whole(set));
-      }
-      // The running row went in: update it. Its insert failed: write the record whole.
-      return open.then((ok) =>
-        ok ? write(this.ref, set, extras) : write(this.ref, set, extras, this.whole(set)),
-      );
-    }
-
-    /** The record in one INSERT of its final state, with the call's decision. */
-    private whole(set: InvocationUpdate): Promise<void> {
-      const { decision } = this;
-      const inserted = fast.insert(this.ref.tenantId, this.row, set, decision);
-      return decision?.recorded ? inserted.then(noted(decision)) : inserted;
-    }
-  }
-  const openRunning = (d: Deferred) => d.openRunning();
+  // What a deferred streaming record writes through (deferred.ts): made once per lifecycle.
+  const deferredPorts: DeferredPorts = { open: fast.open, insert: fast.insert, write, noted };
   return {
     /**
      * Creates the record. With reservations, the keys and the row are one durable statement and a
@@ -311,7 +252,7 @@ export function createInvocationLifecycle(opts: {
       deferMs: number,
       decision?: DecisionRecord,
     ): InvocationHandle {
-      return new Deferred(row, ref, deferMs, decision);
+      return new Deferred(deferredPorts, row, ref, deferMs, decision);
     },
     /** The handle of a record that exists (or whose insert is already under way, `after`). */
     handle(ref: InvocationRef, after: Promise<void> = Promise.resolve()): InvocationHandle {
